@@ -1,0 +1,93 @@
+# frozen_string_literal: true
+
+module Heron
+  # Raised for an invalid option or DSL value; the CLI prints its message on one line and exits 2.
+  class ConfigError < StandardError; end
+
+  # Every setting Heron understands, with its default. The CLI and the config-file DSL both write
+  # into one of these; the server, cluster and connection read from it.
+  class Configuration
+    DEFAULTS = {
+      binds: [],                      # ["tcp://0.0.0.0:9292", "unix:///tmp/heron.sock"]; empty → host/port
+      host: "0.0.0.0",
+      port: 9292,
+      workers: 0,                     # 0 = single process
+      threads: 1,                     # reactor threads per process
+      preload: false,
+      max_connections: 4096,          # per process (per reactor thread share)
+      environment: nil,               # nil → ENV["APP_ENV"] || ENV["RACK_ENV"] || "development"
+      rackup: "config.ru",
+      app: nil,                       # a Rack app object (wins over rackup)
+      log_format: :common,            # :common | :json
+      quiet: false,                   # no access log
+      log_io: $stdout,
+      error_io: $stderr,
+      before_fork: [],
+      on_worker_boot: [],
+      shutdown_timeout: 30.0,
+      first_byte_timeout: 10.0,       # new connection → first byte of a request
+      header_timeout: 10.0,           # first byte → end of header block
+      keepalive_timeout: 20.0,        # idle between keep-alive requests
+      body_timeout: 30.0,             # longest wait for the next body bytes
+      write_timeout: 30.0,            # longest wait for the client to accept response bytes
+      max_body_size: 1024 * 1024 * 1024, # 413 above this (bytes); nil = unlimited
+      max_target_bytes: 8 * 1024,     # 414 above this
+      max_header_bytes: 64 * 1024,    # 431 above this
+      max_header_fields: 100,         # 431 above this
+      forwarded_proto: false,         # trust X-Forwarded-Proto for rack.url_scheme
+      continue_mode: :lazy,           # :lazy | :eager (Expect: 100-continue)
+      discard_body_limit: 64 * 1024,  # bytes read and dropped after an app ignored the body
+      after_reply_concurrency: 64,    # callbacks running at once per process
+      profile: nil,                   # nil → on in development, off otherwise
+      profile_path: "/__heron",
+      profile_token: nil,
+      metrics_bind: "tcp://127.0.0.1:9393",
+      metrics: nil,                   # nil → on when profile is on
+      n_plus_one_threshold: 2,
+    }.freeze
+
+    DEFAULTS.each_key { |key| attr_accessor key }
+
+    # @param overrides [Hash] settings to apply on top of {DEFAULTS}.
+    def initialize(**overrides)
+      DEFAULTS.each { |key, value| instance_variable_set(:"@#{key}", dup_default(value)) }
+      overrides.each { |key, value| set(key, value) }
+    end
+
+    # Sets one setting by name.
+    # @param key [Symbol] a key of {DEFAULTS}.
+    # @param value [Object] the new value.
+    # @raise [ConfigError] for an unknown key.
+    def set(key, value)
+      raise ConfigError, "unknown setting #{key.inspect}" unless DEFAULTS.key?(key)
+      public_send(:"#{key}=", value)
+    end
+
+    # @return [Array<String>] bind URIs: the explicit binds, or one built from host and port.
+    def bind_uris
+      return binds unless binds.empty?
+      ["tcp://#{host.include?(':') ? "[#{host}]" : host}:#{port}"]
+    end
+
+    # @return [String] the environment name.
+    def environment_name
+      environment || ENV["APP_ENV"] || ENV["RACK_ENV"] || "development"
+    end
+
+    # @return [Boolean] whether per-request profiling is on.
+    def profile?
+      profile.nil? ? environment_name == "development" : profile
+    end
+
+    # @return [Boolean] whether the Prometheus metrics endpoint runs.
+    def metrics?
+      metrics.nil? ? profile? : metrics
+    end
+
+    private
+
+    def dup_default(value)
+      value.is_a?(Array) || value.is_a?(Hash) ? value.dup : value
+    end
+  end
+end
