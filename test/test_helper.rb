@@ -1,0 +1,18 @@
+# frozen_string_literal: true
+
+if ENV["COVERAGE"] == "1"
+  require "simplecov"
+  SimpleCov.start do
+    enable_coverage :branch
+    add_filter "/test/"
+    command_name "minitest-#{Process.pid}"
+  end
+end
+
+require "minitest/autorun"
+require "socket"
+require "timeout"
+require "rack"
+require "rack/lint"
+require "heron"
+require_relative "support/server_helper"
