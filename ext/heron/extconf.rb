@@ -1,0 +1,27 @@
+# frozen_string_literal: true
+
+# Builds Heron's C request parser (Heron::HTTPParser).
+#
+# Environment:
+#   HERON_SANITIZE=address            build with AddressSanitizer (+ UndefinedBehaviorSanitizer)
+#   HERON_SANITIZE=address,undefined  any comma list of -fsanitize= values
+# An ASan build needs the runtime loaded first, e.g.
+#   HERON_SANITIZE=address bundle exec rake compile
+#   LD_PRELOAD=$(gcc -print-file-name=libasan.so) ASAN_OPTIONS=detect_leaks=0 \
+#     bundle exec ruby -Ilib -Itest test/heron/parser/headers_test.rb
+require "mkmf"
+
+$CFLAGS << " -O2 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers"
+
+sanitize = ENV.fetch("HERON_SANITIZE", "").strip
+unless sanitize.empty?
+  sanitize = "address,undefined" if sanitize == "address"
+  flags = " -fsanitize=#{sanitize} -fno-omit-frame-pointer -fno-sanitize-recover=undefined -g"
+  $CFLAGS << flags
+  $LDFLAGS << flags
+end
+
+# Ruby >= 3.0: deduplicated frozen strings for env keys built at run time.
+have_func("rb_interned_str", "ruby.h")
+
+create_makefile("heron/heron_ext")
