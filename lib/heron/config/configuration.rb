@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require_relative "types"
+
 module Heron
   # Raised for an invalid option or DSL value; the CLI prints its message on one line and exits 2.
   class ConfigError < StandardError; end
@@ -46,21 +48,46 @@ module Heron
       n_plus_one_threshold: 2,
     }.freeze
 
+    # How {#set} checks and coerces each setting: a {Config::Types} method, and its extra arguments.
+    TYPES = {
+      binds: [:binds], host: [:string], port: [:port],
+      workers: [:non_negative_integer], threads: [:positive_integer], preload: [:boolean],
+      max_connections: [:positive_integer], environment: [:optional_string], rackup: [:string],
+      app: [:optional_callable], log_format: [:choice, %i[common json]], quiet: [:boolean],
+      log_io: [:writer], error_io: [:writer], before_fork: [:callables], on_worker_boot: [:callables],
+      shutdown_timeout: [:duration], first_byte_timeout: [:duration], header_timeout: [:duration],
+      keepalive_timeout: [:duration], body_timeout: [:duration], write_timeout: [:duration],
+      max_body_size: [:optional_size], max_target_bytes: [:positive_integer],
+      max_header_bytes: [:positive_integer], max_header_fields: [:positive_integer],
+      forwarded_proto: [:boolean], continue_mode: [:choice, %i[lazy eager]],
+      discard_body_limit: [:non_negative_integer], after_reply_concurrency: [:positive_integer],
+      profile: [:optional_boolean], profile_path: [:url_path], profile_token: [:optional_string],
+      metrics_bind: [:optional_bind], metrics: [:optional_boolean], n_plus_one_threshold: [:positive_integer],
+    }.freeze
+
     DEFAULTS.each_key { |key| attr_accessor key }
 
-    # @param overrides [Hash] settings to apply on top of {DEFAULTS}.
+    # @param overrides [Hash] settings to apply on top of {DEFAULTS}; each is checked by {#set}.
+    # @raise [ConfigError] for an unknown setting or an invalid value.
     def initialize(**overrides)
       DEFAULTS.each { |key, value| instance_variable_set(:"@#{key}", dup_default(value)) }
       overrides.each { |key, value| set(key, value) }
     end
 
-    # Sets one setting by name.
+    # Checks, coerces and sets one setting by name ("4" becomes 4, "json" becomes :json).
     # @param key [Symbol] a key of {DEFAULTS}.
     # @param value [Object] the new value.
-    # @raise [ConfigError] for an unknown key.
-    def set(key, value)
-      raise ConfigError, "unknown setting #{key.inspect}" unless DEFAULTS.key?(key)
-      public_send(:"#{key}=", value)
+    # @param label [String] what to call the setting in an error message (e.g. "--workers").
+    # @return [Object] the coerced value.
+    # @raise [ConfigError] for an unknown key or an invalid value.
+    def set(key, value, label: key.to_s)
+      type, *arguments = TYPES.fetch(key) { raise ConfigError, "unknown setting #{key.inspect}" }
+      public_send(:"#{key}=", Config::Types.public_send(type, value, label, *arguments))
+    end
+
+    # @return [Hash{Symbol => Object}] every setting and its current value.
+    def to_h
+      DEFAULTS.keys.to_h { |key| [key, public_send(key)] }
     end
 
     # @return [Array<String>] bind URIs: the explicit binds, or one built from host and port.

@@ -1,0 +1,178 @@
+# frozen_string_literal: true
+
+require "optparse"
+require_relative "../version"
+require_relative "configuration"
+require_relative "dsl"
+
+module Heron
+  module Config
+    # The `heron` command: `heron [options] [config.ru]`, or `heron attack ...` for the load generator.
+    #
+    # Settings come from, lowest precedence first: {Heron::Configuration::DEFAULTS}, the config
+    # file (`-C FILE`, or `config/heron.rb` when it exists), then the command-line flags.
+    #
+    # @example In a test: parse without starting anything.
+    #   config = Heron::Config::CLI.new(%w[-w 2 app.ru]).parse
+    class CLI
+      DEFAULT_CONFIG_FILE = "config/heron.rb"
+      EXIT_USAGE = 2
+      USAGE = "Usage: heron [options] [config.ru]\n       heron attack [options] URL  (heron attack --help)"
+
+      # Flags that set one setting: [setting, switches, description]. Every one has a DSL directive.
+      SETTING_FLAGS = [
+        [:port, ["-p", "--port PORT"], "TCP port when no --bind is given (default 9292)"],
+        [:host, ["-o", "--host HOST"], "address when no --bind is given (default 0.0.0.0)"],
+        [:workers, ["-w", "--workers COUNT"], "worker processes; 0 runs one process (default 0)"],
+        [:threads, ["-t", "--threads COUNT"], "reactor threads per process (default 1)"],
+        [:environment, ["-e", "--environment NAME"], "sets RACK_ENV and APP_ENV (default development)"],
+        [:preload, ["--[no-]preload"], "load the app before forking workers (default off)"],
+        [:max_connections, ["--max-connections COUNT"], "open connections per process (default 4096)"],
+        [:log_format, ["--log-format FORMAT"], "common or json (default common)"],
+        [:quiet, ["-q", "--[no-]quiet"], "no access log (default off)"],
+        [:continue_mode, ["--continue MODE"], "100-continue: lazy or eager (default lazy)"],
+        [:profile, ["--[no-]profile"], "per-request profiler (default on in development)"],
+        [:profile_path, ["--profile-path PATH"], "profiler pages' path (default /__heron)"],
+        [:metrics, ["--[no-]metrics"], "metrics endpoint (default on when profiling)"],
+        [:metrics_bind, ["--metrics-bind URI"], "metrics listener (default tcp://127.0.0.1:9393)"],
+        [:n_plus_one_threshold, ["--n-plus-one-threshold COUNT"], "repeated-query warning (default 2)"],
+        [:shutdown_timeout, ["--shutdown-timeout SECONDS"], "graceful stop deadline (default 30)"],
+        [:first_byte_timeout, ["--first-byte-timeout SECONDS"], "connect to first byte (default 10)"],
+        [:header_timeout, ["--header-timeout SECONDS"], "first byte to end of headers (default 10)"],
+        [:keepalive_timeout, ["--keepalive-timeout SECONDS"], "idle keep-alive wait (default 20)"],
+        [:body_timeout, ["--body-timeout SECONDS"], "wait for more body bytes (default 30)"],
+        [:write_timeout, ["--write-timeout SECONDS"], "wait for the client to read (default 30)"],
+        [:max_body_size, ["--max-body-size BYTES"], "413 above this, or unlimited (default 1 GiB)"],
+        [:max_target_bytes, ["--max-target-bytes BYTES"], "414 above this (default 8192)"],
+        [:max_header_bytes, ["--max-header-bytes BYTES"], "431 above this (default 65536)"],
+        [:max_header_fields, ["--max-header-fields COUNT"], "431 above this (default 100)"],
+        [:forwarded_proto, ["--[no-]forwarded-proto"], "trust X-Forwarded-Proto (default off)"],
+        [:after_reply_concurrency, ["--after-reply-concurrency COUNT"], "after-reply callbacks (64)"],
+      ].freeze
+
+      # @param argv [Array<String>] the command-line arguments.
+      # @param stdout [IO] where --help and --version go.
+      # @param stderr [IO] where the one-line error goes.
+      # @param launcher [#call, nil] runs a configuration and returns the exit status
+      #   (default: Heron::Launcher.new(config).run).
+      # @param attack [#call, nil] runs `heron attack` with (argv, stdout:, stderr:) and returns the
+      #   exit status (default: Heron::Attack::CLI).
+      def initialize(argv, stdout: $stdout, stderr: $stderr, launcher: nil, attack: nil)
+        @argv = argv.dup
+        @stdout = stdout
+        @stderr = stderr
+        @launcher = launcher || method(:launch_server)
+        @attack = attack || method(:launch_attack)
+      end
+
+      # Parses the arguments and runs the server (or `heron attack`, --help, --version).
+      # @return [Integer] the exit status: 2 for a bad option or config value, else the server's.
+      def run
+        return @attack.call(@argv.drop(1), stdout: @stdout, stderr: @stderr) if @argv.first == "attack"
+        config = parse
+        config ? start(config) : 0
+      rescue ConfigError => e
+        @stderr.puts("heron: #{e.message}")
+        EXIT_USAGE
+      end
+
+      # Builds the configuration from defaults, config file and flags, without side effects
+      # other than printing --help or --version.
+      # @return [Heron::Configuration, nil] nil when --help or --version was printed instead.
+      # @raise [Heron::ConfigError] for an unknown flag, a bad value, or a missing file.
+      def parse
+        @overrides = {}
+        positional = parser.parse(@argv)
+        @printed ? nil : build(positional)
+      rescue OptionParser::ParseError => e
+        raise ConfigError, "#{e.message} (see heron --help)"
+      end
+
+      # @return [String] the --help text.
+      def help
+        parser.help
+      end
+
+      private
+
+      def parser
+        OptionParser.new do |options|
+          options.banner = USAGE
+          options.separator("")
+          add_listener_flags(options)
+          SETTING_FLAGS.each { |key, switches, text| add_setting_flag(options, key, switches, text) }
+          add_info_flags(options)
+        end
+      end
+
+      def add_listener_flags(options)
+        options.on("-b", "--bind URI", "listen on tcp://HOST:PORT or unix:///PATH (repeatable)") do |uri|
+          (@overrides[:binds] ||= []) << Types.bind(uri, "--bind")
+        end
+        options.on("-C", "--config FILE", "config file (default #{DEFAULT_CONFIG_FILE} if present)") do |path|
+          @config_file = path
+        end
+      end
+
+      def add_setting_flag(options, key, switches, text)
+        label = switches.last[/--(?:\[no-\])?[a-z0-9-]+/].sub("[no-]", "")
+        options.on(*switches, text) { |value| @overrides[key] = scratch.set(key, value, label: label) }
+      end
+
+      def add_info_flags(options)
+        options.on("-v", "--version", "print the version and exit") { print_once("heron #{VERSION}") }
+        options.on("-h", "--help", "print this help and exit") { print_once(options.help) }
+      end
+
+      def print_once(text)
+        @stdout.puts(text) unless @printed
+        @printed = true
+      end
+
+      def scratch
+        @scratch ||= Configuration.new
+      end
+
+      def build(positional)
+        raise ConfigError, "unexpected argument #{positional[1].inspect} (see heron --help)" if positional.size > 1
+        config = Configuration.new(**@overrides.slice(:environment))
+        DSL.load(config, config_file) if config_file
+        apply_flags(config, positional.first)
+        check_app(config)
+        config
+      end
+
+      def config_file
+        @config_file || (DEFAULT_CONFIG_FILE if File.file?(DEFAULT_CONFIG_FILE))
+      end
+
+      # Flags win over the config file; any listener flag replaces the file's binds.
+      def apply_flags(config, rackup)
+        config.binds = [] if (@overrides.keys & %i[binds host port]).any?
+        @overrides.each { |key, value| config.public_send(:"#{key}=", value) }
+        config.set(:rackup, rackup) if rackup
+      end
+
+      def check_app(config)
+        return if config.app || File.file?(config.rackup) && File.readable?(config.rackup)
+        raise ConfigError, "rackup file #{config.rackup} not found (usage: heron [options] [config.ru])"
+      end
+
+      def start(config)
+        ENV["RACK_ENV"] = ENV["APP_ENV"] = config.environment_name
+        status = @launcher.call(config)
+        status.is_a?(Integer) ? status : 0
+      end
+
+      def launch_server(config)
+        require "heron/server/launcher" unless defined?(Heron::Launcher)
+        Heron::Launcher.new(config).run
+      end
+
+      def launch_attack(argv, stdout:, stderr:)
+        require "heron/attack"
+        Heron::Attack::CLI.new(argv, stdout: stdout, stderr: stderr).run
+      end
+    end
+  end
+end
