@@ -1,0 +1,42 @@
+# frozen_string_literal: true
+
+require "test_helper"
+require "heron/profiler/metrics"
+
+class MetricsTextFormatTest < Minitest::Test
+  def setup
+    @metrics = Heron::Profiler::Metrics.new
+    @metrics.request_started
+    @metrics.request_finished(200, 0.02, 0.0002)
+    @text = Heron::Profiler::Metrics::TextFormat.new(@metrics.snapshot).render
+  end
+
+  def test_every_family_has_help_and_type_before_its_samples
+    families = @text.scan(/^# TYPE (\S+) (\S+)$/)
+    assert_includes families, %w[heron_request_duration_seconds histogram]
+    assert_includes families, %w[heron_gc_major_count_total counter]
+    assert_equal families.size, @text.scan(/^# HELP /).size
+  end
+
+  def test_samples_are_name_labels_value_lines_ending_in_a_line_feed
+    assert @text.end_with?("\n")
+    @text.each_line.reject { |line| line.start_with?("#") }.each do |line|
+      assert_match(/\A[a-z_]+(\{[a-z]+="[^"]*"(,[a-z]+="[^"]*")*\})? -?[0-9.e+-]+\n\z/, line)
+    end
+  end
+
+  def test_histograms_are_cumulative_with_inf_equal_to_count
+    assert_includes @text, %(heron_request_duration_seconds_bucket{status="2xx",le="0.01"} 0\n)
+    assert_includes @text, %(heron_request_duration_seconds_bucket{status="2xx",le="0.025"} 1\n)
+    assert_includes @text, %(heron_request_duration_seconds_bucket{status="2xx",le="+Inf"} 1\n)
+    assert_includes @text, %(heron_request_duration_seconds_count{status="2xx"} 1\n)
+    assert_includes @text, %(heron_request_queue_seconds_bucket{le="0.0005"} 1\n)
+  end
+
+  def test_label_values_are_escaped
+    snapshot = @metrics.snapshot
+    snapshot["requests"] = { %(a"b\\c\nd) => 1 }
+    text = Heron::Profiler::Metrics::TextFormat.new(snapshot).render
+    assert_includes text, %(heron_requests_total{status="a\\"b\\\\c\\nd"} 1\n)
+  end
+end
