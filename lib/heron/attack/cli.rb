@@ -1,0 +1,78 @@
+# frozen_string_literal: true
+
+require_relative "options"
+require_relative "target"
+require_relative "launcher"
+require_relative "progress"
+require_relative "summary"
+require_relative "text_report"
+require_relative "json_report"
+require_relative "html_report"
+
+module Heron
+  module Attack
+    # `heron attack ARGS...`: parses the arguments, runs the attack (or --compare), prints the
+    # text report and writes the JSON and HTML files. {#run} returns the exit status.
+    class CLI
+      # @param argv [Array<String>] the arguments after "attack".
+      # @param stdout [IO] the report and --per-request lines.
+      # @param stderr [IO] errors and the live progress line (when a TTY).
+      def initialize(argv, stdout: $stdout, stderr: $stderr)
+        @argv = argv
+        @stdout = stdout
+        @stderr = stderr
+      end
+
+      # @return [Integer] 0 on success, 2 for bad arguments, 1 for any other failure.
+      def run
+        options = Options.parse(@argv)
+        return help(options) if options.help
+        options.compare ? compare(options) : attack(options)
+      rescue UsageError => e
+        fail_with(2, e.message)
+      rescue StandardError => e
+        fail_with(1, "#{e.class}: #{e.message}")
+      end
+
+      private
+
+      def help(options)
+        @stdout.puts(options.parser.help)
+        0
+      end
+
+      def attack(options)
+        targets = load_targets(options)
+        started_at = Time.now
+        progress = Progress.for(@stderr, total: options.total_requests) if options.processes == 1
+        recorder = Launcher.new(options, targets, output: @stdout, progress: progress).run
+        write_reports(options, Summary.new(recorder, options, started_at: started_at).to_h)
+        0
+      end
+
+      def load_targets(options)
+        settings = { headers: options.headers, body: options.body, keepalive: options.keepalive }
+        return Target.load_file(options.targets_file, **settings) if options.targets_file
+        [Target.new(options.method, options.url, **settings)]
+      end
+
+      def write_reports(options, report)
+        @stdout.write(TextReport.new(report).render)
+        JsonReport.write(options.json, report) if options.json
+        File.write(options.html, HtmlReport.new([["run", report]]).render) if options.html
+      end
+
+      def compare(options)
+        runs = options.compare.map { |path| [File.basename(path, ".json"), JsonReport.load(path)] }
+        File.write(options.html, HtmlReport.new(runs).render)
+        runs.each { |label, report| @stdout.puts("== #{label}", TextReport.new(report).render) }
+        0
+      end
+
+      def fail_with(status, message)
+        @stderr.puts("heron attack: #{message}")
+        status
+      end
+    end
+  end
+end

@@ -1,0 +1,71 @@
+# frozen_string_literal: true
+
+require "async"
+require_relative "io_timeout"
+require_relative "connection"
+
+module Heron
+  module Attack
+    # A small HTTP/1.1 client for the generator: resolves each host once, keeps idle keep-alive
+    # connections in a pool per host, and opens a new connection whenever none is idle (the
+    # caller caps concurrency if it wants to).
+    class Client
+      # @param timeout [Numeric] seconds allowed for connect, send and the whole response.
+      # @param keepalive [Boolean] whether to reuse connections.
+      def initialize(timeout:, keepalive: true)
+        @timeout = timeout
+        @keepalive = keepalive
+        @idle = Hash.new { |hash, key| hash[key] = [] }
+        @addresses = {}
+      end
+
+      # Sends one request and reads the response, within the timeout.
+      # @param target [Target]
+      # @return [Response]
+      # @raise [Async::TimeoutError, SystemCallError, EOFError, ProtocolError] on failure.
+      def call(target)
+        Async::Task.current.with_timeout(@timeout) { exchange(target) }
+      end
+
+      # Resolves a target's host now, so a bad name fails before the attack starts.
+      # @param target [Target]
+      # @return [Addrinfo]
+      # @raise [SocketError] when the name does not resolve.
+      def resolve(target)
+        @addresses[target.authority] ||= Addrinfo.tcp(target.uri.host, target.uri.port)
+      end
+
+      # Closes every idle connection.
+      # @return [void]
+      def close
+        @idle.each_value { |list| list.each(&:close).clear }
+      end
+
+      private
+
+      def exchange(target, reuse: true)
+        connection = reuse ? checkout(target) : Connection.open(resolve(target))
+        response = connection.exchange(target.to_bytes, head: target.head?)
+        checkin(target, connection, response)
+        response
+      rescue EOFError, Errno::ECONNRESET, Errno::EPIPE
+        connection&.close
+        # A reused connection the server had already closed: one retry on a new connection.
+        raise unless reuse && connection&.uses&.positive?
+        exchange(target, reuse: false)
+      rescue StandardError
+        connection&.close
+        raise
+      end
+
+      def checkout(target)
+        @idle[target.authority].pop || Connection.open(resolve(target))
+      end
+
+      def checkin(target, connection, response)
+        return connection.close unless @keepalive && response.keepalive
+        @idle[target.authority].push(connection)
+      end
+    end
+  end
+end

@@ -1,0 +1,104 @@
+# frozen_string_literal: true
+
+require "socket"
+require_relative "response_reader"
+
+module Heron
+  module Attack
+    # One client TCP connection with a read buffer. Every call yields to the fiber scheduler
+    # while it waits, so many connections share one reactor thread.
+    class Connection
+      READ_SIZE = 64 * 1024
+
+      # @return [Integer] how many responses this connection has read.
+      attr_reader :uses
+
+      # Connects without blocking the reactor.
+      # @param addrinfo [Addrinfo] the resolved server address.
+      # @return [Connection]
+      # @raise [SystemCallError] e.g. Errno::ECONNREFUSED.
+      def self.open(addrinfo)
+        socket = Socket.new(addrinfo.afamily, Socket::SOCK_STREAM)
+        connect(socket, addrinfo.to_sockaddr)
+        socket.setsockopt(Socket::IPPROTO_TCP, Socket::TCP_NODELAY, 1)
+        new(socket)
+      rescue StandardError
+        socket&.close
+        raise
+      end
+
+      # @api private
+      def self.connect(socket, sockaddr)
+        return if socket.connect_nonblock(sockaddr, exception: false) == 0
+        socket.wait_writable
+        socket.connect_nonblock(sockaddr)
+      rescue Errno::EISCONN
+        nil
+      end
+
+      # @param socket [Socket] a connected socket.
+      def initialize(socket)
+        @socket = socket
+        @buffer = String.new(encoding: Encoding::BINARY)
+        @uses = 0
+      end
+
+      # Sends a request and reads its response.
+      # @param bytes [String] the whole request.
+      # @param head [Boolean] whether the response has no body (HEAD request).
+      # @return [Response]
+      def exchange(bytes, head: false)
+        @socket.write(bytes)
+        response = ResponseReader.new(self).read(head: head)
+        @uses += 1
+        response
+      end
+
+      # @return [String] the next CRLF-terminated line, without the CRLF.
+      # @raise [EOFError] when the peer closes first.
+      def read_line
+        until (at = @buffer.index("\r\n"))
+          fill
+        end
+        line = @buffer.byteslice(0, at)
+        @buffer = @buffer.byteslice(at + 2, @buffer.bytesize)
+        line
+      end
+
+      # Reads and drops exactly n bytes.
+      # @param n [Integer]
+      # @return [Integer] n.
+      def skip(n)
+        left = n
+        while left.positive?
+          fill if @buffer.empty?
+          taken = [left, @buffer.bytesize].min
+          @buffer = @buffer.byteslice(taken, @buffer.bytesize)
+          left -= taken
+        end
+        n
+      end
+
+      # Reads and drops everything until the peer closes.
+      # @return [Integer] how many bytes were dropped.
+      def skip_to_eof
+        total = @buffer.bytesize
+        @buffer.clear
+        loop { total += @socket.readpartial(READ_SIZE).bytesize }
+      rescue EOFError
+        total
+      end
+
+      # @return [void]
+      def close
+        @socket.close unless @socket.closed?
+      end
+
+      private
+
+      def fill
+        @buffer << @socket.readpartial(READ_SIZE)
+      end
+    end
+  end
+end

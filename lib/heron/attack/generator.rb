@@ -1,0 +1,112 @@
+# frozen_string_literal: true
+
+require "async"
+require "async/semaphore"
+require "async/condition"
+require_relative "client"
+require_relative "recorder"
+
+module Heron
+  module Attack
+    # The open-loop request scheduler. Request i of the plan is due at start + i / rate no
+    # matter how earlier requests fare; each runs in its own fiber, so a slow server makes
+    # requests pile up in flight instead of silently slowing the generator down (the
+    # coordinated-omission trap of closed-loop tools). With several processes, each one takes
+    # every stride-th request from offset, so the due times interleave.
+    class Generator
+      # @param targets [Array<Target>] used round-robin by request index.
+      # @param rate [Float] requests per second of the whole run (all processes).
+      # @param total [Integer] requests in the whole run.
+      # @param timeout [Numeric] seconds per request.
+      # @param keepalive [Boolean] reuse connections.
+      # @param connections [Integer, nil] most requests in flight at once; nil for no cap.
+      # @param stride [Integer] @param offset [Integer] this process's share of the indexes.
+      # @param output [IO, nil] where to print one line per request, or nil.
+      # @param progress [Progress, nil] told about the run twice a second.
+      def initialize(targets, rate:, total:, timeout: 30, keepalive: true, connections: nil,
+                     stride: 1, offset: 0, output: nil, progress: nil)
+        @targets = targets
+        @rate = rate.to_f
+        @indexes = offset.step(total - 1, stride)
+        @client = Client.new(timeout: timeout, keepalive: keepalive)
+        @semaphore = connections && Async::Semaphore.new(connections)
+        @output = output
+        @progress = progress
+        @in_flight = 0
+        @finished = Async::Condition.new
+      end
+
+      # Resolves every target's host so a bad name fails before anything is sent.
+      # @return [void]
+      # @raise [SocketError]
+      def resolve!
+        @targets.each { |target| @client.resolve(target) }
+      end
+
+      # Runs the whole plan and waits for every response.
+      # @param start [Float, nil] the monotonic time request 0 is due; now when nil.
+      # @return [Recorder]
+      def run(start = nil)
+        Sync do |task|
+          @recorder = Recorder.new(start || now)
+          reporter = @progress && task.async { report_progress }
+          schedule(task)
+          @finished.wait while @in_flight.positive?
+          reporter&.stop
+          @progress&.finish
+          @client.close
+          @recorder
+        end
+      end
+
+      private
+
+      def now
+        Process.clock_gettime(Process::CLOCK_MONOTONIC)
+      end
+
+      def schedule(task)
+        @indexes.each do |index|
+          due = @recorder.start + (index / @rate)
+          wait = due - now
+          sleep(wait) if wait.positive?
+          launch(task, index, due)
+        end
+      end
+
+      def launch(task, index, due)
+        @in_flight += 1
+        (@semaphore || task).async { perform(index, due) }
+      end
+
+      def perform(index, due)
+        target = @targets[index % @targets.size]
+        sent = now
+        @recorder.sent!(due, sent, target.body_bytes)
+        finish(index, due, sent, @client.call(target))
+      rescue StandardError => e
+        print_error(index, due, @recorder.error!(due, now, e))
+      ensure
+        @in_flight -= 1
+        @finished.signal if @in_flight.zero?
+      end
+
+      def finish(index, due, sent, response)
+        done = now
+        @recorder.response!(due, sent, done, response.status, response.bytes)
+        @output&.write(format("request %d status=%d latency=%.1fms\n", index + 1, response.status, (done - due) * 1e3))
+      end
+
+      def print_error(index, due, kind)
+        @output&.write(format("request %d error=%s latency=%.1fms\n", index + 1, kind, (now - due) * 1e3))
+      end
+
+      def report_progress
+        loop do
+          sleep(0.5)
+          @progress.update(@recorder, now)
+        end
+      end
+    end
+  end
+end

@@ -1,0 +1,74 @@
+# frozen_string_literal: true
+
+require_relative "generator"
+
+module Heron
+  module Attack
+    # Runs the attack in this process, or forks --processes generator processes that each send
+    # every N-th request (rate R/N, interleaved due times, one shared monotonic start) and send
+    # their {Recorder} back over a pipe to be merged.
+    class Launcher
+      # @param options [Options] the run's settings.
+      # @param targets [Array<Target>]
+      # @param output [IO, nil] per-request lines go here when --per-request.
+      # @param progress [Progress, nil] the live line (single process only).
+      def initialize(options, targets, output: nil, progress: nil)
+        @options = options
+        @targets = targets
+        @output = options.per_request ? output : nil
+        @progress = progress
+      end
+
+      # @return [Recorder] all processes' results, merged.
+      # @raise [SocketError] when a target's host does not resolve.
+      # @raise [RuntimeError] when a generator process fails.
+      def run
+        generator(0, 1, @progress).tap(&:resolve!)
+        return generator(0, 1, @progress).run if @options.processes == 1
+        start = Process.clock_gettime(Process::CLOCK_MONOTONIC) + 0.2 + (0.05 * @options.processes)
+        children = Array.new(@options.processes) { |k| spawn(k, start) }
+        children.map { |pid, reader| collect(pid, reader) }.reduce { |all, one| all.merge!(one) }
+      end
+
+      private
+
+      def generator(offset, stride, progress = nil)
+        Generator.new(@targets, rate: @options.rate, total: @options.total_requests,
+                                timeout: @options.timeout, keepalive: @options.keepalive,
+                                connections: share(@options.connections, stride), stride: stride, offset: offset,
+                                output: @output, progress: progress)
+      end
+
+      def share(connections, stride)
+        connections && (connections.to_f / stride).ceil
+      end
+
+      def spawn(offset, start)
+        reader, writer = IO.pipe
+        pid = fork do
+          reader.close
+          writer.write(Marshal.dump(child_result(offset, start)))
+          @output&.flush
+          exit!(0)
+        end
+        writer.close
+        [pid, reader]
+      end
+
+      def child_result(offset, start)
+        generator(offset, @options.processes).run(start)
+      rescue StandardError => e
+        "#{e.class}: #{e.message}"
+      end
+
+      def collect(pid, reader)
+        data = reader.read
+        reader.close
+        Process.wait(pid)
+        result = data.empty? ? "generator process #{pid} exited without a result" : Marshal.load(data) # rubocop:disable Security/MarshalLoad
+        raise result if result.is_a?(String)
+        result
+      end
+    end
+  end
+end

@@ -1,0 +1,159 @@
+# frozen_string_literal: true
+
+require "optparse"
+require_relative "usage_error"
+
+module Heron
+  module Attack
+    # The parsed command line of `heron attack`. {#parse!} fills it from argv and checks it;
+    # every problem raises {UsageError} with a one-line message.
+    class Options
+      BANNER = "Usage: heron attack URL --rate R (--duration D | -n N) [options]\n" \
+               "       heron attack --compare BEFORE.json AFTER.json --html OUT.html"
+
+      # @return [String, nil] the target URL (nil with --targets or --compare).
+      attr_accessor :url
+      # @return [Float, nil] requests per second.
+      attr_accessor :rate
+      # @return [Float, nil] seconds to send for. @return [Integer, nil] requests to send.
+      attr_accessor :duration, :requests
+      # @return [Integer, nil] concurrency cap; nil opens connections as needed.
+      attr_accessor :connections
+      # @return [String] request method. @return [Array<String>] extra header lines.
+      attr_accessor :method, :headers
+      # @return [String, nil] request body (from --body or --body-file).
+      attr_accessor :body
+      # @return [Float] per-request timeout in seconds.
+      attr_accessor :timeout
+      # @return [Boolean] reuse connections. @return [Boolean] print a line per request.
+      attr_accessor :keepalive, :per_request
+      # @return [String, nil] targets file, JSON output, HTML output.
+      attr_accessor :targets_file, :json, :html
+      # @return [Array<String>, nil] the two JSON files of --compare.
+      attr_accessor :compare
+      # @return [Integer] generator processes. @return [Boolean] --help was given.
+      attr_accessor :processes, :help
+
+      def initialize
+        @method = "GET"
+        @headers = []
+        @timeout = 30.0
+        @keepalive = true
+        @per_request = false
+        @processes = 1
+        @help = false
+      end
+
+      # @param argv [Array<String>]
+      # @return [Options] a checked set of options.
+      # @raise [UsageError]
+      def self.parse(argv)
+        new.parse!(argv.dup)
+      end
+
+      # @param argv [Array<String>] consumed.
+      # @return [self]
+      # @raise [UsageError]
+      def parse!(argv)
+        rest = parser.parse(argv)
+        return self if @help
+        @compare&.concat(rest.slice!(0..))
+        @url = rest.shift
+        raise UsageError, "unexpected argument #{rest.first.inspect}" unless rest.empty?
+        validate!
+      rescue OptionParser::ParseError => e
+        raise UsageError, e.message
+      end
+
+      # @return [Integer] how many requests the whole run sends.
+      def total_requests
+        @requests || (@rate * @duration).floor
+      end
+
+      # @return [OptionParser] the parser, also used to print --help.
+      def parser
+        OptionParser.new do |o|
+          o.banner = BANNER
+          load_options(o)
+          request_options(o)
+          output_options(o)
+        end
+      end
+
+      private
+
+      def load_options(o)
+        o.on("-r", "--rate R", Float, "requests per second (open loop)") { |v| @rate = v }
+        o.on("-d", "--duration D", "how long to send: 10, 10s, 500ms, 2m") { |v| @duration = seconds(v) }
+        o.on("-n", "--requests N", Integer, "how many requests to send") { |v| @requests = v }
+        o.on("-c", "--connections C", Integer, "cap on requests in flight (default: no cap)") { |v| @connections = v }
+        o.on("-p", "--processes N", Integer, "generator processes (default 1)") { |v| @processes = v }
+        o.on("--timeout T", "per-request timeout (default 30s)") { |v| @timeout = seconds(v) }
+        o.on("--[no-]keepalive", "reuse connections (default on)") { |v| @keepalive = v }
+      end
+
+      def request_options(o)
+        o.on("-X", "--method M", "request method (default GET)") { |v| @method = v }
+        o.on("-H", "--header 'Name: value'", "add a header (repeatable)") { |v| @headers << header(v) }
+        o.on("--body STRING", "request body") { |v| @body = v }
+        o.on("--body-file FILE", "request body from a file") { |v| @body = read_body(v) }
+        o.on("--targets FILE", "one 'METHOD URL' per line, used round-robin") { |v| @targets_file = v }
+      end
+
+      def output_options(o)
+        o.on("--per-request", "print 'request N status=S latency=Xms' lines") { @per_request = true }
+        o.on("--json FILE", "write the report as JSON") { |v| @json = v }
+        o.on("--html FILE", "write a self-contained HTML page with charts") { |v| @html = v }
+        o.on("--compare A.json B.json", "overlay two --json runs (with --html)") { |v| @compare = [v] }
+        o.on("-h", "--help", "show this help") { @help = true }
+      end
+
+      def seconds(text)
+        match = text.match(/\A(\d+(?:\.\d+)?)(ms|s|m)?\z/) or raise UsageError, "bad duration #{text.inspect}"
+        match[1].to_f * { "ms" => 0.001, "m" => 60.0 }.fetch(match[2], 1.0)
+      end
+
+      def header(text)
+        raise UsageError, "bad header #{text.inspect} (want 'Name: value')" unless text.match?(/\A[^:\s]+:/)
+        text
+      end
+
+      def read_body(path)
+        File.binread(path)
+      rescue SystemCallError => e
+        raise UsageError, "cannot read body file: #{e.message}"
+      end
+
+      def validate!
+        return validate_compare! if @compare
+        validate_target!
+        validate_load!
+        self
+      end
+
+      def validate_compare!
+        raise UsageError, "--compare takes two files: --compare A.json B.json" unless @compare.size == 2
+        raise UsageError, "--compare needs --html OUT" unless @html
+        self
+      end
+
+      def validate_target!
+        raise UsageError, "give a URL or --targets FILE" if @url.nil? && @targets_file.nil?
+        raise UsageError, "give either a URL or --targets, not both" if @url && @targets_file
+      end
+
+      def validate_load!
+        raise UsageError, "--rate must be a positive number" unless @rate&.positive?
+        raise UsageError, "give exactly one of --duration or -n" unless @duration.nil? ^ @requests.nil?
+        raise UsageError, "the run would send no requests" unless total_requests.positive?
+        positive!(:connections, @connections) if @connections
+        positive!(:processes, @processes)
+        raise UsageError, "--timeout must be positive" unless @timeout.positive?
+      end
+
+      def positive!(name, value)
+        raise UsageError, "--#{name} must be a positive integer" unless value.positive?
+      end
+    end
+  end
+end

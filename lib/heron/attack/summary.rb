@@ -1,0 +1,142 @@
+# frozen_string_literal: true
+
+require "time"
+require_relative "histogram"
+
+module Heron
+  module Attack
+    # Turns a {Recorder} and the run's {Options} into the report Hash that the text, JSON and
+    # HTML reports all read (its schema is documented in docs/attack.md).
+    class Summary
+      SCHEMA = "heron-attack/1"
+      PERCENTILES = [50, 75, 90, 95, 99, 99.9].freeze
+      CURVE_STEPS = 80 # points on the percentile curve, 0 → 99.99 on a log(1 / (1 - p)) axis
+      LATE_MS = 10.0   # p99 generator lateness above this means the generator was a bottleneck
+
+      # @param recorder [Recorder] the merged results.
+      # @param options [Options] the run's settings.
+      # @param started_at [Time] wall-clock start, for the report.
+      def initialize(recorder, options, started_at: Time.now)
+        @recorder = recorder
+        @options = options
+        @started_at = started_at
+      end
+
+      # @param histogram [Histogram] microseconds.
+      # @return [Hash{String=>Float}] min, mean, p50 … p99.9 and max in milliseconds.
+      def self.stats(histogram)
+        ms = ->(us) { (us / 1000.0).round(3) }
+        stats = { "min" => ms.call(histogram.min || 0), "mean" => ms.call(histogram.mean) }
+        PERCENTILES.each { |p| stats["p#{p.to_s.delete_suffix('.0')}"] = ms.call(histogram.percentile(p)) }
+        stats.merge("max" => ms.call(histogram.max))
+      end
+
+      # @param histogram [Histogram] microseconds.
+      # @return [Array<Array(Float, Float)>] [percentile, milliseconds] pairs from 0 to 99.99.
+      def self.curve(histogram)
+        (0..CURVE_STEPS).map do |step|
+          percentile = 100.0 * (1 - (10**(-4.0 * step / CURVE_STEPS)))
+          [percentile.round(4), (histogram.percentile(percentile) / 1000.0).round(3)]
+        end
+      end
+
+      # @return [Hash] the report; see docs/attack.md for every field.
+      def to_h
+        {
+          "schema" => SCHEMA, "started_at" => @started_at.utc.iso8601(3),
+          "target" => target, "plan" => plan, "requests" => requests, "rate" => rates,
+          "duration_s" => durations, "latency_ms" => latency, "lateness_ms" => self.class.stats(@recorder.lateness),
+          "status_codes" => @recorder.statuses.sort.to_h { |code, n| [code.to_s, n] },
+          "errors" => @recorder.errors.dup, "error_samples" => error_samples,
+          "bytes" => { "in" => @recorder.bytes_in, "out" => @recorder.bytes_out },
+          "timeline" => timeline, "percentile_curve" => curves, "histograms" => histograms,
+          "warnings" => warnings
+        }
+      end
+
+      private
+
+      def target
+        { "url" => @options.url, "targets_file" => @options.targets_file, "method" => @options.method }
+      end
+
+      def plan
+        { "rate" => @options.rate, "duration_s" => @options.duration, "requests" => @options.total_requests,
+          "connections" => @options.connections, "processes" => @options.processes,
+          "keepalive" => @options.keepalive, "timeout_s" => @options.timeout }
+      end
+
+      def requests
+        ok = @recorder.statuses.sum { |code, n| code < 400 ? n : 0 }
+        { "sent" => @recorder.sent, "responses" => @recorder.responses, "ok" => ok,
+          "errors" => @recorder.error_count, "success_ratio" => ratio(ok, @recorder.sent) }
+      end
+
+      def rates
+        { "target" => @options.rate, "achieved" => achieved_rate, "throughput" => throughput }
+      end
+
+      def achieved_rate
+        span = span(@recorder.first_sent, @recorder.last_sent)
+        return nil unless span&.positive? && @recorder.sent > 1
+        ((@recorder.sent - 1) / span).round(3)
+      end
+
+      def throughput
+        total = span(@recorder.start, @recorder.last_done)
+        total&.positive? ? (requests["ok"] / total).round(3) : nil
+      end
+
+      def durations
+        { "attack" => span(@recorder.first_sent, @recorder.last_sent)&.round(6),
+          "wait" => span(@recorder.last_sent, @recorder.last_done)&.round(6),
+          "total" => span(@recorder.start, @recorder.last_done)&.round(6) }
+      end
+
+      def span(from, to)
+        from && to ? to - from : nil
+      end
+
+      def ratio(part, whole)
+        whole.zero? ? 0.0 : (part.to_f / whole).round(6)
+      end
+
+      def latency
+        { "corrected" => self.class.stats(@recorder.corrected),
+          "uncorrected" => self.class.stats(@recorder.uncorrected) }
+      end
+
+      def error_samples
+        @recorder.error_samples.sort_by { |_, n| -n }.first(5).to_h
+      end
+
+      def timeline
+        @recorder.timeline.sort.map do |second, (histogram, errors)|
+          { "second" => second, "responses" => histogram.count, "errors" => errors,
+            "p50_ms" => histogram.percentile(50) / 1000.0, "p99_ms" => histogram.percentile(99) / 1000.0,
+            "max_ms" => histogram.max / 1000.0 }
+        end
+      end
+
+      def curves
+        { "corrected" => self.class.curve(@recorder.corrected),
+          "uncorrected" => self.class.curve(@recorder.uncorrected) }
+      end
+
+      def histograms
+        { "corrected" => @recorder.corrected.to_h, "uncorrected" => @recorder.uncorrected.to_h,
+          "lateness" => @recorder.lateness.to_h }
+      end
+
+      def warnings
+        late = @recorder.lateness.percentile(99) / 1000.0
+        rate = achieved_rate
+        list = []
+        list << format("generator lateness p99 %.1fms > %.0fms: the generator, not the server, may be the bottleneck (try --processes or a lower rate)", late, LATE_MS) if late > LATE_MS
+        list << format("achieved rate %.2f/s is below 99%% of the target %.2f/s", rate, @options.rate) if rate && rate < 0.99 * @options.rate
+        list << "#{@recorder.error_count} of #{@recorder.sent} requests failed (not in the latency figures)" if @recorder.error_count.positive?
+        list
+      end
+    end
+  end
+end

@@ -1,0 +1,136 @@
+# frozen_string_literal: true
+
+require "cgi"
+
+module Heron
+  module Attack
+    # A small line chart rendered as inline SVG: linear y from zero, linear x unless the caller
+    # gives its own x tick labels (the percentile chart passes log-scaled x values and labels).
+    class SvgChart
+      WIDTH = 880
+      HEIGHT = 360
+      MARGIN = { left: 70, right: 20, top: 36, bottom: 48 }.freeze
+
+      # @param title [String] @param x_label [String] @param y_label [String]
+      # @param x_ticks [Array<Array(Float, String)>, nil] fixed x ticks (value, label), or nil for automatic.
+      def initialize(title:, x_label:, y_label:, x_ticks: nil)
+        @title = title
+        @x_label = x_label
+        @y_label = y_label
+        @x_ticks = x_ticks
+        @series = []
+      end
+
+      # Adds a series.
+      # @param name [String] legend text.
+      # @param points [Array<Array(Float, Float)>] x, y pairs.
+      # @param color [String] a CSS colour. @param dash [Boolean] dashed line.
+      # @return [self]
+      def add(name, points, color:, dash: false)
+        @series << { name: name, points: points, color: color, dash: dash }
+        self
+      end
+
+      # @return [String] an <svg> element.
+      def render
+        [%(<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 #{WIDTH} #{HEIGHT}" width="#{WIDTH}" height="#{HEIGHT}" font-family="sans-serif" font-size="12">),
+         %(<rect width="#{WIDTH}" height="#{HEIGHT}" fill="#fff"/>),
+         text(WIDTH / 2, 20, @title, size: 15, weight: "bold"), *grid, *@series.map { |s| line(s) },
+         *legend, axis_labels, "</svg>"].join("\n")
+      end
+
+      private
+
+      def x_range
+        @x_range ||= begin
+          xs = all_points.map(&:first) + (@x_ticks || []).map(&:first)
+          [xs.min || 0.0, [xs.max || 1.0, (xs.min || 0.0) + 1e-9].max]
+        end
+      end
+
+      def y_max
+        @y_max ||= nice_max(all_points.map(&:last).max || 1.0)
+      end
+
+      def all_points
+        @series.flat_map { |s| s[:points] }
+      end
+
+      def nice_max(value)
+        return 1.0 unless value.positive?
+        step = 10**Math.log10(value).floor
+        [1, 2, 2.5, 5, 10].map { |m| m * step }.find { |v| v >= value }.to_f
+      end
+
+      def px(x)
+        low, high = x_range
+        MARGIN[:left] + ((x - low) / (high - low) * plot_width)
+      end
+
+      def py(y)
+        HEIGHT - MARGIN[:bottom] - (y / y_max * plot_height)
+      end
+
+      def plot_width
+        WIDTH - MARGIN[:left] - MARGIN[:right]
+      end
+
+      def plot_height
+        HEIGHT - MARGIN[:top] - MARGIN[:bottom]
+      end
+
+      def grid
+        y_ticks = (0..5).map { |i| y_max * i / 5 }
+        y_ticks.map { |y| y_tick(y) } + x_tick_values.map { |x, label| x_tick(x, label) }
+      end
+
+      def y_tick(y)
+        %(<line x1="#{MARGIN[:left]}" x2="#{WIDTH - MARGIN[:right]}" y1="#{r(py(y))}" y2="#{r(py(y))}" stroke="#e3e3e3"/>) +
+          text(MARGIN[:left] - 6, py(y) + 4, label_number(y), anchor: "end")
+      end
+
+      def x_tick(x, label)
+        %(<line x1="#{r(px(x))}" x2="#{r(px(x))}" y1="#{MARGIN[:top]}" y2="#{HEIGHT - MARGIN[:bottom]}" stroke="#e3e3e3"/>) +
+          text(px(x), HEIGHT - MARGIN[:bottom] + 16, label)
+      end
+
+      def x_tick_values
+        return @x_ticks if @x_ticks
+        low, high = x_range
+        (0..8).map { |i| low + ((high - low) * i / 8) }.map { |x| [x, label_number(x)] }
+      end
+
+      def line(series)
+        points = series[:points].map { |x, y| "#{r(px(x))},#{r(py(y))}" }.join(" ")
+        dash = series[:dash] ? %( stroke-dasharray="6 4") : ""
+        %(<polyline fill="none" stroke="#{series[:color]}" stroke-width="2"#{dash} points="#{points}"/>)
+      end
+
+      def legend
+        @series.each_with_index.map do |series, i|
+          y = MARGIN[:top] + 8 + (i * 16)
+          dash = series[:dash] ? %( stroke-dasharray="6 4") : ""
+          %(<line x1="#{MARGIN[:left] + 10}" x2="#{MARGIN[:left] + 40}" y1="#{y}" y2="#{y}" stroke="#{series[:color]}" stroke-width="2"#{dash}/>) +
+            text(MARGIN[:left] + 46, y + 4, series[:name], anchor: "start")
+        end
+      end
+
+      def axis_labels
+        text(WIDTH / 2, HEIGHT - 10, @x_label) +
+          %(<text x="16" y="#{HEIGHT / 2}" text-anchor="middle" transform="rotate(-90 16 #{HEIGHT / 2})">#{CGI.escapeHTML(@y_label)}</text>)
+      end
+
+      def text(x, y, content, anchor: "middle", size: 12, weight: "normal")
+        %(<text x="#{r(x)}" y="#{r(y)}" text-anchor="#{anchor}" font-size="#{size}" font-weight="#{weight}">#{CGI.escapeHTML(content.to_s)}</text>)
+      end
+
+      def label_number(value)
+        value >= 100 || value == value.round ? value.round.to_s : format("%.2g", value)
+      end
+
+      def r(value)
+        value.round(1)
+      end
+    end
+  end
+end

@@ -1,0 +1,81 @@
+# frozen_string_literal: true
+
+module Heron
+  module Attack
+    # Renders a {Summary} Hash as a terminal report: totals, rates, then a latency table with
+    # corrected and uncorrected latency and generator lateness side by side.
+    class TextReport
+      COLUMNS = %w[min mean p50 p75 p90 p95 p99 p99.9 max].freeze
+
+      # @param report [Hash] a {Summary#to_h} (or one loaded from JSON).
+      def initialize(report)
+        @report = report
+      end
+
+      # @return [String] the report, several lines ending in a newline.
+      def render
+        lines = [heading, "", *totals, "", *latency_table, "", *outcomes]
+        lines.concat(["", *@report["warnings"].map { |w| "warning: #{w}" }]) unless @report["warnings"].empty?
+        lines.join("\n") << "\n"
+      end
+
+      private
+
+      def heading
+        plan = @report["plan"]
+        span = plan["duration_s"] ? "for #{seconds(plan['duration_s'])}" : "for #{plan['requests']} requests"
+        cap = plan["connections"] ? "at most #{plan['connections']} connections" : "no connection cap"
+        "Heron attack: #{what} at #{number(plan['rate'])}/s #{span} " \
+          "(#{plan['processes']} process#{'es' if plan['processes'] > 1}, #{cap})"
+      end
+
+      def what
+        target = @report["target"]
+        target["url"] ? "#{target['method']} #{target['url']}" : "targets from #{target['targets_file']}"
+      end
+
+      def totals
+        requests, rate, duration, bytes = @report.values_at("requests", "rate", "duration_s", "bytes")
+        [row("Requests", "sent #{requests['sent']}", "responses #{requests['responses']}",
+             "errors #{requests['errors']}", format("success %.2f%%", requests["success_ratio"] * 100)),
+         row("Rate", "target #{number(rate['target'])}/s", "achieved #{number(rate['achieved'])}/s",
+             "throughput #{number(rate['throughput'])}/s"),
+         row("Duration", "attack #{seconds(duration['attack'])}", "wait #{seconds(duration['wait'])}",
+             "total #{seconds(duration['total'])}"),
+         row("Bytes", "in #{bytes['in']}", "out #{bytes['out']}")]
+      end
+
+      def latency_table
+        latency = @report["latency_ms"]
+        ["Latency (ms)".ljust(14) + COLUMNS.map { |c| c.rjust(9) }.join,
+         stats_row("corrected", latency["corrected"]), stats_row("uncorrected", latency["uncorrected"]),
+         stats_row("lateness", @report["lateness_ms"]),
+         "  (corrected: from when each request was due; uncorrected: from when it was sent)"]
+      end
+
+      def stats_row(name, stats)
+        "  #{name}".ljust(14) + COLUMNS.map { |c| format("%.2f", stats[c]).rjust(9) }.join
+      end
+
+      def outcomes
+        codes = @report["status_codes"].map { |code, n| "#{code}:#{n}" }
+        errors = @report["errors"].map { |kind, n| "#{kind}:#{n}" }
+        [row("Status codes", codes.empty? ? "none" : codes.join("  ")), row("Errors", errors.join("  ")),
+         *@report["error_samples"].map { |message, n| "  #{n} x #{message}" }]
+      end
+
+      def row(label, *cells)
+        label.ljust(14) + cells.join("   ")
+      end
+
+      def number(value)
+        value.nil? ? "-" : format("%.2f", value)
+      end
+
+      def seconds(value)
+        return "-" if value.nil?
+        value < 1 ? format("%.1fms", value * 1000) : format("%.3fs", value)
+      end
+    end
+  end
+end
