@@ -1,0 +1,119 @@
+# frozen_string_literal: true
+
+require "async"
+require_relative "profiler/sql_normalizer"
+require_relative "profiler/query"
+require_relative "profiler/store"
+require_relative "profiler/queue_time"
+require_relative "profiler/request_profile"
+require_relative "profiler/fiber_accounting"
+require_relative "profiler/async_task_hook"
+require_relative "profiler/after_reply_timer"
+require_relative "profiler/server_timing"
+require_relative "profiler/n_plus_one_error"
+require_relative "profiler/n_plus_one_detector"
+require_relative "profiler/sql/call_site"
+require_relative "profiler/sql/recorder"
+require_relative "profiler/sql/sequel_hook"
+require_relative "profiler/sql/active_record_subscriber"
+require_relative "profiler/sql/instrumentation"
+require_relative "profiler/middleware"
+
+module Heron
+  # Per-request profiling: timings, SQL, allocations, CPU and GC per request, N+1 detection,
+  # Server-Timing headers, and a store of recent requests for the dashboard. See
+  # docs/profiling.md.
+  module Profiler
+    class << self
+      # @param value [Boolean] whether a request with N+1 queries raises {NPlusOneError}
+      #   (process-wide; meant for tests).
+      attr_writer :raise_on_n_plus_one
+
+      # Wraps a Rack app in the profiling {Middleware}; the server calls this when
+      # `config.profile?`.
+      # @param app [#call] the Rack app.
+      # @param config [Heron::Configuration]
+      # @param logger [#warn, nil] where N+1 warnings go; config.error_io when nil.
+      # @return [Middleware] a Rack app.
+      def wrap(app, config, logger: nil)
+        AsyncTaskHook.install
+        instrumentation.install
+        Middleware.new(app, config, logger: logger)
+      end
+
+      # @return [Store] this process's store of recent request records.
+      def store
+        @store ||= Store.new
+      end
+
+      # @return [FiberAccounting] this process's per-fiber counters.
+      def accounting
+        @accounting ||= FiberAccounting.new
+      end
+
+      # @return [Sql::Recorder] records queries into the current request's profile.
+      def recorder
+        @recorder ||= Sql::Recorder.new(accounting)
+      end
+
+      # @return [Sql::Instrumentation] the database library hooks.
+      def instrumentation
+        @instrumentation ||= Sql::Instrumentation.new(recorder)
+      end
+
+      # @return [Boolean] whether N+1 queries raise {NPlusOneError}.
+      def raise_on_n_plus_one?
+        @raise_on_n_plus_one == true
+      end
+
+      # Raises {NPlusOneError} for N+1 queries while the block runs: requests profiled meanwhile
+      # raise when their app returns, and queries the block runs itself outside a request are
+      # checked when it ends.
+      # @param threshold [Integer] repeats that make an N+1 for the block's own queries.
+      # @yield the code to check.
+      # @return [Object] the block's value.
+      # @raise [NPlusOneError] when the block's own queries hold an N+1.
+      def raising_n_plus_one(threshold: 2, &block)
+        previous = @raise_on_n_plus_one
+        @raise_on_n_plus_one = true
+        accounting.current ? yield : scan(NPlusOneDetector.new(threshold), &block)
+      ensure
+        @raise_on_n_plus_one = previous
+      end
+
+      # @return [Class, nil] Heron::Profiler::Dashboard, loaded on first use, nil when absent.
+      def dashboard_class
+        optional("heron/profiler/dashboard")
+        defined?(Heron::Profiler::Dashboard) ? Heron::Profiler::Dashboard : nil
+      end
+
+      # @return [Class, nil] Heron::Profiler::MemoryProfile, loaded on first use, nil when absent.
+      def memory_profile_class
+        optional("heron/profiler/memory_profile")
+        defined?(Heron::Profiler::MemoryProfile) ? Heron::Profiler::MemoryProfile : nil
+      end
+
+      private
+
+      def scan(detector)
+        instrumentation.install
+        profile = accounting.open(RequestProfile.new("BLOCK", "raising_n_plus_one", ""))
+        result = yield
+        findings = detector.detect(profile.queries)
+        raise NPlusOneError.new(findings, detector.message(findings, "block")) unless findings.empty?
+        result
+      ensure
+        accounting.close(profile) if profile
+      end
+
+      def optional(path)
+        @tried ||= {}
+        return if @tried[path]
+        @tried[path] = true
+        require path
+      rescue LoadError
+        nil
+      end
+    end
+  end
+end

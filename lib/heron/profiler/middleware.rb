@@ -1,0 +1,118 @@
+# frozen_string_literal: true
+
+require "rack/body_proxy"
+
+module Heron
+  module Profiler
+    # Measures each request (see {RequestProfile}), adds a `server-timing` header, reports N+1
+    # queries, and keeps the record in the {Store}. Requests under `config.profile_path` go to
+    # the dashboard and `?__heron=memory` to the memory profile, when those are available.
+    class Middleware
+      N_PLUS_ONE_HEADER = "x-heron-n-plus-one"
+      UNAVAILABLE = "The Heron profiler dashboard is not available in this build.\n"
+
+      # @param app [#call] the Rack app.
+      # @param config [Heron::Configuration] profile_path, n_plus_one_threshold, error_io, environment.
+      # @param logger [#warn, nil] where N+1 warnings go; config.error_io when nil.
+      # @param store [Store] where finished records go.
+      # @param accounting [FiberAccounting] the per-fiber counters.
+      def initialize(app, config, logger: nil, store: Profiler.store, accounting: Profiler.accounting)
+        @app, @config, @logger, @store, @accounting = app, config, logger, store, accounting
+        @detector = NPlusOneDetector.new(config.n_plus_one_threshold)
+        @development = config.environment_name == "development"
+        @sql_hooked = false
+      end
+
+      # @param env [Hash] the Rack env.
+      # @return [Array(Integer, Hash, #each)] the response.
+      def call(env)
+        return dashboard(env) if env["PATH_INFO"].to_s.start_with?(@config.profile_path)
+        return Profiler.memory_profile_class.new(@app, @config).call(env) if memory?(env)
+        measure(env)
+      end
+
+      private
+
+      def dashboard(env)
+        dashboard = Profiler.dashboard_class
+        return dashboard.new(@store, @config).call(env) if dashboard
+        [404, { "content-type" => "text/plain" }, [UNAVAILABLE]]
+      end
+
+      def memory?(env)
+        query = env["QUERY_STRING"]
+        !query.nil? && query.include?("__heron=memory") && !Profiler.memory_profile_class.nil?
+      end
+
+      def measure(env)
+        @sql_hooked ||= Profiler.instrumentation.install
+        profile = start(env)
+        status, headers, body = @app.call(env)
+        headers = returned(profile, env, status, headers)
+        [status, headers, finish_with(profile, env, body)]
+      rescue Exception # rubocop:disable Lint/RescueException
+        complete(profile, 500) if profile && !finish_hook?(env)
+        raise
+      end
+
+      def start(env)
+        now = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+        profile = RequestProfile.new(env["REQUEST_METHOD"], env["PATH_INFO"], env["QUERY_STRING"],
+                                     queue_ms: QueueTime.measure(env, now), started: env["heron.request_start"] || now)
+        env["rack.response_finished"] << finisher(profile) if finish_hook?(env)
+        @accounting.open(profile)
+      end
+
+      def finish_hook?(env)
+        env["rack.response_finished"].is_a?(Array)
+      end
+
+      def finisher(profile)
+        ->(_env, status, _headers, _error) { complete(profile, status || 500) }
+      end
+
+      def returned(profile, env, status, headers)
+        @accounting.checkpoint
+        profile.app_returned(status)
+        headers = headers.dup if headers.frozen?
+        ServerTiming.append(headers, profile)
+        report_n_plus_one(profile, headers)
+        time_after_reply(profile, env["rack.after_reply"])
+        headers
+      end
+
+      def report_n_plus_one(profile, headers)
+        findings = profile.n_plus_one = @detector.detect(profile.queries)
+        return if findings.empty?
+        headers[N_PLUS_ONE_HEADER] = @detector.header(findings) if @development
+        message = @detector.message(findings, profile.to_s)
+        @logger ? @logger.warn(message.chomp) : @config.error_io.write(message)
+        raise NPlusOneError.new(findings, message) if Profiler.raise_on_n_plus_one?
+      end
+
+      def time_after_reply(profile, callables)
+        return unless callables.is_a?(Array)
+        AfterReplyTimer.new(callables) { |ms| after_reply_done(profile, ms) }.wrap
+      end
+
+      def after_reply_done(profile, ms)
+        profile.after_reply_ms = ms
+        @store.update(profile.id, after_reply_ms: ms)
+      end
+
+      def finish_with(profile, env, body)
+        return body if finish_hook?(env)
+        Rack::BodyProxy.new(body) { complete(profile, profile.status) }
+      end
+
+      def complete(profile, status)
+        return if profile.finished?
+        profile.status ||= status
+        profile.finished
+        @accounting.close(profile)
+        profile.n_plus_one = @detector.detect(profile.queries)
+        @store.push(profile.to_h)
+      end
+    end
+  end
+end

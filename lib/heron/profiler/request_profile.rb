@@ -1,0 +1,105 @@
+# frozen_string_literal: true
+
+require "securerandom"
+
+module Heron
+  module Profiler
+    # Everything measured about one request while it runs. {FiberAccounting} charges CPU time,
+    # allocations and GC runs to it between fiber switches; the SQL hooks add {Query}s; the
+    # {Middleware} stamps the times. {#to_h} is the record the {Store} keeps.
+    class RequestProfile
+      attr_reader :id, :queries, :fibers, :queue_ms, :app_ms, :total_ms, :cpu_ms, :allocations, :gc_count
+      attr_accessor :status, :n_plus_one, :after_reply_ms
+
+      # @param method [String] the request method.
+      # @param path [String] the request path.
+      # @param query [String] the query string.
+      # @param queue_ms [Float, nil] time waited before the app, when known.
+      # @param started [Float] CLOCK_MONOTONIC seconds the request started (server's first byte).
+      def initialize(method, path, query, queue_ms: nil, started: Process.clock_gettime(Process::CLOCK_MONOTONIC))
+        @id = SecureRandom.hex(8)
+        @method, @path, @query, @queue_ms, @started = method, path, query, queue_ms, started
+        @app_start = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+        @started_at = Time.now.to_f - (@app_start - started)
+        @queries, @fibers, @n_plus_one = [], [], []
+        @cpu_ms = 0.0
+        @allocations = @gc_count = 0
+      end
+
+      # Remembers the counters at the moment this profile's fiber was switched in.
+      # @param allocated [Integer] GC.stat(:total_allocated_objects).
+      # @param gcs [Integer] GC.count.
+      # @param cpu [Float] thread CPU time in ms.
+      # @return [void]
+      def mark(allocated, gcs, cpu)
+        @mark_allocated, @mark_gcs, @mark_cpu = allocated, gcs, cpu
+      end
+
+      # Charges the counters' growth since {#mark} to this profile.
+      # @param allocated [Integer] GC.stat(:total_allocated_objects).
+      # @param gcs [Integer] GC.count.
+      # @param cpu [Float] thread CPU time in ms.
+      # @return [void]
+      def charge(allocated, gcs, cpu)
+        @allocations += allocated - @mark_allocated
+        @gc_count += gcs - @mark_gcs
+        @cpu_ms += cpu - @mark_cpu
+      end
+
+      # @param query [Query] a statement this request ran.
+      # @return [void]
+      def add_query(query)
+        @queries << query
+      end
+
+      # @return [Float] the summed duration of the queries, ms.
+      def db_ms
+        @queries.sum(0.0, &:duration_ms)
+      end
+
+      # @return [Integer] how many queries ran.
+      def db_count
+        @queries.size
+      end
+
+      # Stamps the end of the app's call.
+      # @param status [Integer] the response status.
+      # @return [void]
+      def app_returned(status)
+        @status = status
+        @app_ms = elapsed_ms(@app_start)
+      end
+
+      # Stamps the last byte written (or the body closed).
+      # @return [void]
+      def finished
+        @app_ms ||= elapsed_ms(@app_start)
+        @total_ms = elapsed_ms(@started)
+      end
+
+      # @return [Boolean] whether {#finished} was called.
+      def finished?
+        !@total_ms.nil?
+      end
+
+      # @return [String] "METHOD /path" for log lines.
+      def to_s
+        "#{@method} #{@path}"
+      end
+
+      # @return [Hash] the store record (see {Store}).
+      def to_h
+        { id: @id, method: @method, path: @path, query: @query, status: @status, started_at: @started_at,
+          total_ms: @total_ms, queue_ms: @queue_ms, app_ms: @app_ms, db_ms: db_ms, db_count: db_count,
+          cpu_ms: @cpu_ms, allocations: @allocations, gc_count: @gc_count, after_reply_ms: @after_reply_ms,
+          queries: @queries.map(&:to_h), n_plus_one: @n_plus_one }
+      end
+
+      private
+
+      def elapsed_ms(since)
+        (Process.clock_gettime(Process::CLOCK_MONOTONIC) - since) * 1000.0
+      end
+    end
+  end
+end

@@ -1,0 +1,78 @@
+# frozen_string_literal: true
+
+module Heron
+  module Profiler
+    # The last N request records of this process, newest first: a bounded, thread-safe ring
+    # buffer. Readers get copies, so a record updated later (after_reply_ms) never changes
+    # under a reader's feet.
+    class Store
+      DEFAULT_SIZE = 200
+
+      # @return [Integer] how many records the store keeps.
+      attr_reader :capacity
+
+      # @param capacity [Integer] how many records to keep; the oldest is dropped past that.
+      def initialize(capacity = DEFAULT_SIZE)
+        raise ArgumentError, "capacity must be positive" unless capacity.positive?
+        @capacity = capacity
+        @lock = Mutex.new
+        clear
+      end
+
+      # Adds a record, dropping the oldest when full.
+      # @param record [Hash] a request record with an :id.
+      # @return [Hash] the record.
+      def push(record)
+        @lock.synchronize do
+          @index.delete(@ring[@next][:id]) if @ring[@next]
+          @ring[@next] = record
+          @index[record[:id]] = record
+          @next = (@next + 1) % @capacity
+        end
+        record
+      end
+
+      # @param limit [Integer, nil] at most this many; nil for all.
+      # @return [Array<Hash>] copies of the records, newest first.
+      def recent(limit = nil)
+        @lock.synchronize do
+          count = [limit || @capacity, @index.size].min
+          Array.new(count) { |i| @ring[(@next - 1 - i) % @capacity].dup }
+        end
+      end
+
+      # @param id [String] a record id.
+      # @return [Hash, nil] a copy of the record, or nil when it is unknown or was dropped.
+      def find(id)
+        @lock.synchronize { @index[id]&.dup }
+      end
+
+      # Changes fields of a stored record; does nothing when the record is not (or no longer) there.
+      # @param id [String] a record id.
+      # @param fields [Hash] keys and new values.
+      # @return [Boolean] whether the record was found.
+      def update(id, **fields)
+        @lock.synchronize do
+          record = @index[id] or return false
+          record.merge!(fields)
+          true
+        end
+      end
+
+      # @return [Integer] how many records are held.
+      def size
+        @lock.synchronize { @index.size }
+      end
+
+      # Forgets every record.
+      # @return [void]
+      def clear
+        @lock.synchronize do
+          @ring = Array.new(@capacity)
+          @index = {}
+          @next = 0
+        end
+      end
+    end
+  end
+end
