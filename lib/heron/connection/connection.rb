@@ -1,0 +1,195 @@
+# frozen_string_literal: true
+
+require_relative "buffered_socket"
+require_relative "../request/input"
+require_relative "../request/request"
+require_relative "../request/expectation"
+require_relative "../request/env_builder"
+require_relative "../response/writer"
+require_relative "../response/error_response"
+
+module Heron
+  # Serves one client connection, in its own fiber: reads each request head with the C parser,
+  # calls the app, writes the response, then loops for keep-alive and pipelined requests.
+  class Connection
+    CONTINUE = "HTTP/1.1 100 Continue\r\n\r\n"
+    private_constant :CONTINUE
+
+    # @param io [BasicSocket] the accepted socket.
+    # @param reactor [ReactorThread] supplies the app, configuration, logger and callbacks.
+    # @param accepted_at [Float] monotonic time of accept.
+    def initialize(io, reactor, accepted_at)
+      @reactor = reactor
+      @config = reactor.config
+      @socket = BufferedSocket.new(io)
+      @parser = reactor.new_parser
+      @writer = ResponseWriter.new(@socket, @config, reactor.date)
+      @env = EnvBuilder.new(reactor.env_template, io, @config, hijack: -> { hijack! })
+      @accepted_at = accepted_at
+      @idle = true
+      @task = Async::Task.current
+    end
+
+    # @return [Boolean] whether the connection is waiting for a new request (safe to close).
+    def idle? = @idle
+
+    # Closes the connection if it is between requests (graceful shutdown).
+    # @return [void]
+    def stop_if_idle
+      @task.stop if @idle
+    end
+
+    # Serves requests until the client or the protocol ends the connection.
+    # @return [void]
+    def serve
+      first = true
+      while (request = next_request(first))
+        first = false
+        break if respond(request) == :hijacked
+        break unless request.keepalive && request.input.finished? || settle(request)
+      end
+    ensure
+      @socket.close unless @hijacked
+    end
+
+    private
+
+    def next_request(first)
+      env = @env.fresh
+      started = read_head(env, first) or return nil
+      build_request(env, started)
+    rescue HTTPParser::Error, Input::TooLarge, Expectation::Failed => e
+      reject(e.status, e.message)
+    rescue BufferedSocket::Timeout
+      @idle || @socket.buffer.empty? ? nil : reject(408, "request head timed out")
+    end
+
+    def read_head(env, first)
+      started = wait_for_request(first) or return nil
+      deadline = started + @config.header_timeout
+      @parser.reset
+      until (length = @parser.parse(env, @socket.buffer))
+        @socket.fill(time_left(deadline)) or return nil
+      end
+      @socket.consume(length)
+      started
+    end
+
+    def wait_for_request(first)
+      if @socket.buffer.empty?
+        @idle = true
+        return nil unless @socket.fill(first ? @config.first_byte_timeout : @config.keepalive_timeout)
+        @idle = false
+      end
+      first ? @accepted_at : now
+    end
+
+    def build_request(env, started)
+      length = body_length
+      expect = Expectation.new(env, @parser.http_minor, length)
+      input = Input.new(@socket, @parser, length: length, limit: @config.max_body_size,
+                                          timeout: @config.body_timeout, on_first_read: continue_hook(expect))
+      @env.complete(env, input, started)
+      send_continue(expect) if expect.pending? && @config.continue_mode == :eager
+      @expectation = expect
+      Request.new(env, input, keepalive: @parser.keepalive?, http_minor: @parser.http_minor, started_at: started)
+    end
+
+    def body_length
+      return nil if @parser.chunked?
+      length = @parser.content_length || 0
+      limit = @config.max_body_size
+      raise Input::TooLarge, "request body of #{length} bytes exceeds #{limit}" if limit && length > limit
+      length
+    end
+
+    def continue_hook(expect)
+      expect.pending? ? ->(_input) { send_continue(expect) } : nil
+    end
+
+    def send_continue(expect)
+      return unless expect.pending?
+      @socket.write(CONTINUE, @config.write_timeout) if @socket.buffer.empty?
+      expect.answered!
+    end
+
+    def respond(request)
+      status, headers, body = call_app(request)
+      return :hijacked if @hijacked
+      request.keepalive &&= !@reactor.draining? && !@expectation.pending?
+      result = @writer.write(request, status, headers, body)
+      @hijacked = true if result == :hijacked
+      result
+    rescue InvalidResponse => e
+      fail_response(request, e)
+    rescue BufferedSocket::Timeout, SystemCallError, IOError => e
+      client_gone(request, e)
+    ensure
+      close_body(request, body)
+      @reactor.finished(request)
+    end
+
+    def call_app(request)
+      response = @reactor.app.call(request.env)
+      return response unless response[0] == 100 && @expectation.pending?
+      close_body(request, response[2])
+      send_continue(@expectation)
+      @reactor.app.call(request.env)
+    rescue StandardError, ScriptError => e
+      app_error(request, e)
+    end
+
+    def app_error(request, error)
+      request.error = error
+      request.keepalive = false
+      status = ErrorResponse.status_for(error)
+      @reactor.logger.error("app error on #{request.env['REQUEST_METHOD']} #{request.env['PATH_INFO']}", error) if status == 500
+      ErrorResponse.rack(status)
+    end
+
+    def fail_response(request, error)
+      @reactor.logger.error("invalid response to #{request.env['PATH_INFO']}", error)
+      request.error = error
+      request.keepalive = false
+      @writer.write(request, *ErrorResponse.rack(500)) unless request.bytes.positive?
+    end
+
+    def client_gone(request, error)
+      request.error ||= error
+      request.keepalive = false
+      :done
+    end
+
+    def close_body(request, body)
+      body.close if body.respond_to?(:close)
+    rescue StandardError => e
+      request.error ||= e
+      @reactor.logger.error("body.close raised", e)
+    end
+
+    def settle(request)
+      request.keepalive && request.input.discard(@config.discard_body_limit)
+    end
+
+    def reject(status, message)
+      @idle = false
+      @socket.write(ErrorResponse.raw(status, message), @config.write_timeout)
+      nil
+    rescue BufferedSocket::Timeout, SystemCallError, IOError
+      nil
+    end
+
+    def hijack!
+      @hijacked = true
+      @socket.io
+    end
+
+    def time_left(deadline)
+      left = deadline - now
+      raise BufferedSocket::Timeout, "request head timed out" if left <= 0
+      left
+    end
+
+    def now = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+  end
+end

@@ -1,0 +1,47 @@
+# frozen_string_literal: true
+
+module Heron
+  # One request on a connection: its env, body, framing decisions and what was sent back.
+  class Request
+    # @return [Hash] the Rack env.
+    attr_reader :env
+    # @return [Input] the request body.
+    attr_reader :input
+    # @return [Float] monotonic time the request's first byte arrived.
+    attr_reader :started_at
+    # @return [Boolean] whether the connection may serve another request after this one.
+    attr_accessor :keepalive
+    # @return [Integer, nil] the status sent, once the head is written.
+    attr_accessor :status
+    # @return [Hash, nil] the response headers, once the head is written.
+    attr_accessor :headers
+    # @return [Integer] body bytes sent.
+    attr_accessor :bytes
+    # @return [Exception, nil] the app's exception or the write error, for response_finished.
+    attr_accessor :error
+
+    # @param env [Hash]
+    # @param input [Input]
+    # @param keepalive [Boolean] what the client asked for.
+    # @param http_minor [Integer] 0 or 1.
+    # @param started_at [Float]
+    def initialize(env, input, keepalive:, http_minor:, started_at:)
+      @env = env
+      @input = input
+      @keepalive = keepalive
+      @http_minor = http_minor
+      @started_at = started_at
+      @bytes = 0
+    end
+
+    # @return [Boolean] whether this is a HEAD request (no body in the response).
+    def head?
+      @env["REQUEST_METHOD"] == "HEAD"
+    end
+
+    # @return [Boolean] whether the client speaks HTTP/1.1 (so chunked responses are possible).
+    def http11?
+      @http_minor == 1
+    end
+  end
+end

@@ -1,0 +1,132 @@
+# frozen_string_literal: true
+
+require_relative "head"
+require_relative "http_date"
+require_relative "stream"
+require_relative "bytes"
+
+module Heron
+  # Writes a Rack response to the socket: picks the framing (Content-Length, chunked or
+  # close-delimited), adds Date and Connection, skips the body for HEAD/1xx/204/304, and
+  # hands the socket to streaming bodies and partial hijackers.
+  class ResponseWriter
+    COALESCE = 64 * 1024
+    private_constant :COALESCE
+
+    # @param socket [BufferedSocket]
+    # @param config [Configuration]
+    # @param date [HTTPDate] shared Date cache.
+    def initialize(socket, config, date)
+      @socket = socket
+      @timeout = config.write_timeout
+      @date = date
+    end
+
+    # Writes the whole response; sets request.status, request.bytes and request.keepalive.
+    # @param request [Request]
+    # @param status [Integer]
+    # @param headers [Hash]
+    # @param body [#each, #call]
+    # @return [Symbol] :done, or :hijacked when the app took the socket.
+    def write(request, status, headers, body)
+      request.status = status
+      request.headers = headers
+      request.keepalive = false if headers["connection"] == "close"
+      return hijack(request, headers) if headers["rack.hijack"]
+      return stream(request, headers, body) if !body.respond_to?(:each) && body.respond_to?(:call)
+      return bodiless(request, headers) if bodiless?(request, status)
+      enumerable(request, headers, body)
+      :done
+    end
+
+    private
+
+    def bodiless?(request, status)
+      request.head? || status < 200 || status == 204 || status == 304
+    end
+
+    def bodiless(request, headers)
+      send_head(request, headers, "")
+      :done
+    end
+
+    def enumerable(request, headers, body)
+      if body.respond_to?(:to_ary)
+        parts(request, headers, body.to_ary)
+      elsif headers["content-length"]
+        raw(request, headers, body, "")
+      else
+        unknown_length(request, headers, body)
+      end
+    end
+
+    def parts(request, headers, parts)
+      length = parts.sum(&:bytesize)
+      framing = headers["content-length"] ? "" : "content-length: #{length}\r\n"
+      head = head_for(request, headers, framing)
+      if length + head.bytesize <= COALESCE
+        parts.each { |part| Bytes.append(head, part) }
+        @socket.write(head, @timeout)
+      else
+        @socket.write(head, @timeout)
+        parts.each { |part| @socket.write(part, @timeout) }
+      end
+      request.bytes = length
+    end
+
+    def raw(request, headers, body, framing)
+      send_head(request, headers, framing)
+      body.each do |part|
+        @socket.write(part, @timeout)
+        request.bytes += part.bytesize
+      end
+    end
+
+    def unknown_length(request, headers, body)
+      return raw(request, close(request, headers), body, "") unless request.http11?
+      send_head(request, headers, "transfer-encoding: chunked\r\n")
+      chunks = ResponseStream.new(@socket, request.input, chunked: true, timeout: @timeout)
+      body.each { |part| chunks.write(part) }
+      chunks.close_write
+      request.bytes = chunks.bytes
+    end
+
+    def stream(request, headers, body)
+      chunked = request.http11? && !headers["content-length"]
+      headers = close(request, headers) unless chunked || headers["content-length"]
+      send_head(request, headers, chunked ? "transfer-encoding: chunked\r\n" : "")
+      stream = ResponseStream.new(@socket, request.input, chunked: chunked, timeout: @timeout)
+      body.call(stream)
+      stream.wait_closed
+      request.bytes = stream.bytes
+      :done
+    end
+
+    def hijack(request, headers)
+      request.keepalive = false
+      send_head(request, headers, "")
+      headers["rack.hijack"].call(@socket.io)
+      :hijacked
+    end
+
+    def close(request, headers = nil)
+      request.keepalive = false
+      headers
+    end
+
+    def send_head(request, headers, framing)
+      @socket.write(head_for(request, headers, framing), @timeout)
+    end
+
+    def head_for(request, headers, framing)
+      framing += "date: #{@date.now}\r\n" unless headers["date"]
+      framing += connection_line(request)
+      Head.build(request.status, headers, framing)
+    end
+
+    def connection_line(request)
+      return "connection: close\r\n" unless request.keepalive
+      request.http11? ? "" : "connection: keep-alive\r\n"
+    end
+  end
+end

@@ -1,0 +1,30 @@
+# frozen_string_literal: true
+
+require "rack"
+require "rack/builder"
+
+module Heron
+  # Loads the Rack app named by the configuration: the `app` object, or the rackup file.
+  module AppLoader
+    # @param config [Configuration]
+    # @return [#call] the app, wrapped by the profiler when profiling is on.
+    # @raise [ConfigError] when the rackup file is missing.
+    def self.load(config)
+      app = config.app || parse(config.rackup)
+      config.profile? ? profile(app, config) : app
+    end
+
+    # @return [#call] the app built from a rackup file.
+    def self.parse(path)
+      raise ConfigError, "rackup file #{path} not found" unless File.file?(path)
+      Rack::Builder.parse_file(path)
+    end
+
+    # @return [#call] the app wrapped by Heron's profiler.
+    def self.profile(app, config)
+      require_relative "../profiler"
+      Profiler.wrap(app, config)
+    end
+    private_class_method :parse, :profile
+  end
+end

@@ -1,0 +1,101 @@
+# frozen_string_literal: true
+
+require "socket"
+require "uri"
+
+module Heron
+  # Raised when a listener cannot be opened (address in use, bad path, no permission).
+  class BindError < StandardError; end
+
+  # Opens the listening sockets named by bind URIs: `tcp://host:port` and `unix:///path`.
+  class Binder
+    BACKLOG = 2048
+
+    # @return [Array<BasicSocket>] the open listeners.
+    attr_reader :listeners
+
+    # @param uris [Array<String>] bind URIs.
+    def initialize(uris)
+      @uris = uris
+      @listeners = []
+    end
+
+    # Opens every listener.
+    # @return [Array<BasicSocket>]
+    # @raise [BindError, ConfigError]
+    def bind
+      @listeners = @uris.map { |uri| open(uri) }
+    rescue StandardError
+      close
+      raise
+    end
+
+    # @return [Array<String>] the listeners as URLs (ephemeral ports resolved).
+    def addresses
+      @listeners.map { |listener| Binder.url(listener.local_address) }
+    end
+
+    # @param address [Addrinfo] a listener's local address.
+    # @return [String] it as a URL: http://host:port or unix:///path.
+    def self.url(address)
+      return "unix://#{address.unix_path}" if address.unix?
+      host = address.ipv6? ? "[#{address.ip_address}]" : address.ip_address
+      "http://#{host}:#{address.ip_port}"
+    end
+
+    # @return [Array<Integer>] the TCP ports listened on.
+    def ports
+      @listeners.map(&:local_address).select(&:ip?).map(&:ip_port)
+    end
+
+    # Closes every listener and removes unix socket files.
+    def close
+      @listeners.each do |listener|
+        path = listener.local_address.unix_path if listener.local_address.unix?
+        listener.close
+        File.unlink(path) if path && File.socket?(path)
+      rescue IOError, SystemCallError
+        nil
+      end
+    end
+
+    private
+
+    def open(uri)
+      parsed = URI.parse(uri)
+      case parsed.scheme
+      when "tcp" then tcp(parsed.host, parsed.port, uri)
+      when "unix" then unix("#{parsed.host}#{parsed.path}", uri)
+      else raise ConfigError, "bind #{uri.inspect}: use tcp://HOST:PORT or unix:///PATH"
+      end
+    rescue URI::InvalidURIError
+      raise ConfigError, "bind #{uri.inspect} is not a valid URI"
+    end
+
+    def tcp(host, port, uri)
+      raise ConfigError, "bind #{uri.inspect} needs a port" unless port
+      server = TCPServer.new(host.delete("[]"), port)
+      server.listen(BACKLOG)
+      server
+    rescue SystemCallError, SocketError => e
+      raise BindError, "could not listen on #{uri}: #{e.message}"
+    end
+
+    def unix(path, uri)
+      remove_stale(path)
+      server = UNIXServer.new(path)
+      server.listen(BACKLOG)
+      server
+    rescue SystemCallError => e
+      raise BindError, "could not listen on #{uri}: #{e.message}"
+    end
+
+    def remove_stale(path)
+      return unless File.socket?(path)
+      UNIXSocket.new(path).close
+      raise BindError, "could not listen on unix://#{path}: another server is using it"
+    rescue Errno::ECONNREFUSED, Errno::ENOENT
+      File.unlink(path)
+    end
+  end
+end

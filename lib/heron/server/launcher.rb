@@ -1,0 +1,43 @@
+# frozen_string_literal: true
+
+require_relative "server"
+require_relative "cluster"
+require_relative "app_loader"
+require_relative "signal_handler"
+
+module Heron
+  # Starts Heron the way the configuration says: one process (with one or more reactor
+  # threads) or a cluster of forked workers. Used by the CLI and the rackup handler.
+  class Launcher
+    # @param config [Configuration]
+    # @param logger [Log::Logger, nil]
+    def initialize(config, logger: nil)
+      @config = config
+      @logger = logger || Log::Logger.new(config)
+    end
+
+    # Runs until stopped by a signal.
+    # @return [Integer] the exit status: 0 after a clean stop, 1 when start-up failed.
+    def run
+      @config.workers.positive? ? Cluster.new(@config, @logger).run : single
+      0
+    rescue BindError, ConfigError, LoadError, SyntaxError => e
+      @logger.error("could not start: #{e.message}")
+      1
+    end
+
+    private
+
+    def single
+      server = Server.new(AppLoader.load(@config), @config, logger: @logger, metrics: metrics).bind
+      @logger.banner(addresses: server.addresses, mode: "single process, #{server.mode}")
+      SignalHandler.new(server).install
+      server.run
+      @logger.info("stopped")
+    end
+
+    def metrics
+      nil
+    end
+  end
+end

@@ -1,0 +1,165 @@
+# frozen_string_literal: true
+
+require "async"
+require_relative "../compat/io_timeout"
+require "set"
+require_relative "../connection/connection"
+require_relative "../response/http_date"
+require_relative "callback_runner"
+
+module Heron
+  # One event loop (one Ruby thread): accepts from the shared listeners and runs each connection
+  # in a fiber of its own, up to its connection limit. Stops on request from any thread or a
+  # signal handler through a self-pipe: gracefully (drain) or immediately.
+  class ReactorThread
+    # @return [#call] the Rack app.
+    attr_reader :app
+    # @return [Configuration]
+    attr_reader :config
+    # @return [Log::Logger]
+    attr_reader :logger
+    # @return [HTTPDate] the Date header cache.
+    attr_reader :date
+    # @return [Hash] env entries every request starts with.
+    attr_reader :env_template
+    # @return [CallbackRunner]
+    attr_reader :callbacks
+
+    # @param server [Server] supplies app, config, logger, listeners and metrics.
+    # @param max_connections [Integer] this loop's share of the connection limit.
+    def initialize(server, max_connections)
+      @server = server
+      @app = server.app
+      @config = server.config
+      @logger = server.logger
+      @metrics = server.metrics
+      @max_connections = max_connections
+      @env_template = server.env_template
+      @date = HTTPDate.new
+      @connections = Set.new
+      @draining = false
+      @capacity = Async::Notification.new
+      @wake_reader, @wake_writer = IO.pipe
+    end
+
+    # Runs the loop in the calling thread until stopped.
+    # @yield once the listeners are being accepted from.
+    # @return [void]
+    def run(&ready)
+      Sync do |task|
+        @root = task
+        @callbacks = CallbackRunner.new(@logger, @config.after_reply_concurrency, observer: @metrics)
+        accepts = @server.listeners.map { |listener| task.async { accept_loop(listener) } }
+        ready&.call
+        control_loop(accepts)
+      ensure
+        task.children&.each(&:stop)
+      end
+    ensure
+      [@wake_reader, @wake_writer].each(&:close)
+    end
+
+    # Asks the loop to stop; safe from any thread and from a trap handler.
+    # @param graceful [Boolean] drain in-flight requests first.
+    def stop(graceful: true)
+      @wake_writer.write_nonblock(graceful ? "g" : "i", exception: false)
+    rescue IOError
+      nil
+    end
+
+    # @return [Boolean] whether a graceful stop is under way (responses say Connection: close).
+    def draining? = @draining
+
+    # @return [HTTPParser] a parser with the configured limits.
+    def new_parser
+      HTTPParser.new(max_target_bytes: @config.max_target_bytes, max_header_bytes: @config.max_header_bytes,
+                     max_header_fields: @config.max_header_fields)
+    end
+
+    # Called by a connection after each response: access log line, then callbacks.
+    # @param request [Request]
+    def finished(request)
+      @logger.access(request.env, request.status, request.bytes, now - request.started_at) if request.status
+      @metrics&.request_finished(request.status || 0, now - request.started_at, nil)
+      @callbacks.schedule(request, @root)
+    end
+
+    # @return [Integer] open connections on this loop.
+    def connection_count = @connections.size
+
+    private
+
+    def accept_loop(listener)
+      loop do
+        @capacity.wait while @connections.size >= @max_connections
+        io = accept(listener)
+        @root.async(annotation: "heron connection") { serve(io) } if io
+      end
+    end
+
+    def accept(listener)
+      loop do
+        io = listener.accept_nonblock(exception: false)
+        return io unless io == :wait_readable
+        listener.wait_readable
+      end
+    rescue Errno::ECONNABORTED, Errno::EPROTO, Errno::EMFILE, Errno::ENFILE => e
+      @logger.warn("accept failed: #{e.message}")
+      sleep(0.1) if e.is_a?(Errno::EMFILE) || e.is_a?(Errno::ENFILE)
+      nil
+    end
+
+    def serve(io)
+      io.setsockopt(Socket::IPPROTO_TCP, Socket::TCP_NODELAY, 1) unless io.is_a?(UNIXSocket)
+      connection = Connection.new(io, self, now)
+      @connections << connection
+      @metrics&.connection_opened
+      connection.serve
+    ensure
+      closed(connection)
+    end
+
+    def closed(connection)
+      @metrics&.connection_closed if connection
+      @connections.delete(connection)
+      @capacity.signal
+      @drained&.signal
+    end
+
+    def control_loop(accepts)
+      loop do
+        @wake_reader.wait_readable
+        command = @wake_reader.read_nonblock(1, exception: false)
+        next if command == :wait_readable
+        command == "g" ? drain(accepts) : nil
+        return
+      end
+    end
+
+    def drain(accepts)
+      deadline = now + @config.shutdown_timeout
+      @draining = true
+      accepts.each(&:stop)
+      @connections.each { |connection| connection.stop_if_idle }
+      wait_for_connections(deadline)
+      leftover = @callbacks.drain(deadline)
+      leftover.each { |name| @logger.warn("after-reply callback still running at shutdown: #{name}") }
+    end
+
+    def wait_for_connections(deadline)
+      @drained = Async::Notification.new
+      until @connections.empty? || (left = deadline - now) <= 0
+        wait_drained(left)
+      end
+      @logger.warn("#{@connections.size} connections still busy at shutdown timeout") unless @connections.empty?
+    end
+
+    def wait_drained(seconds)
+      @root.with_timeout(seconds) { @drained.wait }
+    rescue Async::TimeoutError
+      nil
+    end
+
+    def now = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+  end
+end

@@ -1,0 +1,113 @@
+# frozen_string_literal: true
+
+require "timeout"
+require_relative "../parser"
+require_relative "../log/logger"
+require_relative "binder"
+require_relative "env_template"
+require_relative "reactor_thread"
+
+module Heron
+  # A Heron server in one process: the listeners and one or more reactor threads that share
+  # them. Used alone (single mode), per worker by {Cluster}, and by the test helpers.
+  class Server
+    # @return [#call] the Rack app (wrapped by the profiler when profiling is on).
+    attr_reader :app
+    # @return [Configuration]
+    attr_reader :config
+    # @return [Log::Logger]
+    attr_reader :logger
+    # @return [Object, nil] the metrics registry, when metrics are on.
+    attr_reader :metrics
+    # @return [Array<BasicSocket>] the listeners (after {#bind}).
+    attr_reader :listeners
+    # @return [Hash] env entries every request starts with.
+    attr_reader :env_template
+
+    # @param app [#call] a Rack app.
+    # @param config [Configuration]
+    # @param logger [Log::Logger, nil]
+    # @param listeners [Array<BasicSocket>, nil] already-open listeners (a cluster worker's).
+    # @param metrics [Object, nil] a metrics registry.
+    def initialize(app, config, logger: nil, listeners: nil, metrics: nil)
+      @config = config
+      @logger = logger || Log::Logger.new(config)
+      @metrics = metrics
+      @app = app
+      @binder = Binder.new(config.bind_uris)
+      @listeners = listeners
+      @env_template = EnvTemplate.build(config)
+      @reactors = []
+      @ready = Queue.new
+    end
+
+    # Opens the listeners (unless given).
+    # @return [Server] self
+    # @raise [BindError, ConfigError]
+    def bind
+      @listeners ||= @binder.bind
+      self
+    end
+
+    # @return [Array<Integer>] the TCP ports listened on.
+    def bound_ports
+      @listeners.map(&:local_address).select(&:ip?).map(&:ip_port)
+    end
+
+    # @return [Array<String>] the listeners as URLs.
+    def addresses
+      @listeners.map { |listener| Binder.url(listener.local_address) }
+    end
+
+    # @return [String] the concurrency mode, for the banner.
+    def mode
+      threads = @config.threads
+      "#{threads} reactor thread#{'s' if threads > 1}, up to #{@config.max_connections} connections"
+    end
+
+    # Serves until {#stop}; returns once every reactor thread has finished.
+    # @return [void]
+    def run
+      bind
+      @reactors = Array.new(@config.threads) { ReactorThread.new(self, share) }
+      @stop_early&.then { |graceful| @reactors.each { |r| r.stop(graceful: graceful) } }
+      @reactors.size == 1 ? @reactors.first.run { @ready << true } : run_threads
+    ensure
+      @binder.close
+    end
+
+    # Asks every reactor thread to stop. Safe from any thread and from a trap handler.
+    # @param graceful [Boolean] drain in-flight requests first (bounded by shutdown_timeout).
+    def stop(graceful: true)
+      @stop_early = graceful if @reactors.empty?
+      @reactors.each { |reactor| reactor.stop(graceful: graceful) }
+    end
+
+    # Blocks until the server accepts connections.
+    # @param timeout [Numeric] seconds.
+    # @return [true]
+    # @raise [RuntimeError] when it does not start in time.
+    def wait_until_running(timeout)
+      Timeout.timeout(timeout) { @config.threads.times { @ready.pop } }
+      true
+    end
+
+    # @return [Integer] open connections across reactor threads.
+    def connection_count
+      @reactors.sum(&:connection_count)
+    end
+
+    private
+
+    def share
+      (@config.max_connections.to_f / @config.threads).ceil
+    end
+
+    def run_threads
+      threads = @reactors.map do |reactor|
+        Thread.new { reactor.run { @ready << true } }
+      end
+      threads.each(&:join)
+    end
+  end
+end
