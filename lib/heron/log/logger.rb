@@ -16,8 +16,8 @@ module Heron
       # @param config [Heron::Configuration] reads log_io, error_io, quiet, log_format, environment.
       def initialize(config)
         @config = config
-        @log_io = config.log_io
-        @error_io = config.error_io
+        @log_io = unbuffered(config.log_io)
+        @error_io = unbuffered(config.error_io)
         @quiet = config.quiet
         @format = FORMATS.fetch(config.log_format).new
       end
@@ -64,6 +64,12 @@ module Heron
       end
 
       private
+
+      # A buffered IO would flush partial lines, which interleave across worker processes.
+      def unbuffered(io)
+        io.sync = true if io.respond_to?(:sync=)
+        io
+      end
 
       def write(io, text)
         io.write(text)

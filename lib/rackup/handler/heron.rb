@@ -1,0 +1,94 @@
+# frozen_string_literal: true
+
+require "rackup/handler"
+require "heron"
+require "heron/config/dsl"
+
+module Rackup
+  module Handler
+    # Lets `rackup -s heron` and `rails server -u heron` start Heron. Settings come from
+    # config/heron.rb when it exists, then from rackup's options (:Host, :Port, :environment,
+    # and Heron's own through `-O`, e.g. `rackup -s heron -O Workers=2 -O Threads=2`).
+    module Heron
+      DEFAULT_CONFIG_FILE = "config/heron.rb"
+
+      # rackup's option names → Heron settings. Keys are compared case-insensitively.
+      OPTIONS = {
+        host: :host, port: :port, environment: :environment, workers: :workers, threads: :threads,
+        quiet: :quiet, preload: :preload, max_connections: :max_connections, log_format: :log_format,
+        shutdown_timeout: :shutdown_timeout, bind: :binds,
+      }.freeze
+
+      # Serves a Rack app until stopped. Exits with status 2 and one line on stderr for a bad value.
+      # @param app [#call] the (already built) Rack app.
+      # @param options [Hash] rackup's options; unknown ones are ignored.
+      # @yieldparam launcher [::Heron::Launcher] the launcher, before it starts.
+      # @return [Integer] the launcher's exit status.
+      def self.run(app, **options)
+        require "heron/server/launcher" unless defined?(::Heron::Launcher)
+        launcher = ::Heron::Launcher.new(configuration(app, options))
+        yield launcher if block_given?
+        launcher.run
+      rescue ::Heron::ConfigError => e
+        warn("heron: #{e.message}")
+        exit(2)
+      end
+
+      # Builds the configuration {.run} uses, without starting anything: rackup's defaults, then
+      # config/heron.rb when present, then the options the user gave. Rails says which those are in
+      # :user_supplied_options (so `rails server` keeps port 3000 unless the config file sets one);
+      # with plain rackup every option counts as given.
+      # @param app [#call] the Rack app.
+      # @param options [Hash] rackup's options.
+      # @return [::Heron::Configuration]
+      # @raise [::Heron::ConfigError] for an invalid value.
+      def self.configuration(app, options)
+        defaults, given = split(options)
+        config = ::Heron::Configuration.new(app: app)
+        apply_all(config, defaults)
+        ::Heron::Config::DSL.load(config, DEFAULT_CONFIG_FILE) if File.file?(DEFAULT_CONFIG_FILE)
+        apply_all(config, given)
+        config
+      end
+
+      # @return [Hash{String => String}] the options `rackup -s heron -h` lists.
+      def self.valid_options
+        {
+          "Host=HOST" => "Hostname to listen on (default: localhost)",
+          "Port=PORT" => "Port to listen on (default: 9292)",
+          "Bind=URI" => "Listen on tcp://HOST:PORT or unix:///PATH instead of Host and Port",
+          "Workers=COUNT" => "Worker processes; 0 runs one process (default: 0)",
+          "Threads=COUNT" => "Reactor threads per process (default: 1)",
+          "Quiet" => "No access log",
+          "Preload" => "Load the app before forking workers",
+          "Max_connections=COUNT" => "Open connections per process (default: 4096)",
+          "Log_format=FORMAT" => "common or json (default: common)",
+          "Shutdown_timeout=SECONDS" => "Graceful stop deadline (default: 30)",
+        }
+      end
+
+      # @param options [Hash] rackup's options.
+      # @return [Array(Hash, Hash)] the options that are only defaults, and the ones the user gave.
+      def self.split(options)
+        supplied = options[:user_supplied_options]
+        return [{}, options] if supplied.nil?
+        options.partition { |name, _| !supplied.include?(name) }.map(&:to_h)
+      end
+
+      # Applies the options Heron knows; Host or Port replace the config file's binds.
+      # @param config [::Heron::Configuration]
+      # @param options [Hash] e.g. { Port: "9292", Workers: "2" }.
+      # @return [void]
+      def self.apply_all(config, options)
+        known = options.filter_map do |name, value|
+          key = OPTIONS[name.to_s.downcase.to_sym]
+          [key, value, name] if key
+        end
+        config.binds = [] if known.any? { |key, _| key == :host || key == :port }
+        known.each { |key, value, name| config.set(key, value, label: name.to_s) }
+      end
+    end
+
+    register :heron, Heron
+  end
+end
