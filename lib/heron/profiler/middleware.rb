@@ -4,11 +4,12 @@ require "rack/body_proxy"
 
 module Heron
   module Profiler
-    # Measures each request (see {RequestProfile}), adds a `server-timing` header, reports N+1
-    # queries, and keeps the record in the {Store}. Requests under `config.profile_path` go to
+    # Measures each request (see {RequestProfile}), adds a `server-timing` header and the record's
+    # id (`x-heron-profile-id`), reports N+1 queries, and keeps the record in the {Store}. Requests under `config.profile_path` go to
     # the dashboard and `?__heron=memory` to the memory profile, when those are available.
     class Middleware
       N_PLUS_ONE_HEADER = "x-heron-n-plus-one"
+      ID_HEADER = "x-heron-profile-id"
       UNAVAILABLE = "The Heron profiler dashboard is not available in this build.\n"
 
       # @param app [#call] the Rack app.
@@ -74,8 +75,8 @@ module Heron
       def returned(profile, env, status, headers)
         @accounting.checkpoint
         profile.app_returned(status)
-        headers = headers.dup if headers.frozen?
         ServerTiming.append(headers, profile)
+        headers[ID_HEADER] = profile.id
         report_n_plus_one(profile, headers)
         time_after_reply(profile, env["rack.after_reply"])
         headers

@@ -1,0 +1,118 @@
+# frozen_string_literal: true
+
+require "test_helper"
+require "heron/profiler"
+require "stringio"
+require_relative "sql/database_fixtures"
+
+class MiddlewareTest < Minitest::Test
+  include DatabaseFixtures
+
+  HELLO = ->(_env) { [200, { "content-type" => "text/plain" }, ["hello"]] }
+
+  def setup
+    @store = Heron::Profiler::Store.new
+    @log = StringIO.new
+  end
+
+  def config(**settings)
+    Heron::Configuration.new(environment: "development", error_io: @log, **settings)
+  end
+
+  def middleware(app = HELLO, logger: nil, **settings)
+    inner = Heron::Profiler::Middleware.new(Rack::Lint.new(app), config(**settings), logger: logger, store: @store)
+    Rack::Lint.new(inner)
+  end
+
+  def get(app, path = "/", env = {})
+    Rack::MockRequest.new(app).get(path, env)
+  end
+
+  def posts_app
+    db = DatabaseFixtures.databases.fetch(:sqlite)
+    lambda do |_env|
+      [200, { "content-type" => "text/plain" }, [load_posts_one_by_one(db).to_s]]
+    end
+  end
+
+  def test_server_timing_id_header_and_record_on_body_close
+    response = get(middleware, "/hello?a=1", "HTTP_X_REQUEST_START" => "t=#{Time.now.to_f - 0.01}")
+    assert_match(/\Aapp;dur=[\d.]+, db;dur=0\.00;desc="0 queries", queue;dur=[\d.]+, cpu;/, response["server-timing"])
+    record = @store.find(response["x-heron-profile-id"])
+    assert_equal ["GET", "/hello", "a=1", 200], record.values_at(:method, :path, :query, :status)
+    assert_operator record[:queue_ms], :>=, 10.0
+    assert_operator record[:total_ms], :>=, record[:app_ms]
+    assert_nil record[:after_reply_ms]
+  end
+
+  def test_the_apps_server_timing_is_kept
+    app = ->(_env) { [200, { "server-timing" => "cache;desc=hit" }, []] }
+    assert_match(/\Acache;desc=hit, app;dur=/, get(middleware(app))["server-timing"])
+  end
+
+  def test_response_finished_completes_the_record_and_after_reply_is_timed
+    env = Rack::MockRequest.env_for("/", "rack.response_finished" => [], "rack.after_reply" => [-> { sleep 0.01 }],
+                                         "heron.request_start" => Process.clock_gettime(Process::CLOCK_MONOTONIC))
+    _status, headers, body = middleware.call(env)
+    body.close
+    id = headers["x-heron-profile-id"]
+    assert_nil @store.find(id)
+    env["rack.response_finished"].reverse_each { |callback| callback.call(env, 200, headers, nil) }
+    assert_nil @store.find(id)[:after_reply_ms]
+    env["rack.after_reply"].each(&:call)
+    assert_operator @store.find(id)[:after_reply_ms], :>=, 10.0
+  end
+
+  def test_no_after_reply_callables_means_zero
+    env = Rack::MockRequest.env_for("/", "rack.response_finished" => [], "rack.after_reply" => [])
+    _status, headers, body = middleware.call(env)
+    body.close
+    env["rack.response_finished"].each { |callback| callback.call(env, nil, nil, RuntimeError.new) }
+    assert_equal [0.0, 200], @store.find(headers["x-heron-profile-id"]).values_at(:after_reply_ms, :status)
+  end
+
+  def test_an_app_error_is_recorded_as_500_and_raised
+    app = ->(_env) { raise ArgumentError, "boom" }
+    assert_raises(ArgumentError) { middleware(app).call(Rack::MockRequest.env_for("/oops")) }
+    assert_equal [500, "/oops"], @store.recent.first.values_at(:status, :path)
+  end
+
+  def test_n_plus_one_header_log_and_record_in_development
+    response = get(middleware(posts_app), "/users")
+    assert_match(/\A1 query x3 at test\/heron\/profiler\/sql\/database_fixtures\.rb:\d+ \(SELECT/, response["x-heron-n-plus-one"])
+    assert_match(/heron: N\+1 query in GET \/users: 3x at .*database_fixtures\.rb:\d+: SELECT/, @log.string)
+    record = @store.find(response["x-heron-profile-id"])
+    assert_equal [4, 3], [record[:db_count], record[:n_plus_one].first[:count]]
+    assert_match(/db;dur=[\d.]+;desc="4 queries"/, response["server-timing"])
+  end
+
+  def test_n_plus_one_threshold_environment_and_logger
+    logger = Minitest::Mock.new
+    logger.expect(:warn, nil, [/N\+1 query in GET \//])
+    response = get(middleware(posts_app, logger: logger, environment: "production"))
+    assert_nil response["x-heron-n-plus-one"]
+    logger.verify
+    assert_nil get(middleware(posts_app, n_plus_one_threshold: 4))["x-heron-n-plus-one"]
+  end
+
+  def test_raise_on_n_plus_one
+    Heron::Profiler.raise_on_n_plus_one = true
+    error = assert_raises(Heron::Profiler::NPlusOneError) { get(middleware(posts_app)) }
+    assert_equal 3, error.findings.first[:count]
+  ensure
+    Heron::Profiler.raise_on_n_plus_one = false
+  end
+
+  def test_dashboard_path_delegates_or_answers_404
+    dashboard = Struct.new(:store, :config) { def call(_env) = [200, { "content-type" => "text/plain" }, ["dash"]] }
+    Heron::Profiler.stub(:dashboard_class, dashboard) { assert_equal "dash", get(middleware, "/__heron/requests").body }
+    Heron::Profiler.stub(:dashboard_class, nil) { assert_equal 404, get(middleware, "/__heron").status }
+    assert_empty @store.recent
+  end
+
+  def test_memory_query_delegates_when_available
+    memory = Struct.new(:app, :config) { def call(_env) = [200, { "content-type" => "text/plain" }, ["mem"]] }
+    Heron::Profiler.stub(:memory_profile_class, memory) { assert_equal "mem", get(middleware, "/?__heron=memory").body }
+    Heron::Profiler.stub(:memory_profile_class, nil) { assert_equal "hello", get(middleware, "/?__heron=memory").body }
+  end
+end

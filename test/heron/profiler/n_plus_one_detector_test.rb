@@ -1,0 +1,45 @@
+# frozen_string_literal: true
+
+require "test_helper"
+require "heron/profiler"
+
+class NPlusOneDetectorTest < Minitest::Test
+  def query(sql, site = "app/users.rb:14")
+    Heron::Profiler::Query.new(sql, 0.1, site, :sequel)
+  end
+
+  def queries
+    [query("SELECT * FROM users")] + (1..12).map { |i| query("SELECT * FROM posts WHERE user_id = #{i}") } +
+      (1..3).map { |i| query("SELECT * FROM tags WHERE id = #{i}", "app/tags.rb:2") }
+  end
+
+  def test_groups_by_call_site_and_shape_most_repeated_first
+    findings = Heron::Profiler::NPlusOneDetector.new(2).detect(queries)
+    assert_equal [12, 3], findings.map { |f| f[:count] }
+    assert_equal({ call_site: "app/users.rb:14", normalized: "SELECT * FROM posts WHERE user_id = ?", count: 12 },
+                 findings.first)
+  end
+
+  def test_threshold_and_distinct_call_sites
+    assert_equal 1, Heron::Profiler::NPlusOneDetector.new(4).detect(queries).size
+    spread = [query("SELECT 1", "a.rb:1"), query("SELECT 2", "b.rb:1")]
+    assert_empty Heron::Profiler::NPlusOneDetector.new(2).detect(spread)
+    assert_equal 2, Heron::Profiler::NPlusOneDetector.new(0).threshold
+  end
+
+  def test_header_is_bounded_ascii_on_one_line
+    detector = Heron::Profiler::NPlusOneDetector.new
+    header = detector.header(detector.detect(queries))
+    assert_match(/\A2 queries x12 at app\/users\.rb:14 \(SELECT \* FROM posts WHERE user_id = \?\); x3 at /, header)
+    long = detector.header([{ call_site: "é.rb:1", normalized: "SELECT\n#{'x' * 600}", count: 2 }], 100)
+    assert_equal 100, long.bytesize
+    assert long.ascii_only?
+    assert_match(/\A1 query x2 at \?\.rb:1 \(SELECT x+\.\.\.\z/, long)
+  end
+
+  def test_message_names_request_call_site_query_and_count
+    detector = Heron::Profiler::NPlusOneDetector.new
+    message = detector.message([{ call_site: nil, normalized: "SELECT ?", count: 3 }], "GET /users")
+    assert_equal "heron: N+1 query in GET /users: 3x at (unknown): SELECT ?\n", message
+  end
+end
