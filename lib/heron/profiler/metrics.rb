@@ -55,7 +55,7 @@ module Heron
       def request_finished(status, duration_seconds, queue_seconds = nil)
         name = Metrics.status_class(status)
         @lock.synchronize do
-          @values["requests_in_flight"] -= 1
+          @values["requests_in_flight"] -= 1 if @values["requests_in_flight"].positive?
           @requests[name] = @requests.fetch(name, 0) + 1
           (@latency[name] ||= Histogram.new(LATENCY_BUCKETS)).observe(duration_seconds)
           @queue.observe(queue_seconds) if queue_seconds

@@ -30,6 +30,11 @@ class MetricsTest < Minitest::Test
     assert_equal 1, snapshot["queue"]["counts"].sum, "nil queue time is not observed"
   end
 
+  def test_in_flight_never_goes_below_zero
+    @metrics.request_finished(200, 0.01)
+    assert_equal 0, @metrics.value("requests_in_flight")
+  end
+
   def test_unusual_statuses_get_their_own_class
     @metrics.request_started
     @metrics.request_finished(101, 0.01)

@@ -1,0 +1,65 @@
+# frozen_string_literal: true
+
+require "erb"
+require_relative "page"
+
+module Heron
+  module Profiler
+    class Dashboard
+      # The front page: a table of the most recent requests, newest first, each linking to its
+      # {RequestPage}.
+      class IndexPage < Page
+
+        TEMPLATE = <<~'ERB'
+          <h1>Recent requests</h1>
+          <p class="hint"><%= records.size %> shown, newest first · <a href="<%= url('') %>">refresh</a> · <a href="<%= url('.json') %>">JSON</a></p>
+          <% if records.empty? -%>
+          <div class="empty">No requests recorded yet. Make a request to the app, then refresh this page.</div>
+          <% else -%>
+          <table>
+          <thead><tr><th>Time (UTC)</th><th>Method</th><th>Path</th><th class="num">Status</th><th class="num">Total</th><th class="num">App</th><th class="num">Queue</th><th class="num">DB</th><th class="num">Allocations</th><th class="num">CPU</th><th>N+1</th></tr></thead>
+          <tbody>
+          <% records.each do |r| -%>
+          <tr>
+          <td class="num"><a href="<%= url("/requests/#{ERB::Util.url_encode(r[:id])}") %>"><%= clock(r[:started_at]) %></a></td>
+          <td><%= h r[:method] %></td>
+          <td class="path"><a href="<%= url("/requests/#{ERB::Util.url_encode(r[:id])}") %>"><%= h target(r) %></a></td>
+          <td class="num <%= status_class(r[:status]) %>"><%= h r[:status] %></td>
+          <td class="num"><%= ms r[:total_ms] %></td>
+          <td class="num"><%= ms r[:app_ms] %></td>
+          <td class="num"><%= ms r[:queue_ms] %></td>
+          <td class="num"><%= ms r[:db_ms] %> / <%= count r[:db_count] %></td>
+          <td class="num"><%= count r[:allocations] %></td>
+          <td class="num"><%= ms r[:cpu_ms] %></td>
+          <td><%= badge(r) %></td>
+          </tr>
+          <% end -%>
+          </tbody>
+          </table>
+          <% end -%>
+        ERB
+
+        template TEMPLATE
+
+        # @return [String] the page title.
+        def title
+          "Recent requests"
+        end
+
+        private
+
+        # @return [Array<Hash>] stored requests (symbol keys), newest first.
+        def records
+          @subject
+        end
+
+        def badge(record)
+          warnings = Array(record[:n_plus_one])
+          return %(<span class="ok">—</span>) if warnings.empty?
+          total = warnings.sum { |warning| warning[:count].to_i }
+          %(<span class="badge warn" title="#{total} repeated queries">N+1 ×#{warnings.size}</span>)
+        end
+      end
+    end
+  end
+end

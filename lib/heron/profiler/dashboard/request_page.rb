@@ -1,0 +1,104 @@
+# frozen_string_literal: true
+
+require "erb"
+require_relative "page"
+
+module Heron
+  module Profiler
+    class Dashboard
+      # One request in detail: its timings, N+1 warnings, the queries grouped by shape, and every
+      # SQL statement in order with its duration and call site.
+      class RequestPage < Page
+
+        TEMPLATE = <<~'ERB'
+          <p class="hint"><a href="<%= url('') %>">← all requests</a> · <a href="<%= url("/requests/#{ERB::Util.url_encode(record[:id])}.json") %>">JSON</a></p>
+          <h1><%= h record[:method] %> <%= h target(record) %></h1>
+          <p class="hint">Started <%= clock(record[:started_at]) %> UTC · request <code><%= h record[:id] %></code></p>
+          <dl>
+          <% cards.each do |label, value, css| -%>
+          <div><dt><%= label %></dt><dd class="<%= css %>"><%= h value %></dd></div>
+          <% end -%>
+          </dl>
+          <div class="bar" title="queue / app outside the database / database">
+          <i class="q" style="width: <%= share(record[:queue_ms], record[:total_ms]) %>"></i><i class="a" style="width: <%= share(app_outside_db, record[:total_ms]) %>"></i><i class="d" style="width: <%= share(record[:db_ms], record[:total_ms]) %>"></i>
+          </div>
+          <p class="legend"><b class="q"></b>queue <b class="a"></b>app outside the database <b class="d"></b>database</p>
+          <h2>N+1 warnings (<%= warnings.size %>)</h2>
+          <% if warnings.empty? -%>
+          <p class="hint">None: no query shape repeated from one call site.</p>
+          <% else -%>
+          <table>
+          <thead><tr><th class="num">Count</th><th>Call site</th><th>Query</th></tr></thead>
+          <tbody>
+          <% warnings.each do |w| -%>
+          <tr><td class="num"><span class="badge warn">×<%= count w[:count] %></span></td><td><code><%= h w[:call_site] %></code></td><td><pre><%= h w[:normalized] %></pre></td></tr>
+          <% end -%>
+          </tbody>
+          </table>
+          <% end -%>
+          <h2>Queries by shape</h2>
+          <% if queries.empty? -%>
+          <p class="hint">This request ran no SQL.</p>
+          <% else -%>
+          <table>
+          <thead><tr><th class="num">Runs</th><th class="num">Total</th><th>Query</th></tr></thead>
+          <tbody>
+          <% shapes.each do |normalized, runs, total| -%>
+          <tr><td class="num"><%= count runs %></td><td class="num"><%= ms total %></td><td><pre><%= h normalized %></pre></td></tr>
+          <% end -%>
+          </tbody>
+          </table>
+          <h2>All <%= count queries.size %> queries, in order</h2>
+          <table>
+          <thead><tr><th class="num">#</th><th class="num">Duration</th><th>SQL</th><th>Call site</th></tr></thead>
+          <tbody>
+          <% queries.each_with_index do |q, i| -%>
+          <tr><td class="num"><%= i + 1 %></td><td class="num"><%= ms q[:duration_ms] %></td><td><pre><%= h q[:sql] %></pre></td><td><code><%= h q[:call_site] %></code><br><span class="hint"><%= h q[:adapter] %></span></td></tr>
+          <% end -%>
+          </tbody>
+          </table>
+          <% end -%>
+        ERB
+
+        template TEMPLATE
+
+        # @return [String] the page title.
+        def title
+          "#{record[:method]} #{record[:path]}"
+        end
+
+        private
+
+        # @return [Hash] the stored request (symbol keys).
+        def record
+          @subject
+        end
+
+        def cards
+          [["Status", record[:status], status_class(record[:status])], ["Total", ms(record[:total_ms])],
+           ["Queue", ms(record[:queue_ms])], ["App", ms(record[:app_ms])], ["Database", ms(record[:db_ms])],
+           ["Queries", count(record[:db_count])], ["CPU", ms(record[:cpu_ms])], ["Allocations", count(record[:allocations])],
+           ["GC runs", count(record[:gc_count])], ["After reply", record[:after_reply_ms] ? ms(record[:after_reply_ms]) : "pending"]]
+        end
+
+        def app_outside_db
+          record[:app_ms] && [record[:app_ms] - record[:db_ms].to_f, 0].max
+        end
+
+        def warnings
+          Array(record[:n_plus_one])
+        end
+
+        def queries
+          Array(record[:queries])
+        end
+
+        def shapes
+          groups = queries.group_by { |query| query[:normalized] || query[:sql] }
+          rows = groups.map { |shape, list| [shape, list.size, list.sum { |query| query[:duration_ms].to_f }] }
+          rows.sort_by { |_, runs, total| [-total, -runs] }
+        end
+      end
+    end
+  end
+end
