@@ -34,7 +34,8 @@ module ServerHelper
   # Stops a server started by {#start_server} and waits for its thread.
   def stop_server(server, graceful: false)
     server.stop(graceful: graceful)
-    @server_thread&.join(10) || flunk("server did not stop")
+    return if @server_thread.nil? || @server_thread.join(10)
+    flunk("server did not stop:\n#{@server_thread.backtrace&.first(15)&.join("\n")}")
   end
 
   # @return [String] what the server logged so far (access log and errors).

@@ -65,6 +65,26 @@ module Heron
       @io.closed?
     end
 
+    # Closes after a response that left request bytes unread: shuts down the sending side so the
+    # response is delivered, then reads and drops what the client still sends (bounded), so the
+    # kernel does not reset the connection and destroy the response before the client reads it.
+    # @param timeout [Numeric] longest time to keep draining.
+    # @param max [Integer] most bytes to drain.
+    def linger_close(timeout: 1.0, max: 256 * 1024)
+      @io.shutdown(Socket::SHUT_WR)
+      deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + timeout
+      drained = 0
+      while drained < max && (left = deadline - Process.clock_gettime(Process::CLOCK_MONOTONIC)) > 0
+        break unless (count = fill(left))
+        drained += count
+        @buffer.clear
+      end
+    rescue Timeout, SystemCallError, IOError
+      nil
+    ensure
+      close
+    end
+
     # Closes the socket, ignoring errors from a peer that already went away.
     def close
       @io.close unless @io.closed?

@@ -49,7 +49,7 @@ module Heron
         break unless request.keepalive && request.input.finished? || settle(request)
       end
     ensure
-      @socket.close unless @hijacked
+      close_socket(request)
     end
 
     private
@@ -171,8 +171,15 @@ module Heron
       request.keepalive && request.input.discard(@config.discard_body_limit)
     end
 
+    def close_socket(request)
+      return if @hijacked
+      return @socket.linger_close if @linger || (request && !request.input.finished?)
+      @socket.close
+    end
+
     def reject(status, message)
       @idle = false
+      @linger = true
       @socket.write(ErrorResponse.raw(status, message), @config.write_timeout)
       nil
     rescue BufferedSocket::Timeout, SystemCallError, IOError

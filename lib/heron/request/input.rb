@@ -141,9 +141,10 @@ module Heron
     end
 
     def fill_chunked
+      before = @pending.bytesize
       loop do
         @done = @parser.filter_body(@pending, @socket.buffer)
-        return if @done || !@pending.empty?
+        return if @done || @pending.bytesize > before
         wait_for_bytes
       end
     end

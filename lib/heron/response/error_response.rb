@@ -5,13 +5,14 @@ require "rack/utils"
 module Heron
   # The short responses Heron sends itself: for malformed requests, limits and app errors.
   module ErrorResponse
-    # Maps an exception raised while the app ran to a status: limits and client faults keep
-    # their own status, anything else is the app's fault (500).
+    # Maps an exception raised while the app ran to a status: limits and client faults (a body
+    # that breaks the chunked grammar surfaces while the app reads it) keep their own status,
+    # anything else is the app's fault (500).
     # @param error [Exception]
     # @return [Integer]
     def self.status_for(error)
       case error
-      when Input::TooLarge, Input::Incomplete then error.status
+      when Input::TooLarge, Input::Incomplete, HTTPParser::Error then error.status
       when BufferedSocket::Timeout then 408
       else 500
       end
