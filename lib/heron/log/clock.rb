@@ -2,28 +2,40 @@
 
 module Heron
   module Log
-    # Wall-clock timestamps for log lines. The access-log stamp has one-second resolution, so it is
-    # formatted once a second and shared by every request in that second (the hot path).
+    # Wall-clock timestamps for log lines. Formatting a time is costly next to the rest of an
+    # access line, so the part down to the second is formatted once a second and shared by every
+    # line in that second (the hot path); milliseconds are appended as digits.
     class Clock
-      # @param pattern [String, nil] a Time#strftime pattern for {#second_stamp}.
-      def initialize(pattern = nil)
+      MILLIS = Array.new(1000) { |ms| format(".%03d", ms).freeze }.freeze
+
+      # @param pattern [String] a Time#strftime pattern down to the second.
+      # @param utc [Boolean] format in UTC rather than local time.
+      def initialize(pattern, utc: false)
         @pattern = pattern
+        @utc = utc
         @cached = [nil, nil].freeze
       end
 
-      # @return [String] the current time to the second, formatted with the pattern (frozen, cached).
-      def second_stamp
-        second = Process.clock_gettime(Process::CLOCK_REALTIME, :second)
-        cached = @cached
-        return cached[1] if cached[0] == second
-        stamp = Time.at(second).strftime(@pattern).freeze
-        @cached = [second, stamp].freeze
-        stamp
+      # @return [String] the current time formatted with the pattern (frozen, shared within a second).
+      def stamp
+        at_second(Process.clock_gettime(Process::CLOCK_REALTIME, :second))
       end
 
-      # @return [String] the current UTC time as ISO 8601 with milliseconds, e.g. 2026-11-22T01:02:03.456Z.
-      def iso8601_ms
-        Time.now.utc.strftime("%Y-%m-%dT%H:%M:%S.%LZ")
+      # @return [String] the current time formatted with the pattern, then ".mmm" milliseconds.
+      def stamp_ms
+        millis = Process.clock_gettime(Process::CLOCK_REALTIME, :millisecond)
+        "#{at_second(millis / 1000)}#{MILLIS[millis % 1000]}"
+      end
+
+      private
+
+      def at_second(second)
+        cached = @cached
+        return cached[1] if cached[0] == second
+        time = @utc ? Time.at(second).utc : Time.at(second)
+        stamp = time.strftime(@pattern).freeze
+        @cached = [second, stamp].freeze
+        stamp
       end
     end
   end

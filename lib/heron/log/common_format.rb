@@ -22,9 +22,9 @@ module Heron
       # @return [String] one line, e.g.
       #   `127.0.0.1 - - [22/Nov/2026:01:02:03 +0000] "GET /a?q HTTP/1.1" 200 12 0.0012`.
       def access(env, status, bytes, duration)
-        "#{env['REMOTE_ADDR'] || '-'} - - [#{@access_clock.second_stamp}] " \
+        "#{env['REMOTE_ADDR'] || '-'} - - [#{@access_clock.stamp}] " \
           "\"#{env['REQUEST_METHOD']} #{target(env)} #{env['SERVER_PROTOCOL']}\" " \
-          "#{status} #{bytes || '-'} #{format('%.4f', duration)}\n"
+          "#{status} #{bytes || '-'} #{seconds(duration)}\n"
       end
 
       # @param level [Symbol] :info, :warn or :error.
@@ -32,7 +32,7 @@ module Heron
       # @param exception [Exception, nil] its class, message, backtrace and causes are appended.
       # @return [String] one or more lines, written at once.
       def event(level, message, exception = nil)
-        line = "#{@event_clock.second_stamp} [#{Process.pid}] #{level.to_s.upcase} #{message}"
+        line = "#{@event_clock.stamp} [#{Process.pid}] #{level.to_s.upcase} #{message}"
         exception ? "#{line}#{failure(exception, ': ')}\n" : "#{line}\n"
       end
 
@@ -52,6 +52,13 @@ module Heron
         query = env["QUERY_STRING"]
         path = "#{env['SCRIPT_NAME']}#{env['PATH_INFO']}"
         query.nil? || query.empty? ? path : "#{path}?#{query}"
+      end
+
+      # Seconds with four decimals; faster than Kernel#format on the hot path.
+      def seconds(duration)
+        tenths_of_ms = (duration * 10_000).round
+        fraction = (tenths_of_ms % 10_000).to_s
+        "#{tenths_of_ms / 10_000}.#{'0' * (4 - fraction.size)}#{fraction}"
       end
 
       def failure(exception, prefix)

@@ -8,7 +8,7 @@ module Heron
     # The JSON log format: one JSON object per line, for access lines, server events and the banner.
     class JSONFormat
       def initialize
-        @clock = Clock.new
+        @clock = Clock.new("%Y-%m-%dT%H:%M:%S", utc: true)
       end
 
       # @param env [Hash] the request's Rack env.
@@ -18,7 +18,7 @@ module Heron
       # @return [String] one line: time, remote_addr, method, path, query, protocol, status, bytes
       #   and duration_ms.
       def access(env, status, bytes, duration)
-        line(time: @clock.iso8601_ms, remote_addr: env["REMOTE_ADDR"], method: env["REQUEST_METHOD"],
+        line(time: time, remote_addr: env["REMOTE_ADDR"], method: env["REQUEST_METHOD"],
              path: text("#{env['SCRIPT_NAME']}#{env['PATH_INFO']}"), query: query(env),
              protocol: env["SERVER_PROTOCOL"], status: status, bytes: bytes,
              duration_ms: (duration * 1000).round(3))
@@ -29,7 +29,7 @@ module Heron
       # @param exception [Exception, nil] added as "error": class, message, backtrace and cause.
       # @return [String] one line.
       def event(level, message, exception = nil)
-        fields = { time: @clock.iso8601_ms, level: level, pid: Process.pid, message: text(message) }
+        fields = { time: time, level: level, pid: Process.pid, message: text(message) }
         fields[:error] = failure(exception) if exception
         line(fields)
       end
@@ -37,10 +37,14 @@ module Heron
       # @param info [Hash] :version, :ruby, :environment, :pid, :mode and :urls of the starting server.
       # @return [String] one line with level "info" and message "Heron started".
       def banner(info)
-        line({ time: @clock.iso8601_ms, level: :info, message: "Heron started" }.merge(info))
+        line({ time: time, level: :info, message: "Heron started" }.merge(info))
       end
 
       private
+
+      def time
+        "#{@clock.stamp_ms}Z"
+      end
 
       def line(fields)
         "#{JSON.generate(fields)}\n"
