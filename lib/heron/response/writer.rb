@@ -34,7 +34,7 @@ module Heron
       request.keepalive = false if headers["connection"] == "close"
       return hijack(request, headers) if headers["rack.hijack"]
       return stream(request, headers, body) if !body.respond_to?(:each) && body.respond_to?(:call)
-      return bodiless(request, headers) if bodiless?(request, status)
+      return bodiless(request, headers, body) if bodiless?(request, status)
       enumerable(request, headers, body)
       :done
     end
@@ -45,9 +45,15 @@ module Heron
       request.head? || status < 200 || status == 204 || status == 304
     end
 
-    def bodiless(request, headers)
-      send_head(request, headers, "")
+    def bodiless(request, headers, body)
+      send_head(request, headers, head_length(request, headers, body))
       :done
+    end
+
+    # A HEAD response carries the length a GET would have, when it is known without iterating.
+    def head_length(request, headers, body)
+      return "" unless request.head? && !headers["content-length"] && body.respond_to?(:to_ary)
+      "content-length: #{body.to_ary.sum(&:bytesize)}\r\n"
     end
 
     def enumerable(request, headers, body)

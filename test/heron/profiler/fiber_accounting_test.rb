@@ -2,6 +2,7 @@
 
 require "test_helper"
 require "heron/profiler"
+require "async/barrier"
 
 class FiberAccountingTest < Minitest::Test
   def setup
@@ -67,5 +68,63 @@ class FiberAccountingTest < Minitest::Test
     assert @accounting.tracing?
   ensure
     @accounting.close(newer)
+  end
+end
+
+require_relative "profiled_server"
+
+# Two requests in flight at once on the real server, interleaving under the fiber scheduler.
+class FiberAccountingServerTest < Minitest::Test
+  include ProfiledServer
+
+  def burn_cpu(ms)
+    clock = Process::CLOCK_THREAD_CPUTIME_ID
+    started = Process.clock_gettime(clock, :float_millisecond)
+    nil while Process.clock_gettime(clock, :float_millisecond) - started < ms
+  end
+
+  def app
+    lambda do |env|
+      case env["PATH_INFO"]
+      when "/alloc" then 10.times { 100_000.times { Object.new }; sleep 0.01 }
+      when "/burn" then 20.times { burn_cpu(10); sleep 0.001 }
+      else 20.times { sleep 0.01 }
+      end
+      [200, { "content-type" => "text/plain" }, ["done"]]
+    end
+  end
+
+  def test_allocations_are_charged_to_the_request_that_made_them
+    with_profiled_server(app) do |port|
+      busy, idle = concurrent_records(port, "/alloc", "/idle")
+      assert overlapping?(busy, idle), "the two requests did not run at the same time"
+      assert_operator busy[:allocations], :>=, 1_000_000
+      assert_operator idle[:allocations], :<, 10_000
+    end
+  end
+
+  def test_cpu_time_is_charged_to_the_request_that_used_it
+    with_profiled_server(app) do |port|
+      busy, idle = concurrent_records(port, "/burn", "/sleep")
+      assert overlapping?(busy, idle), "the two requests did not run at the same time"
+      assert_operator busy[:cpu_ms], :>=, 195.0
+      assert_operator idle[:cpu_ms], :<, 25.0
+      assert_operator idle[:total_ms], :>=, 200.0
+    end
+  end
+
+  def test_tasks_a_request_starts_are_charged_to_it
+    barrier_app = lambda do |_env|
+      barrier = Async::Barrier.new
+      4.times { barrier.async { 5.times { 50_000.times { Object.new }; sleep 0.005 } } }
+      barrier.wait
+      [200, { "content-type" => "text/plain" }, ["ok"]]
+    end
+    with_profiled_server(->(env) { env["PATH_INFO"] == "/fan" ? barrier_app.call(env) : app.call(env) }) do |port|
+      fan, idle = concurrent_records(port, "/fan", "/idle")
+      assert overlapping?(fan, idle)
+      assert_operator fan[:allocations], :>=, 1_000_000
+      assert_operator idle[:allocations], :<, 10_000
+    end
   end
 end

@@ -116,3 +116,53 @@ class MiddlewareTest < Minitest::Test
     Heron::Profiler.stub(:memory_profile_class, nil) { assert_equal "hello", get(middleware, "/?__heron=memory").body }
   end
 end
+
+require_relative "profiled_server"
+
+# The middleware behind the real server: response_finished, after_reply and queue time as
+# Heron provides them, and N+1 detection over PostgreSQL.
+class MiddlewareServerTest < Minitest::Test
+  include ProfiledServer
+  include DatabaseFixtures
+
+  def test_total_queue_and_after_reply_times
+    app = lambda do |env|
+      env["rack.after_reply"] << -> { sleep 0.03 }
+      sleep 0.02
+      [200, { "content-type" => "text/plain" }, ["hi"]]
+    end
+    with_profiled_server(app) do |port|
+      status, headers, = http_get(port, "/timed?x=1")
+      assert_equal 200, status
+      assert_match(/\Aapp;dur=[\d.]+, db;dur=0\.00;desc="0 queries", queue;dur=[\d.]+, cpu;dur=/, headers["server-timing"])
+      record = profile_record(headers)
+      assert_equal ["/timed", "x=1", 200], record.values_at(:path, :query, :status)
+      assert_operator record[:app_ms], :>=, 20.0
+      assert_operator record[:total_ms], :>=, record[:app_ms]
+      assert_operator record[:after_reply_ms], :>=, 30.0
+      assert_operator record[:queue_ms], :<, record[:total_ms]
+    end
+  end
+
+  def test_queue_time_from_a_proxy_header
+    with_profiled_server(->(_env) { [204, {}, []] }) do |port|
+      _status, headers, = http_get(port, "/", "X-Request-Start: t=#{((Time.now.to_f - 0.25) * 1_000_000).to_i}\r\n")
+      assert_operator profile_record(headers)[:queue_ms], :>=, 250.0
+    end
+  end
+
+  def test_n_plus_one_over_postgres
+    db = DatabaseFixtures.databases.fetch(:postgres)
+    app = ->(_env) { [200, { "content-type" => "text/plain" }, [load_posts_one_by_one(db).to_s]] }
+    with_profiled_server(app) do |port|
+      _status, headers, body = http_get(port, "/users")
+      assert_equal "6", body
+      assert_match(/\A1 query x3 at test\/heron\/profiler\/sql\/database_fixtures\.rb:\d+ \(SELECT \* FROM "posts"/,
+                   headers["x-heron-n-plus-one"])
+      record = profile_record(headers)
+      assert_equal 4, record[:db_count]
+      assert_equal [:sequel], record[:queries].map { |query| query[:adapter] }.uniq
+      assert_match(/N\+1 query in GET \/users/, server_log)
+    end
+  end
+end

@@ -1,0 +1,78 @@
+# frozen_string_literal: true
+
+require "test_helper"
+require "stringio"
+require "tmpdir"
+require_relative "support/test_server"
+require_relative "support/report_fixture"
+
+class CLITest < Minitest::Test
+  include ReportFixture
+
+  def cli(*argv)
+    @stdout = StringIO.new
+    @stderr = StringIO.new
+    Heron::Attack::CLI.new(argv, stdout: @stdout, stderr: @stderr).run
+  end
+
+  def test_bad_arguments_exit_2_with_one_line
+    [%w[http://h/], %w[http://h/ -r 1 -n 1 --bogus], %w[ftp://h/ -r 1 -n 1], %w[--targets /nonexistent -r 1 -n 1],
+     %w[--compare /nonexistent.json b.json --html o.html], %w[http://h/ -X FETCH -r 1 -n 1]].each do |argv|
+      assert_equal 2, cli(*argv), argv.inspect
+      assert_equal 1, @stderr.string.lines.size, argv.inspect
+      assert_match(/\Aheron attack: \S/, @stderr.string)
+      assert_empty @stdout.string
+    end
+  end
+
+  def test_help
+    assert_equal 0, cli("--help")
+    assert_includes @stdout.string, "Usage: heron attack URL --rate R"
+    assert_includes @stdout.string, "--per-request"
+  end
+
+  def test_other_failures_exit_1
+    assert_equal 1, cli("http://no-such-host.invalid/", "-r", "1", "-n", "1")
+    assert_match(/\Aheron attack: SocketError: /, @stderr.string)
+  end
+
+  def test_run_writes_text_json_and_html
+    Dir.mktmpdir do |dir|
+      json = File.join(dir, "run.json")
+      html = File.join(dir, "run.html")
+      TestServer.fork_server do |base|
+        assert_equal 0, cli("#{base}/x", "-r", "50", "-n", "20", "--json", json, "--html", html, "--per-request")
+      end
+      assert_equal 20, @stdout.string.lines.grep(/\Arequest \d+ status=200 latency=/).size
+      assert_match(/^Requests +sent 20 +responses 20 +errors 0/, @stdout.string)
+      report = Heron::Attack::JsonReport.load(json)
+      assert_equal({ "200" => 20 }, report["status_codes"])
+      assert_includes File.read(html), "<svg"
+      assert_empty @stderr.string
+    end
+  end
+
+  def test_targets_file_round_robin
+    Dir.mktmpdir do |dir|
+      TestServer.fork_server do |base|
+        File.write(File.join(dir, "t"), "GET #{base}/a\nHEAD #{base}/b\n")
+        assert_equal 0, cli("--targets", File.join(dir, "t"), "-r", "50", "-n", "10", "-H", "X-Test: 1", "--no-keepalive")
+      end
+      assert_match(/^Bytes +in 25 +out 0$/, @stdout.string) # five GETs with a 5-byte body, five HEADs
+    end
+  end
+
+  def test_compare_overlays_two_runs
+    Dir.mktmpdir do |dir|
+      paths = %w[before after].map { |name| File.join(dir, "#{name}.json") }
+      paths.each { |path| Heron::Attack::JsonReport.write(path, fixture_report) }
+      out = File.join(dir, "compare.html")
+      assert_equal 0, cli("--compare", *paths, "--html", out)
+      html = File.read(out)
+      assert_includes html, "before p99"
+      assert_includes html, "after corrected"
+      assert_includes @stdout.string, "== before"
+      assert_includes @stdout.string, "== after"
+    end
+  end
+end

@@ -1,0 +1,106 @@
+# frozen_string_literal: true
+
+require "test_helper"
+require "stringio"
+require "heron/attack"
+require_relative "support/test_server"
+
+# Accuracy against real servers in a child process (so the server's threads do not compete
+# with the generator for the GVL). Loads are modest so the 2-core CI box keeps up.
+class GeneratorTest < Minitest::Test
+  Target = Heron::Attack::Target
+
+  def attack(base, **options)
+    Heron::Attack::Generator.new([Target.new("GET", "#{base}/")], **options).run
+  end
+
+  # Runs the attack again (at most twice more) while the generator itself was starved of CPU
+  # by other work on the machine (p99 lateness over 10 ms, which the report flags as a warning).
+  def unstarved_attack(base, **options)
+    recorder = nil
+    3.times do
+      recorder = attack(base, **options)
+      break if ms(recorder.lateness, 99) <= Heron::Attack::Summary::LATE_MS
+    end
+    recorder
+  end
+
+  def achieved(recorder)
+    (recorder.sent - 1) / (recorder.last_sent - recorder.start)
+  end
+
+  def ms(histogram, percentile)
+    histogram.percentile(percentile) / 1000.0
+  end
+
+  def test_fixed_delay_shows_in_the_median
+    TestServer.fork_server(delay: 0.2) do |base|
+      recorder = unstarved_attack(base, rate: 25, total: 50)
+      assert_equal({ 200 => 50 }, recorder.statuses)
+      assert_includes 200.0..210.0, ms(recorder.corrected, 50)
+      assert_includes 200.0..210.0, ms(recorder.uncorrected, 50)
+    end
+  end
+
+  def test_a_stall_shows_in_corrected_but_not_uncorrected_latency
+    TestServer.fork_server(stall_at: 100, stall: 1.0) do |base|
+      recorder = attack(base, rate: 100, total: 300, connections: 1)
+      assert_operator ms(recorder.corrected, 99), :>, 800, "requests queued behind the stall count"
+      assert_operator ms(recorder.uncorrected, 99), :<, 200, "only one request was in flight during the stall"
+      assert_operator ms(recorder.uncorrected, 100), :>, 990
+    end
+  end
+
+  def test_achieved_rate_is_within_one_percent
+    TestServer.fork_server do |base|
+      recorder = unstarved_attack(base, rate: 200, total: 600)
+      assert_in_delta 200, achieved(recorder), 2.0
+      assert_equal 600, recorder.responses
+    end
+  end
+
+  def test_per_request_lines_match_the_seed_format
+    output = StringIO.new
+    TestServer.fork_server do |base|
+      attack(base, rate: 100, total: 20, output: output)
+    end
+    lines = output.string.lines
+    assert_equal 20, lines.size
+    lines.each { |line| assert_match(/\Arequest \d+ status=200 latency=\d+\.\d+ms\n\z/, line) }
+    assert_equal (1..20).to_a, lines.map { |l| l[/\d+/].to_i }.sort
+  end
+
+  def test_errors_are_counted_by_kind_and_printed
+    port = TCPServer.open("127.0.0.1", 0) { |s| s.addr[1] }
+    output = StringIO.new
+    recorder = attack("http://127.0.0.1:#{port}", rate: 100, total: 5, output: output)
+    assert_equal 5, recorder.errors["refused"]
+    assert_equal 0, recorder.responses
+    assert_match(/\Arequest 1 error=refused latency=\d+\.\d+ms$/, output.string.lines.sort.first)
+  end
+
+  def test_stride_and_offset_take_every_nth_request
+    TestServer.fork_server do |base|
+      recorder = attack(base, rate: 100, total: 10, stride: 3, offset: 1)
+      assert_equal 3, recorder.sent # requests 1, 4 and 7
+    end
+  end
+
+  # Counts what the generator tells it.
+  class FakeProgress
+    attr_reader :updates, :finished
+
+    def initialize = @updates = 0
+    def update(_recorder, _now) = @updates += 1
+    def finish = @finished = true
+  end
+
+  def test_progress_is_told_about_the_run
+    progress = FakeProgress.new
+    TestServer.fork_server do |base|
+      attack(base, rate: 10, total: 8, progress: progress)
+    end
+    assert_operator progress.updates, :>=, 1
+    assert progress.finished
+  end
+end

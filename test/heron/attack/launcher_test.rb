@@ -1,0 +1,48 @@
+# frozen_string_literal: true
+
+require "test_helper"
+require "tempfile"
+require "heron/attack"
+require_relative "support/test_server"
+
+class LauncherTest < Minitest::Test
+  def launch(argv, output: nil)
+    options = Heron::Attack::Options.parse(argv)
+    targets = [Heron::Attack::Target.new("GET", options.url)]
+    Heron::Attack::Launcher.new(options, targets, output: output).run
+  end
+
+  def test_processes_interleave_and_merge
+    Tempfile.create("lines") do |file|
+      file.sync = true
+      recorder = TestServer.fork_server do |base|
+        launch(["#{base}/", "-r", "100", "-n", "100", "-p", "2", "-c", "4", "--per-request"], output: file)
+      end
+      assert_equal({ 200 => 100 }, recorder.statuses)
+      assert_equal 100, recorder.corrected.count
+      achieved = (recorder.sent - 1) / (recorder.last_sent - recorder.start)
+      assert_operator achieved, :<=, 101, "interleaved due times never run ahead of the plan"
+      assert_in_delta 100, achieved, 2 if recorder.lateness.percentile(99) <= 10_000 # unless the box was starved
+      numbers = File.readlines(file.path).map { |line| line[/\Arequest (\d+) /, 1].to_i }
+      assert_equal (1..100).to_a, numbers.sort
+    end
+  end
+
+  def test_single_process_output_is_off_without_per_request
+    output = StringIO.new
+    recorder = TestServer.fork_server { |base| launch(["#{base}/", "-r", "100", "-n", "5"], output: output) }
+    assert_equal 5, recorder.sent
+    assert_empty output.string
+  end
+
+  def test_a_failing_process_is_reported
+    port = TCPServer.open("127.0.0.1", 0) { |s| s.addr[1] }
+    recorder = launch(["http://127.0.0.1:#{port}/", "-r", "50", "-n", "4", "-p", "2"])
+    assert_equal 4, recorder.errors["refused"]
+    launcher = Heron::Attack::Launcher.new(Heron::Attack::Options.parse(%w[http://h/ -r 1 -n 1]), [])
+    reader, writer = IO.pipe
+    pid = fork { writer.write(Marshal.dump("RuntimeError: boom")) && exit!(0) }
+    writer.close
+    assert_raises(RuntimeError) { launcher.send(:collect, pid, reader) }
+  end
+end

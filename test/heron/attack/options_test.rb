@@ -1,0 +1,78 @@
+# frozen_string_literal: true
+
+require "test_helper"
+require "tmpdir"
+require "heron/attack"
+
+class OptionsTest < Minitest::Test
+  Options = Heron::Attack::Options
+
+  def parse(*argv)
+    Options.parse(argv)
+  end
+
+  def assert_usage(message, *argv)
+    error = assert_raises(Heron::Attack::UsageError) { parse(*argv) }
+    assert_match message, error.message
+  end
+
+  def test_full_command_line
+    options = parse("http://h/", "--rate", "50", "-d", "1500ms", "-c", "4", "-X", "post", "-H", "A: 1", "-H", "B: 2",
+                    "--body", "x", "--timeout", "2", "--no-keepalive", "--per-request", "--json", "a.json",
+                    "--html", "a.html", "-p", "2")
+    assert_equal ["http://h/", 50.0, 1.5, 4, "post", ["A: 1", "B: 2"], "x", 2.0, false, true, "a.json", "a.html", 2],
+                 [options.url, options.rate, options.duration, options.connections, options.method, options.headers,
+                  options.body, options.timeout, options.keepalive, options.per_request, options.json, options.html,
+                  options.processes]
+    assert_equal 75, options.total_requests
+  end
+
+  def test_defaults_and_request_count
+    options = parse("http://h/", "-r", "10", "-n", "7")
+    assert_equal [7, "GET", 30.0, true, 1, nil], [options.total_requests, options.method, options.timeout,
+                                                   options.keepalive, options.processes, options.connections]
+  end
+
+  def test_duration_units
+    assert_in_delta 120.0, parse("http://h/", "-r", "1", "-d", "2m").duration
+    assert_in_delta 3.0, parse("http://h/", "-r", "1", "-d", "3").duration
+  end
+
+  def test_body_file
+    Dir.mktmpdir do |dir|
+      File.binwrite(File.join(dir, "b"), "\x00\x01")
+      assert_equal "\x00\x01".b, parse("http://h/", "-r", "1", "-n", "1", "--body-file", File.join(dir, "b")).body
+    end
+    assert_usage(/cannot read body file/, "http://h/", "-r", "1", "-n", "1", "--body-file", "/nonexistent/b")
+  end
+
+  def test_targets_and_compare_and_help
+    assert_equal "t.txt", parse("--targets", "t.txt", "-r", "1", "-n", "1").targets_file
+    assert_equal %w[a.json b.json], parse("--compare", "a.json", "b.json", "--html", "o.html").compare
+    assert parse("--help").help
+  end
+
+  def test_bad_arguments
+    assert_usage(/give a URL/, "-r", "1", "-n", "1")
+    assert_usage(/not both/, "http://h/", "--targets", "t", "-r", "1", "-n", "1")
+    assert_usage(/--rate must be/, "http://h/", "-n", "1")
+    assert_usage(/--rate must be/, "http://h/", "-r", "0", "-n", "1")
+    assert_usage(/exactly one of --duration or -n/, "http://h/", "-r", "1")
+    assert_usage(/exactly one of --duration or -n/, "http://h/", "-r", "1", "-n", "1", "-d", "1")
+    assert_usage(/no requests/, "http://h/", "-r", "1", "-d", "0.5")
+    assert_usage(/bad duration/, "http://h/", "-r", "1", "-d", "soon")
+    assert_usage(/--connections must be/, "http://h/", "-r", "1", "-n", "1", "-c", "0")
+    assert_usage(/--processes must be/, "http://h/", "-r", "1", "-n", "1", "-p", "0")
+    assert_usage(/--timeout must be/, "http://h/", "-r", "1", "-n", "1", "--timeout", "0")
+    assert_usage(/bad header/, "http://h/", "-r", "1", "-n", "1", "-H", "nocolon")
+    assert_usage(/unexpected argument/, "http://h/", "extra", "-r", "1", "-n", "1")
+    assert_usage(/invalid option/, "http://h/", "--bogus")
+    assert_usage(/invalid argument/, "http://h/", "-r", "fast")
+    assert_usage(/missing argument/, "http://h/", "-r")
+  end
+
+  def test_bad_compare
+    assert_usage(/two files/, "--compare", "a.json", "--html", "o.html")
+    assert_usage(/needs --html/, "--compare", "a.json", "b.json")
+  end
+end

@@ -1,0 +1,59 @@
+# frozen_string_literal: true
+
+require "test_helper"
+require "heron/attack"
+
+class ResponseReaderTest < Minitest::Test
+  def read(bytes, head: false, close: true)
+    client, server = UNIXSocket.pair
+    server.write(bytes)
+    server.close if close
+    Heron::Attack::ResponseReader.new(Heron::Attack::Connection.new(client)).read(head: head)
+  ensure
+    client&.close
+    server&.close
+  end
+
+  def test_content_length
+    response = read("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello")
+    assert_equal [200, 5, true], response.to_a
+  end
+
+  def test_chunked_with_extension_and_trailer
+    response = read("HTTP/1.1 201 OK\r\nTransfer-Encoding: chunked\r\n\r\n3;x=1\r\nabc\r\nA\r\n0123456789\r\n0\r\nT: 1\r\n\r\n")
+    assert_equal [201, 13, true], response.to_a
+  end
+
+  def test_close_delimited_body
+    response = read("HTTP/1.1 200 OK\r\n\r\nuntil the end")
+    assert_equal [200, 13, false], response.to_a
+  end
+
+  def test_connection_close_and_http_1_0
+    assert_equal false, read("HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 0\r\n\r\n").keepalive
+    assert_equal false, read("HTTP/1.0 200 OK\r\nContent-Length: 0\r\n\r\n").keepalive
+    assert_equal true, read("HTTP/1.0 200 OK\r\nConnection: Keep-Alive\r\nContent-Length: 0\r\n\r\n").keepalive
+  end
+
+  def test_head_and_no_body_statuses
+    assert_equal 0, read("HTTP/1.1 200 OK\r\nContent-Length: 99\r\n\r\n", head: true, close: false).bytes
+    assert_equal 0, read("HTTP/1.1 204 No Content\r\n\r\n", close: false).bytes
+    assert_equal 0, read("HTTP/1.1 304 Not Modified\r\nContent-Length: 9\r\n\r\n", close: false).bytes
+  end
+
+  def test_skips_interim_responses
+    response = read("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early\r\nLink: x\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+    assert_equal 200, response.status
+  end
+
+  def test_malformed_responses
+    assert_raises(Heron::Attack::ProtocolError) { read("SPDY/3 200\r\n\r\n") }
+    assert_raises(Heron::Attack::ProtocolError) { read("HTTP/1.1 200 OK\r\nContent-Length: x\r\n\r\n") }
+    assert_raises(Heron::Attack::ProtocolError) { read("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n") }
+  end
+
+  def test_eof_mid_response
+    assert_raises(EOFError) { read("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc") }
+    assert_raises(EOFError) { read("HTTP/1.1 200") }
+  end
+end

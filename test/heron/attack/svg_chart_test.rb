@@ -1,0 +1,30 @@
+# frozen_string_literal: true
+
+require "test_helper"
+require "heron/attack"
+
+class SvgChartTest < Minitest::Test
+  SvgChart = Heron::Attack::SvgChart
+
+  def test_renders_series_legend_and_axes
+    chart = SvgChart.new(title: "T <1>", x_label: "x", y_label: "y")
+    chart.add("a", [[0, 1], [10, 3.3]], color: "#123456").add("b", [[0, 2], [10, 2]], color: "#654321", dash: true)
+    svg = chart.render
+    assert svg.start_with?("<svg ")
+    assert_equal 2, svg.scan("<polyline").size
+    assert_includes svg, "T &lt;1&gt;"
+    assert_includes svg, %(stroke-dasharray="6 4")
+    assert_includes svg, ">5</text>" # y axis tops out at a round 5 for data up to 3.3
+  end
+
+  def test_fixed_ticks_and_empty_chart
+    svg = SvgChart.new(title: "t", x_label: "x", y_label: "y", x_ticks: [[0, "0%"], [4, "99.99%"]]).render
+    assert_includes svg, ">99.99%</text>"
+    assert_includes svg, ">1</text>"
+  end
+
+  def test_small_values_get_decimal_labels
+    svg = SvgChart.new(title: "t", x_label: "x", y_label: "y").add("a", [[0, 0.03], [1, 0.04]], color: "red").render
+    assert_includes svg, ">0.05</text>"
+  end
+end

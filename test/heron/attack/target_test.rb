@@ -1,0 +1,63 @@
+# frozen_string_literal: true
+
+require "test_helper"
+require "tmpdir"
+require "heron/attack"
+
+class TargetTest < Minitest::Test
+  Target = Heron::Attack::Target
+
+  def test_builds_a_get_request
+    bytes = Target.new("get", "http://example.test:8080/a?b=1").to_bytes
+    assert_match %r{\AGET /a\?b=1 HTTP/1\.1\r\n}, bytes
+    assert_includes bytes, "Host: example.test:8080\r\n"
+    assert_includes bytes, "User-Agent: heron-attack/"
+    assert bytes.end_with?("\r\n\r\n")
+  end
+
+  def test_port_80_host_header_has_no_port
+    assert_includes Target.new("GET", "http://example.test/").to_bytes, "Host: example.test\r\n"
+  end
+
+  def test_body_headers_and_connection_close
+    target = Target.new("POST", "http://h/p", headers: ["Host: other", "X-A: 1"], body: "héllo", keepalive: false)
+    bytes = target.to_bytes
+    refute_includes bytes, "Host: h"
+    assert_includes bytes, "X-A: 1\r\nContent-Length: 6\r\nConnection: close\r\n\r\nh\xC3\xA9llo".b
+    assert_equal 6, target.body_bytes
+    assert_equal "h:80", target.authority
+    refute_predicate target, :head?
+  end
+
+  def test_head
+    assert_predicate Target.new("HEAD", "http://h/"), :head?
+  end
+
+  def test_rejects_bad_method_and_urls
+    assert_raises(Heron::Attack::UsageError) { Target.new("FETCH", "http://h/") }
+    ["https://h/", "h/x", "http://", "http://exa mple/"].each do |url|
+      assert_raises(Heron::Attack::UsageError, url) { Target.new("GET", url) }
+    end
+  end
+
+  def test_load_file
+    Dir.mktmpdir do |dir|
+      path = File.join(dir, "targets.txt")
+      File.write(path, "# comment\nGET http://h/a\n\nPOST http://h/b\n")
+      targets = Target.load_file(path, body: "x")
+      assert_equal %w[GET POST], targets.map(&:method)
+      assert_equal "/b", targets.last.uri.path
+    end
+  end
+
+  def test_load_file_errors
+    Dir.mktmpdir do |dir|
+      path = File.join(dir, "t.txt")
+      File.write(path, "GET\n")
+      assert_raises(Heron::Attack::UsageError) { Target.load_file(path) }
+      File.write(path, "# nothing\n")
+      assert_raises(Heron::Attack::UsageError) { Target.load_file(path) }
+      assert_raises(Heron::Attack::UsageError) { Target.load_file(File.join(dir, "missing")) }
+    end
+  end
+end

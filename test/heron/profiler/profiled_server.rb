@@ -1,0 +1,51 @@
+# frozen_string_literal: true
+
+require "heron/profiler"
+
+# Runs an app behind the profiler on the real Heron server and fetches request records.
+# The app is wrapped in Rack::Lint inside the profiler; the server helper's own outer Lint is
+# left off because Rack 3.2's Lint cannot wrap another Lint around an Array body (to_ary).
+module ProfiledServer
+  # @param app [#call] the Rack app (wrapped in Rack::Lint here).
+  # @yieldparam port [Integer]
+  def with_profiled_server(app, environment: "development", **config, &block)
+    settings = Heron::Configuration.new(environment: environment, **config)
+    profiled = Heron::Profiler.wrap(Rack::Lint.new(app), settings)
+    with_server(profiled, lint: false, environment: environment, **config) { |port, _server| block.call(port) }
+  end
+
+  # GETs a path on a fresh connection.
+  # @return [Array(Integer, Hash, String)] status, headers, body.
+  def http_get(port, path, headers = "")
+    socket = connect(port)
+    socket.write("GET #{path} HTTP/1.1\r\nHost: test\r\n#{headers}\r\n")
+    read_response(socket)
+  ensure
+    socket&.close
+  end
+
+  # Waits until the request's record is complete (after-reply callbacks included).
+  # @param headers [Hash] the response headers (x-heron-profile-id).
+  # @return [Hash] the store record.
+  def profile_record(headers, timeout: 5)
+    deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + timeout
+    loop do
+      record = Heron::Profiler.store.find(headers.fetch("x-heron-profile-id"))
+      return record if record && record[:after_reply_ms]
+      flunk "no complete profile record within #{timeout}s" if Process.clock_gettime(Process::CLOCK_MONOTONIC) > deadline
+      sleep 0.01
+    end
+  end
+
+  # Runs GETs for all paths at once, each on its own connection.
+  # @return [Array<Hash>] their store records, in the order of the paths.
+  def concurrent_records(port, *paths)
+    paths.map { |path| Thread.new { http_get(port, path) } }.map { |thread| profile_record(thread.value[1]) }
+  end
+
+  # @return [Boolean] whether two records' [start, last byte] spans overlap.
+  def overlapping?(first, second)
+    first[:started_at] < second[:started_at] + second[:total_ms] / 1000.0 &&
+      second[:started_at] < first[:started_at] + first[:total_ms] / 1000.0
+  end
+end

@@ -1,0 +1,56 @@
+# frozen_string_literal: true
+
+require "test_helper"
+
+# The env the app sees.
+class EnvBuilderTest < Minitest::Test
+  KEYS = %w[REQUEST_METHOD PATH_INFO QUERY_STRING SERVER_NAME SERVER_PORT SERVER_PROTOCOL REMOTE_ADDR
+            rack.url_scheme SCRIPT_NAME HTTP_HOST HTTP_X_CUSTOM].freeze
+
+  def capture
+    seen = {}
+    app = lambda do |env|
+      KEYS.each { |key| seen[key] = env[key] }
+      seen[:extra] = [env["rack.hijack?"], env["rack.after_reply"], env["rack.response_finished"], env["rack.multithread"]]
+      [200, { "content-type" => "text/plain" }, ["ok"]]
+    end
+    [seen, app]
+  end
+
+  def test_env_from_request_and_connection
+    seen, app = capture
+    with_server(app) do |port|
+      raw_request(port, "GET /a/b?x=1&y=2 HTTP/1.1\r\nHost: example.com:8080\r\nX-Custom: v\r\nConnection: close\r\n\r\n")
+    end
+    assert_equal({ "REQUEST_METHOD" => "GET", "PATH_INFO" => "/a/b", "QUERY_STRING" => "x=1&y=2",
+                   "SERVER_NAME" => "example.com", "SERVER_PORT" => "8080", "SERVER_PROTOCOL" => "HTTP/1.1",
+                   "REMOTE_ADDR" => "127.0.0.1", "rack.url_scheme" => "http", "SCRIPT_NAME" => "",
+                   "HTTP_HOST" => "example.com:8080", "HTTP_X_CUSTOM" => "v" }, seen.except(:extra))
+    assert_equal [true, [], [], false], seen[:extra]
+  end
+
+  def test_default_port_and_ipv6_host
+    seen, app = capture
+    with_server(app) do |port|
+      raw_request(port, "GET / HTTP/1.1\r\nHost: [::1]\r\nConnection: close\r\n\r\n")
+    end
+    assert_equal ["[::1]", "80"], seen.values_at("SERVER_NAME", "SERVER_PORT")
+  end
+
+  def test_http10_without_host_uses_listener_address
+    seen, app = capture
+    with_server(app) do |port|
+      raw_request(port, "GET / HTTP/1.0\r\n\r\n")
+      assert_equal ["127.0.0.1", port.to_s], seen.values_at("SERVER_NAME", "SERVER_PORT")
+    end
+  end
+
+  def test_forwarded_proto_only_when_configured
+    seen, app = capture
+    request = "GET / HTTP/1.1\r\nHost: example.com\r\nX-Forwarded-Proto: https\r\nConnection: close\r\n\r\n"
+    with_server(app) { |port| raw_request(port, request) }
+    assert_equal %w[http 80], seen.values_at("rack.url_scheme", "SERVER_PORT")
+    with_server(app, forwarded_proto: true) { |port| raw_request(port, request) }
+    assert_equal %w[https 443], seen.values_at("rack.url_scheme", "SERVER_PORT")
+  end
+end

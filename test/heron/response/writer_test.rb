@@ -1,0 +1,136 @@
+# frozen_string_literal: true
+
+require "test_helper"
+
+# Response framing as seen on the wire.
+class ResponseWriterTest < Minitest::Test
+  class EachBody
+    attr_reader :closed
+
+    def initialize(parts) = @parts = parts
+    def each(&block) = @parts.each(&block)
+    def close = @closed = true
+  end
+
+  def text(body, status: 200, headers: {})
+    ->(_env) { [status, { "content-type" => "text/plain" }.merge(headers), body] }
+  end
+
+  def test_array_body_gets_content_length_and_date
+    with_server(text(["Hello", " world"])) do |port|
+      status, headers, body = read_response(connect(port).tap { |s| s.write("GET / HTTP/1.1\r\nHost: x\r\n\r\n") })
+      assert_equal [200, "11", "Hello world"], [status, headers["content-length"], body]
+      assert_match(/\A\w{3}, \d\d \w{3} \d{4} \d\d:\d\d:\d\d GMT\z/, headers["date"])
+    end
+  end
+
+  def test_each_body_without_length_is_chunked_and_closed
+    body = EachBody.new(%w[a bb ccc])
+    with_server(text(body)) do |port|
+      socket = connect(port)
+      socket.write("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+      status, headers, data = read_response(socket)
+      assert_equal [200, "chunked", "abbccc"], [status, headers["transfer-encoding"], data]
+      socket.write("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+      assert_equal 200, read_response(socket)[0], "connection stays usable after a chunked body"
+      assert body.closed
+    end
+  end
+
+  def test_each_body_to_http10_client_is_close_delimited
+    with_server(text(EachBody.new(%w[one two]))) do |port|
+      response = raw_request(port, "GET / HTTP/1.0\r\n\r\n")
+      assert_match(/connection: close\r\n\r\nonetwo\z/, response)
+      refute_match(/transfer-encoding/, response)
+    end
+  end
+
+  def test_app_content_length_is_kept
+    with_server(text(EachBody.new(%w[abc]), headers: { "content-length" => "3" })) do |port|
+      response = raw_request(port, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+      assert_match(/content-length: 3\r\n/, response)
+      assert response.end_with?("\r\n\r\nabc")
+    end
+  end
+
+  def test_head_204_304_have_no_body
+    with_server(text(["body"])) do |port|
+      head = raw_request(port, "HEAD / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+      assert_match(/content-length: 4\r\n/, head)
+      assert head.end_with?("\r\n\r\n")
+    end
+    [204, 304].each do |status|
+      with_server(->(_env) { [status, {}, []] }) do |port|
+        response = raw_request(port, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        assert_match(/\AHTTP\/1.1 #{status} /, response)
+        refute_match(/content-length|transfer-encoding/, response)
+        assert response.end_with?("\r\n\r\n")
+      end
+    end
+  end
+
+  def test_multiple_values_become_multiple_lines
+    app = text(["x"], headers: { "set-cookie" => %w[a=1 b=2] })
+    with_server(app) do |port|
+      response = raw_request(port, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+      assert_equal ["set-cookie: a=1", "set-cookie: b=2"], response.scan(/^set-cookie: .*(?=\r)/)
+    end
+  end
+
+  def test_header_with_line_break_becomes_500
+    app = text(["x"], headers: { "x-evil" => "a\r\nset-cookie: pwned=1" })
+    with_server(app, lint: false) do |port|
+      response = raw_request(port, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+      assert_match(/\AHTTP\/1.1 500 /, response)
+      refute_match(/pwned/, response)
+      assert_match(/invalid response/, server_log)
+    end
+  end
+
+  def test_streaming_body_keeps_connection_reusable
+    stream_body = lambda do |stream|
+      stream.write("first ")
+      stream << "second"
+      stream.close
+    end
+    with_server(->(_env) { [200, { "content-type" => "text/plain" }, stream_body] }) do |port|
+      socket = connect(port)
+      2.times do
+        socket.write("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        status, headers, body = read_response(socket)
+        assert_equal [200, "chunked", "first second"], [status, headers["transfer-encoding"], body]
+      end
+    end
+  end
+
+  def test_streaming_body_closed_later_by_another_task
+    app = lambda do |_env|
+      body = lambda do |stream|
+        Async do
+          sleep 0.05
+          stream.write("late")
+          stream.close
+        end
+      end
+      [200, { "content-type" => "text/plain" }, body]
+    end
+    with_server(app) do |port|
+      response = raw_request(port, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+      assert response.end_with?("4\r\nlate\r\n0\r\n\r\n"), response
+    end
+  end
+
+  def test_body_close_is_called_when_client_goes_away
+    closed = Queue.new
+    body = Object.new
+    body.define_singleton_method(:each) { |&blk| 200.times { blk.call("x" * 65_536) } }
+    body.define_singleton_method(:close) { closed << true }
+    with_server(->(_env) { [200, { "content-type" => "text/plain" }, body] }) do |port|
+      socket = connect(port)
+      socket.write("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+      socket.read(1000)
+      socket.close
+      assert Timeout.timeout(5) { closed.pop }
+    end
+  end
+end
