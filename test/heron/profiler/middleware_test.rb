@@ -154,7 +154,8 @@ class MiddlewareServerTest < Minitest::Test
   def test_n_plus_one_over_postgres
     db = DatabaseFixtures.databases.fetch(:postgres)
     app = ->(_env) { [200, { "content-type" => "text/plain" }, [load_posts_one_by_one(db).to_s]] }
-    with_profiled_server(app) do |port|
+    log = StringIO.new
+    with_profiled_server(app, error_io: log) do |port|
       _status, headers, body = http_get(port, "/users")
       assert_equal "6", body
       assert_match(/\A1 query x3 at test\/heron\/profiler\/sql\/database_fixtures\.rb:\d+ \(SELECT \* FROM "posts"/,
@@ -162,7 +163,7 @@ class MiddlewareServerTest < Minitest::Test
       record = profile_record(headers)
       assert_equal 4, record[:db_count]
       assert_equal [:sequel], record[:queries].map { |query| query[:adapter] }.uniq
-      assert_match(/N\+1 query in GET \/users/, server_log)
+      assert_match(/N\+1 query in GET \/users: 3x at .*database_fixtures\.rb:\d+: SELECT/, log.string)
     end
   end
 end
