@@ -76,8 +76,10 @@ module Heron
         { "target" => @options.rate, "achieved" => achieved_rate, "throughput" => throughput }
       end
 
+      # Requests after the first over the time from the plan's start to the last send: a late
+      # last request lowers it, a late first one cannot inflate it.
       def achieved_rate
-        span = span(@recorder.first_sent, @recorder.last_sent)
+        span = span(@recorder.start, @recorder.last_sent)
         return nil unless span&.positive? && @recorder.sent > 1
         ((@recorder.sent - 1) / span).round(3)
       end
