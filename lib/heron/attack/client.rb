@@ -1,7 +1,7 @@
 # frozen_string_literal: true
 
 require "async"
-require_relative "io_timeout"
+require_relative "../compat/io_timeout"
 require_relative "connection"
 
 module Heron
