@@ -437,6 +437,7 @@ static VALUE Heron_HTTPParser_filter_body(VALUE self, VALUE dst, VALUE buf)
   int result;
   StringValue(dst);
   StringValue(buf);
+  if (dst == buf) rb_raise(rb_eArgError, "dst and buf must be different Strings");
   rb_str_modify(dst);
   rb_str_modify(buf);
   result = heron_chunked_decoder_execute(&parser->chunked, RSTRING_PTR(buf),

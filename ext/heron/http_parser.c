@@ -29,7 +29,8 @@ enum {
   CC_VALUE = 2,   /* field-vchar: VCHAR or obs-text */
   CC_TARGET = 4,  /* visible ASCII except '#' */
   CC_HEX = 8,
-  CC_QDTEXT = 16  /* quoted-string text (RFC 9110 §5.6.4) */
+  CC_QDTEXT = 16, /* quoted-string text (RFC 9110 §5.6.4) */
+  CC_HOST = 32    /* reg-name: unreserved / sub-delims (RFC 3986 §3.2.2), '%' checked apart */
 };
 
 static unsigned char heron_cc[256];
@@ -37,6 +38,7 @@ static unsigned char heron_cc[256];
 static void heron_cc_init(void)
 {
   static const char tchar_punct[] = "!#$%&'*+-.^_`|~";
+  static const char host_punct[] = "-._~!$&'()*+,;=";
   int c;
   if (heron_cc['A']) return;
   for (c = 0x21; c <= 0x7e; c++) heron_cc[c] |= CC_VALUE | CC_TARGET | CC_QDTEXT;
@@ -52,6 +54,10 @@ static void heron_cc_init(void)
   for (c = 'a'; c <= 'f'; c++) heron_cc[c] |= CC_HEX;
   for (c = 'A'; c <= 'F'; c++) heron_cc[c] |= CC_HEX;
   for (c = 0; tchar_punct[c]; c++) heron_cc[(unsigned char)tchar_punct[c]] |= CC_TCHAR;
+  for (c = 0; host_punct[c]; c++) heron_cc[(unsigned char)host_punct[c]] |= CC_HOST;
+  for (c = '0'; c <= '9'; c++) heron_cc[c] |= CC_HOST;
+  for (c = 'a'; c <= 'z'; c++) heron_cc[c] |= CC_HOST;
+  for (c = 'A'; c <= 'Z'; c++) heron_cc[c] |= CC_HOST;
 }
 
 #define IS(cls, ch) (heron_cc[(unsigned char)(ch)] & (cls))
@@ -99,6 +105,44 @@ static int all_tchar(const char *s, size_t n)
   for (i = 0; i < n; i++)
     if (!IS(CC_TCHAR, s[i])) return 0;
   return 1;
+}
+
+/* reg-name chars and %HH from s[i]; returns where they stop, or n + 1 on a bad '%'. */
+static size_t host_chars_end(const char *s, size_t i, size_t n, int colon_ok)
+{
+  while (i < n) {
+    if (s[i] == '%') {
+      if (n - i < 3 || !IS(CC_HEX, s[i + 1]) || !IS(CC_HEX, s[i + 2])) return n + 1;
+      i += 3;
+    } else if (IS(CC_HOST, s[i]) || (colon_ok && s[i] == ':')) {
+      i++;
+    } else {
+      break;
+    }
+  }
+  return i;
+}
+
+/*
+ * uri-host [ ":" port ] (RFC 9110 §7.2, RFC 3986 §3.2.2), the shape Rack::Lint
+ * accepts for HTTP_HOST: reg-name or IPv4 (same characters), or "[" IP-literal
+ * "]" (its characters only, not its full grammar); port is DIGIT*.
+ */
+static int valid_authority(const char *s, size_t n)
+{
+  size_t i = 0;
+  if (n > 0 && s[0] == '[') {
+    i = host_chars_end(s, 1, n, 1);
+    if (i >= n || s[i] != ']' || i == 1) return 0;
+    i++;
+  } else {
+    i = host_chars_end(s, 0, n, 0);
+    if (i > n) return 0;
+  }
+  if (i == n) return 1;
+  if (s[i++] != ':') return 0;
+  while (i < n && s[i] >= '0' && s[i] <= '9') i++;
+  return i == n;
 }
 
 /* ---- request head: states and bookkeeping ----------------------------- */
@@ -242,6 +286,8 @@ static int classify_absolute(heron_http_parser *p, const char *buf)
   while (i < n && t[i] != '/' && t[i] != '?') i++;
   if (i == a) return hp_fail(p, 400, "empty authority in request target", 0), -1;
   if (memchr(t + a, '@', i - a)) return hp_fail(p, 400, "userinfo in request target", 0), -1;
+  if (!valid_authority(t + a, i - a))
+    return hp_fail(p, 400, "invalid authority in request target", 0), -1;
   p->target_form = HERON_TARGET_ABSOLUTE;
   p->authority.off = p->target.off + a;
   p->authority.len = i - a;
@@ -453,6 +499,7 @@ static int on_field(heron_http_parser *p, const char *buf, const heron_http_fiel
   case 4:
     if (!token_ieq(name, 4, "host")) return 0;
     if (p->host_seen) return hp_fail(p, 400, "repeated Host", 0), -1;
+    if (!valid_authority(value, f->value.len)) return hp_fail(p, 400, "invalid Host", 0), -1;
     p->host_seen = 1;
     return 0;
   case 10:

@@ -99,6 +99,17 @@ class HeronParserHeadersTest < Minitest::Test
     assert_equal "", env["HTTP_HOST"]
   end
 
+  def test_host_value_must_be_an_authority
+    ["h", "h.example:8080", "h:", "[::1]:80", "[v1.x]", "1.2.3.4", "a%20b", "x-_~!$&'()*+,;=y"].each do |host|
+      env, = parse(head("Host: #{host}"))
+      assert_equal host, env["HTTP_HOST"]
+    end
+    ["a b", "h:8x", "h:1:2", "[::1", "[]", "::1", "u@h", "h/p", "a%2", "a%zz", "h?", "\"h\""].each do |host|
+      assert_bad(head("Host: #{host}"), /invalid Host/)
+    end
+    assert_bad(head("Host: h", line: "GET http://a%/ HTTP/1.1"), /invalid authority/)
+  end
+
   def test_content_length_parsed
     _, _, parser = parse(get("Content-Length: 0042", line: "POST / HTTP/1.1"))
     assert_equal 42, parser.content_length
