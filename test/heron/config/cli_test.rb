@@ -199,6 +199,11 @@ class HeronConfigCLITest < Minitest::Test
     assert_equal text, cli.help
   end
 
+  def test_the_docs_list_every_flag
+    docs = File.read(File.join(ROOT, "docs/configuration.md"))
+    Heron::Config::CLI::SETTING_FLAGS.each { |_key, switches, _| assert_includes docs, "`#{switches.last}`" }
+  end
+
   def test_help_and_version_together_print_once
     cli("-h", "-v").run
     assert_equal 1, @stdout.string.scan("Usage:").size

@@ -170,4 +170,27 @@ class HeronConfigDSLTest < Minitest::Test
   def test_inspect_is_short
     assert_equal "the config file", Heron::Config::DSL.new(Heron::Configuration.new).inspect
   end
+
+  ROOT = File.expand_path("../../..", __dir__)
+
+  def test_the_example_config_file_loads
+    config = Heron::Config::DSL.load(Heron::Configuration.new(environment: "production"),
+                                     File.join(ROOT, "examples/config/heron.rb"))
+    assert_equal [2, true, :json], [config.workers, config.preload, config.log_format]
+  end
+
+  def test_the_sample_in_the_docs_loads
+    docs = File.read(File.join(ROOT, "docs/configuration.md"))
+    sample = docs[/## A sample config\/heron.rb\n\n```ruby\n(.*?)```/m, 1]
+    config = evaluate(sample, Heron::Configuration.new(environment: "production"))
+    assert_equal [4, 8192], [config.workers, config.max_connections]
+  end
+
+  def test_the_docs_describe_every_directive
+    docs = File.read(File.join(ROOT, "docs/configuration.md"))
+    Heron::Config::DSL.public_instance_methods(false).each do |name|
+      next if %i[evaluate inspect].include?(name)
+      assert_includes docs, "`#{name}", "docs/configuration.md does not describe #{name}"
+    end
+  end
 end
