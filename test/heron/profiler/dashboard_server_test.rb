@@ -31,8 +31,7 @@ class DashboardServerTest < Minitest::Test
 
   def test_recorded_request_shows_in_the_list_and_the_detail
     with_server(@app) do |port|
-      id = get(port, "/authors")[1]["x-heron-profile-id"]
-      refute_nil id
+      id = recorded(get(port, "/authors")[1]["x-heron-profile-id"])
       status, headers, body = get(port, "/__heron")
       assert_equal [200, "text/html; charset=utf-8"], [status, headers["content-type"]]
       assert_includes body, %(href="/__heron/requests/#{id}")
@@ -46,7 +45,7 @@ class DashboardServerTest < Minitest::Test
 
   def test_json_endpoints
     with_server(@app) do |port|
-      id = get(port, "/authors")[1]["x-heron-profile-id"]
+      id = recorded(get(port, "/authors")[1]["x-heron-profile-id"])
       listed = JSON.parse(get(port, "/__heron.json")[2])["requests"].find { |item| item["id"] == id }
       assert_equal ["/authors", 6], listed.values_at("path", "db_count")
       detail = JSON.parse(get(port, "/__heron/requests/#{id}", "Accept: application/json\r\n")[2])["request"]
@@ -75,6 +74,14 @@ class DashboardServerTest < Minitest::Test
   end
 
   private
+
+  # The profiler stores a record once the response is finished, just after the client has it.
+  # @return [String] the id, once its record is in the store.
+  def recorded(id)
+    refute_nil id
+    Timeout.timeout(5) { sleep(0.01) until Heron::Profiler.store.find(id) }
+    id
+  end
 
   def get(port, target, headers = "")
     socket = connect(port)
