@@ -126,14 +126,21 @@ module Heron
       @drained&.signal
     end
 
+    # Waits for commands on the self-pipe: "g" starts a drain in its own task (so a later "i"
+    # still interrupts it), "d" means the drain finished, "i" stops at once.
     def control_loop(accepts)
       loop do
-        @wake_reader.wait_readable
-        command = @wake_reader.read_nonblock(1, exception: false)
-        next if command == :wait_readable
-        command == "g" ? drain(accepts) : nil
-        return
+        case read_command
+        when "g" then @drainer ||= @root.async { drain(accepts) }
+        when "i", "d" then return
+        end
       end
+    end
+
+    def read_command
+      @wake_reader.wait_readable
+      command = @wake_reader.read_nonblock(1, exception: false)
+      command == :wait_readable ? nil : command
     end
 
     def drain(accepts)
@@ -144,6 +151,8 @@ module Heron
       wait_for_connections(deadline)
       leftover = @callbacks.drain(deadline)
       leftover.each { |name| @logger.warn("after-reply callback still running at shutdown: #{name}") }
+    ensure
+      @wake_writer.write_nonblock("d", exception: false)
     end
 
     def wait_for_connections(deadline)

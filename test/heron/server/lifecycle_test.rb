@@ -1,0 +1,71 @@
+# frozen_string_literal: true
+
+require "test_helper"
+require "net/http"
+
+# Graceful and immediate shutdown of a real `heron` process.
+class LifecycleTest < Minitest::Test
+  SLOW_APP = <<~RUBY
+    run lambda { |env|
+      sleep 1 if env["PATH_INFO"] == "/slow"
+      [200, { "content-type" => "text/plain" }, ["done \#{env['PATH_INFO']}"]]
+    }
+  RUBY
+
+  def test_sigterm_finishes_the_request_in_flight_and_exits_zero
+    pid, port, log = spawn_heron(SLOW_APP)
+    slow = Thread.new { Net::HTTP.get_response(URI("http://127.0.0.1:#{port}/slow")) }
+    sleep 0.3
+    Process.kill("TERM", pid)
+    response = slow.value
+    assert_equal ["200", "done /slow", "close"], [response.code, response.body, response["connection"]]
+    status = wait_exit(pid)
+    assert status&.success?, "exit 0 after a graceful stop; log:\n#{File.read(log)}"
+  end
+
+  def test_drain_closes_idle_keepalive_and_refuses_new_connections
+    pid, port, = spawn_heron(SLOW_APP)
+    idle = connect(port)
+    idle.write("GET /a HTTP/1.1\r\nHost: x\r\n\r\n")
+    assert_equal 200, read_response(idle)[0]
+    busy = connect(port)
+    busy.write("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n")
+    sleep 0.2
+    Process.kill("TERM", pid)
+    assert closed_by_server?(idle, timeout: 2), "idle keep-alive connection closed at once"
+    status, headers, body = read_response(busy)
+    assert_equal [200, "close", "done /slow"], [status, headers["connection"], body]
+    assert wait_exit(pid)&.success?
+    assert_raises(Errno::ECONNREFUSED) { connect(port) }
+  end
+
+  def test_request_arriving_during_drain_gets_connection_close
+    pid, port, = spawn_heron(SLOW_APP)
+    keep = connect(port)
+    keep.write("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n")
+    sleep 0.2
+    Process.kill("TERM", pid)
+    assert_equal "close", read_response(keep)[1]["connection"]
+    assert wait_exit(pid)&.success?
+  end
+
+  def test_second_signal_stops_immediately
+    pid, port, = spawn_heron(SLOW_APP.sub("sleep 1", "sleep 30"))
+    Thread.new { Net::HTTP.get_response(URI("http://127.0.0.1:#{port}/slow")) rescue nil }
+    sleep 0.3
+    Process.kill("TERM", pid)
+    sleep 0.2
+    Process.kill("INT", pid)
+    status = wait_exit(pid, timeout: 5)
+    refute_nil status, "a second signal does not wait for the 30 s request"
+  end
+
+  def test_shutdown_timeout_bounds_the_drain
+    pid, port, log = spawn_heron(SLOW_APP.sub("sleep 1", "sleep 30"), "--shutdown-timeout", "0.5")
+    Thread.new { Net::HTTP.get_response(URI("http://127.0.0.1:#{port}/slow")) rescue nil }
+    sleep 0.3
+    Process.kill("TERM", pid)
+    refute_nil wait_exit(pid, timeout: 5), "exits once shutdown_timeout passes"
+    assert_match(/still busy at shutdown timeout/, File.read(log))
+  end
+end

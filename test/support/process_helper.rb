@@ -1,0 +1,61 @@
+# frozen_string_literal: true
+
+require "tmpdir"
+require "rbconfig"
+
+# Runs `exe/heron` as a real child process for lifecycle tests (signals, workers, exit codes).
+module ProcessHelper
+  ROOT = File.expand_path("../..", __dir__)
+
+  # Starts heron with a rackup file written from `ru_source`.
+  # @param ru_source [String] the config.ru contents.
+  # @param args [Array<String>] extra CLI arguments.
+  # @return [Array(Integer, Integer, String)] pid, port, path of the combined log.
+  def spawn_heron(ru_source, *args)
+    dir = Dir.mktmpdir("heron-test")
+    File.write(File.join(dir, "config.ru"), ru_source)
+    log = File.join(dir, "heron.log")
+    pid = Process.spawn(RbConfig.ruby, File.join(ROOT, "exe/heron"), "-b", "tcp://127.0.0.1:0",
+                        "-e", "production", *args, "config.ru",
+                        chdir: dir, out: log, err: log, pgroup: true)
+    [pid, wait_for_port(log, pid), log]
+  end
+
+  # Waits for the banner's listening address.
+  # @return [Integer] the port.
+  def wait_for_port(log, pid, timeout: 15)
+    deadline = Time.now + timeout
+    until Time.now > deadline
+      port = File.read(log)[%r{http://127\.0\.0\.1:(\d+)}, 1] if File.exist?(log)
+      return port.to_i if port
+      flunk("heron exited early:\n#{File.read(log)}") if Process.wait(pid, Process::WNOHANG)
+      sleep 0.05
+    end
+    flunk("heron did not start:\n#{File.read(log)}")
+  end
+
+  # Waits for a child to exit.
+  # @return [Process::Status, nil] nil when it did not exit in time (it is then killed).
+  def wait_exit(pid, timeout: 15)
+    deadline = Time.now + timeout
+    until Time.now > deadline
+      _, status = Process.wait2(pid, Process::WNOHANG)
+      return status if status
+      sleep 0.05
+    end
+    Process.kill("KILL", -pid) rescue nil
+    nil
+  end
+
+  # Waits until the block is true.
+  def eventually(timeout: 10)
+    deadline = Time.now + timeout
+    until (result = yield)
+      flunk("condition not met in #{timeout}s") if Time.now > deadline
+      sleep 0.05
+    end
+    result
+  end
+end
+
+Minitest::Test.include(ProcessHelper)
