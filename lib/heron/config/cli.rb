@@ -165,7 +165,7 @@ module Heron
       end
 
       def launch_server(config)
-        require "heron/server/launcher" unless defined?(Heron::Launcher)
+        require "heron/server/launcher"
         Heron::Launcher.new(config).run
       end
 

@@ -93,6 +93,12 @@ class RackupHandlerHeronTest < Minitest::Test
     assert_same APP, yielded.config.app
   end
 
+  def test_run_without_a_block
+    Heron::Launcher.stub(:new, ->(_config) { Struct.new(:run).new(0) }) do
+      assert_equal 0, HANDLER.run(APP)
+    end
+  end
+
   def test_run_exits_2_on_a_bad_option
     _out, err = capture_io do
       error = assert_raises(SystemExit) { HANDLER.run(APP, Port: "x") }
@@ -131,6 +137,40 @@ class RackupHandlerHeronTest < Minitest::Test
     end
   end
 
+  RAILS_APP = {
+    "config/application.rb" => <<~RUBY,
+      require "rails"
+      require "action_controller/railtie"
+      class HeronRailsCheck < Rails::Application
+        config.root = File.expand_path("..", __dir__)
+        config.eager_load = false
+        config.secret_key_base = "x" * 64
+        config.hosts.clear
+        routes.append { root to: proc { [200, { "content-type" => "text/plain" }, ["rails ok"]] } }
+      end
+    RUBY
+    "config/environment.rb" => %(require_relative "application"\nRails.application.initialize!\n),
+    "config.ru" => %(require_relative "config/environment"\nrun Rails.application\n),
+    "bin/rails" => %(APP_PATH = File.expand_path("../config/application", __dir__)\nrequire "rails/commands"\n),
+  }.freeze
+
+  # Rails is not in the bundle: installing railties takes minutes (it builds nokogiri). To run
+  # `rails server -u heron` for real, install it aside and point HERON_RAILS_GEM_HOME at it:
+  #   gem install railties -v "~> 7.1.0" --no-document --install-dir /tmp/rails-gems
+  def test_rails_server_dash_u_heron
+    gem_home = ENV["HERON_RAILS_GEM_HOME"] or skip "set HERON_RAILS_GEM_HOME to a directory holding railties"
+    Dir.mktmpdir do |dir|
+      RAILS_APP.each { |path, text| write_file(File.join(dir, path), text) }
+      port = free_port
+      env = { "GEM_HOME" => gem_home, "GEM_PATH" => [gem_home, *Gem.path].join(File::PATH_SEPARATOR) }
+      command = ["ruby", "-I", File.join(ROOT, "lib"), "bin/rails", "server", "-u", "heron",
+                 "-b", "127.0.0.1", "-p", port.to_s]
+      Bundler.with_unbundled_env do
+        serve_with(env, command, dir) { |log| assert_equal "rails ok", get(port, log).body }
+      end
+    end
+  end
+
   private
 
   def in_dir(config_source)
@@ -143,6 +183,11 @@ class RackupHandlerHeronTest < Minitest::Test
     end
   end
 
+  def write_file(path, text)
+    FileUtils.mkdir_p(File.dirname(path))
+    File.write(path, text)
+  end
+
   def free_port
     server = TCPServer.new("127.0.0.1", 0)
     server.addr[1]
@@ -150,11 +195,14 @@ class RackupHandlerHeronTest < Minitest::Test
     server.close
   end
 
-  # Spawns a server command, yields its log file path, and stops it with SIGTERM.
-  def serve(command, dir)
+  # Spawns a server command in the bundle, yields its log file path, and stops it with SIGTERM.
+  def serve(command, dir, &block)
     skip "needs Heron::Launcher (lib/heron/server/launcher.rb)" unless File.exist?(File.join(ROOT, "lib/heron/server/launcher.rb"))
+    serve_with({ "BUNDLE_GEMFILE" => File.join(ROOT, "Gemfile") }, command, dir, &block)
+  end
+
+  def serve_with(env, command, dir)
     log = File.join(dir, "server.log")
-    env = { "BUNDLE_GEMFILE" => File.join(ROOT, "Gemfile") }
     pid = Process.spawn(env, *command, chdir: dir, out: log, err: log, pgroup: true)
     yield log
   ensure
