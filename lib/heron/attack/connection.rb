@@ -40,6 +40,8 @@ module Heron
       def initialize(socket)
         @socket = socket
         @buffer = String.new(encoding: Encoding::BINARY)
+        @scratch = String.new(capacity: READ_SIZE, encoding: Encoding::BINARY)
+        @offset = 0
         @uses = 0
       end
 
@@ -57,11 +59,9 @@ module Heron
       # @return [String] the next CRLF-terminated line, without the CRLF.
       # @raise [EOFError] when the peer closes first.
       def read_line
-        until (at = @buffer.index("\r\n"))
-          fill
-        end
-        line = @buffer.byteslice(0, at)
-        @buffer = @buffer.byteslice(at + 2, @buffer.bytesize)
+        fill until (at = @buffer.index("\r\n", @offset))
+        line = @buffer.byteslice(@offset, at - @offset)
+        @offset = at + 2
         line
       end
 
@@ -71,9 +71,9 @@ module Heron
       def skip(n)
         left = n
         while left.positive?
-          fill if @buffer.empty?
-          taken = [left, @buffer.bytesize].min
-          @buffer = @buffer.byteslice(taken, @buffer.bytesize)
+          fill if buffered.zero?
+          taken = [left, buffered].min
+          @offset += taken
           left -= taken
         end
         n
@@ -82,9 +82,9 @@ module Heron
       # Reads and drops everything until the peer closes.
       # @return [Integer] how many bytes were dropped.
       def skip_to_eof
-        total = @buffer.bytesize
-        @buffer.clear
-        loop { total += @socket.readpartial(READ_SIZE).bytesize }
+        total = buffered
+        @offset = @buffer.bytesize
+        loop { total += @socket.readpartial(READ_SIZE, @scratch).bytesize }
       rescue EOFError
         total
       end
@@ -96,8 +96,15 @@ module Heron
 
       private
 
+      def buffered
+        @buffer.bytesize - @offset
+      end
+
+      # Appends what the socket has, first dropping what was already consumed.
       def fill
-        @buffer << @socket.readpartial(READ_SIZE)
+        @buffer = @buffer.byteslice(@offset, buffered) if @offset.positive?
+        @offset = 0
+        @buffer << @socket.readpartial(READ_SIZE, @scratch)
       end
     end
   end
