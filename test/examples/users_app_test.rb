@@ -86,6 +86,18 @@ class UsersAppTest < Minitest::Test
     assert_equal 6, scratch[:roles].count
   end
 
+  def test_setup_script_seeds_a_fresh_database_quickly_and_only_once
+    env = { "HERON_DEMO_DB" => File.join(Dir.mktmpdir("heron-demo-setup"), "demo.sqlite3"), "HERON_DEMO_USERS" => "1000" }
+    script = File.expand_path("../../examples/demo/db/setup.rb", __dir__)
+    started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+    first = IO.popen(env, [RbConfig.ruby, script], &:read)
+    assert_operator Process.clock_gettime(Process::CLOCK_MONOTONIC) - started, :<, 5
+    assert_match(/seeded with 1000 users/, first)
+    assert_match(/already has 1000 users/, IO.popen(env, [RbConfig.ruby, script], &:read))
+  ensure
+    FileUtils.rm_rf(File.dirname(env["HERON_DEMO_DB"]))
+  end
+
   def test_the_profiler_sees_the_n_plus_one_through_the_real_server
     app = Heron::Profiler.wrap(Demo::UsersApp.new, Heron::Configuration.new(profile: true), logger: Logger.new(nil))
     with_server(app) do |port|

@@ -59,6 +59,18 @@ class DashboardTest < Minitest::Test
     assert_equal ["b2"], JSON.parse(body)["requests"].map { |item| item["id"] }
   end
 
+  def test_a_bad_query_string_falls_back_to_the_default_limit
+    _, _, body = get("/__heron.json", query: "limit=%zz")
+    assert_equal 2, JSON.parse(body)["requests"].size
+  end
+
+  def test_slow_requests_round_to_whole_ms_and_unknown_counts_show_a_dash
+    @records = [record("slow", total_ms: 1234.4, allocations: nil)]
+    _, _, body = get("/__heron")
+    assert_includes body, "1234 ms"
+    assert_match(%r{<td class="num">—</td>}, body)
+  end
+
   def test_empty_store_and_nil_store_show_a_hint
     [FakeStore.new([]), nil].each do |store|
       _, _, body = get("/__heron", store: store)
@@ -89,6 +101,14 @@ class DashboardTest < Minitest::Test
     assert_includes body, "width: 40.0%", "app outside the database: 5 of 12.5 ms"
   end
 
+  def test_detail_page_lists_at_most_500_queries
+    @records = [record("many", queries: [QUERY] * 501)]
+    _, _, body = get("/__heron/requests/many")
+    assert_includes body, "<td class=\"num\">500</td>"
+    refute_includes body, "<td class=\"num\">501</td><td class=\"num\">0.4 ms"
+    assert_includes body, "the JSON view has all 501"
+  end
+
   def test_detail_page_without_queries_or_warnings
     _, _, body = get("/__heron/requests/a1")
     assert_includes body, "This request ran no SQL."
@@ -111,6 +131,7 @@ class DashboardTest < Minitest::Test
   end
 
   def test_unknown_request_and_unknown_paths_are_404
+    assert_equal 404, get("/__heron/requests/b2", store: nil).first
     %w[/__heron/requests/zz /__heron/elsewhere /__heronx /__heron/requests/].each do |path|
       assert_equal 404, get(path).first, path
     end

@@ -64,6 +64,20 @@ class MetricsServerTest < Minitest::Test
     end
   end
 
+  def test_a_client_that_hangs_up_at_once_does_not_stop_the_server
+    in_thread do
+      TCPSocket.new("127.0.0.1", @server.port).close
+      assert_equal 200, scrape("GET /metrics HTTP/1.1\r\n\r\n").first
+    end
+  end
+
+  def test_port_and_close_before_bind
+    server = Heron::Profiler::MetricsServer.new(config("tcp://127.0.0.1:0"), @metrics)
+    assert_nil server.port
+    server.close
+    server.run
+  end
+
   def test_address_in_use_is_a_clear_error
     error = assert_raises(Heron::Profiler::MetricsServer::BindError) do
       Heron::Profiler::MetricsServer.new(config("tcp://127.0.0.1:#{@server.port}"), @metrics).bind

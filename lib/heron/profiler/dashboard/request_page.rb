@@ -9,6 +9,7 @@ module Heron
       # One request in detail: its timings, N+1 warnings, the queries grouped by shape, and every
       # SQL statement in order with its duration and call site.
       class RequestPage < Page
+        LISTED = 500
 
         TEMPLATE = <<~'ERB'
           <p class="hint"><a href="<%= url('') %>">← all requests</a> · <a href="<%= url("/requests/#{ERB::Util.url_encode(record[:id])}.json") %>">JSON</a></p>
@@ -52,11 +53,14 @@ module Heron
           <table>
           <thead><tr><th class="num">#</th><th class="num">Duration</th><th>SQL</th><th>Call site</th></tr></thead>
           <tbody>
-          <% queries.each_with_index do |q, i| -%>
+          <% queries.first(self.class::LISTED).each_with_index do |q, i| -%>
           <tr><td class="num"><%= i + 1 %></td><td class="num"><%= ms q[:duration_ms] %></td><td><pre><%= h q[:sql] %></pre></td><td><code><%= h q[:call_site] %></code><br><span class="hint"><%= h q[:adapter] %></span></td></tr>
           <% end -%>
           </tbody>
           </table>
+          <% if queries.size > self.class::LISTED -%>
+          <p class="hint">The first <%= self.class::LISTED %> are listed; the JSON view has all <%= count queries.size %>.</p>
+          <% end -%>
           <% end -%>
         ERB
 
