@@ -82,6 +82,7 @@ module Heron
       # @raise [Heron::ConfigError] for an unknown flag, a bad value, or a missing file.
       def parse
         @overrides = {}
+        @config_file = @printed = nil
         positional = parser.parse(@argv)
         @printed ? nil : build(positional)
       rescue OptionParser::ParseError => e
