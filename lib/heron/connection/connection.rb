@@ -134,6 +134,7 @@ module Heron
       return response unless response[0] == 100 && @expectation.pending?
       close_body(request, response[2])
       send_continue(@expectation)
+      request.env.delete("HTTP_EXPECT") # answered: the second call sees a plain request
       @reactor.app.call(request.env)
     rescue StandardError, ScriptError => e
       app_error(request, e)

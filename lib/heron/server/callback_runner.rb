@@ -11,7 +11,9 @@ module Heron
     # @param logger [Log::Logger]
     # @param concurrency [Integer] requests whose callbacks may run at once.
     # @param observer [#after_reply_enqueued, #after_reply_finished, nil] metrics, optional.
-    def initialize(logger, concurrency, observer: nil)
+    # @param hold [Boolean] keep scheduled callbacks until {#release} (for tests).
+    def initialize(logger, concurrency, observer: nil, hold: false)
+      @hold = hold
       @logger = logger
       @concurrency = concurrency
       @observer = observer
@@ -28,7 +30,16 @@ module Heron
       return unless callbacks?(request.env)
       @observer&.after_reply_enqueued
       @queue << request
-      start(parent) if @running.size < @concurrency
+      start(parent) if !@hold && @running.size < @concurrency
+    end
+
+    # Starts callbacks that were held (see `hold:`), then waits for them.
+    # @param parent [Async::Task]
+    # @return [void]
+    def release(parent)
+      @hold = false
+      start(parent) until @queue.empty? || @running.size >= @concurrency
+      drain(Float::INFINITY)
     end
 
     # @return [Integer] requests whose callbacks are queued or running.
@@ -65,9 +76,11 @@ module Heron
     end
 
     def start(parent)
+      request = @queue.shift
       parent.async(annotation: "heron after-reply") do |task|
-        while (request = @queue.shift)
+        while request
           run(task, request)
+          request = @queue.shift
         end
         @idle.signal if backlog.zero?
       end
@@ -76,8 +89,10 @@ module Heron
     def run(task, request)
       env = request.env
       @running[task] = names(env)
+      started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
       finished(env, request)
       Array(env["rack.after_reply"]).each { |callback| invoke(callback) }
+      env["heron.after_reply_duration"] = Process.clock_gettime(Process::CLOCK_MONOTONIC) - started
     ensure
       @running.delete(task)
       @observer&.after_reply_finished

@@ -47,8 +47,7 @@ module Heron
     # @return [void]
     def run(&ready)
       Sync do |task|
-        @root = task
-        @callbacks = CallbackRunner.new(@logger, @config.after_reply_concurrency, observer: @metrics)
+        attach(task)
         accepts = @server.listeners.map { |listener| task.async { accept_loop(listener) } }
         ready&.call
         control_loop(accepts)
@@ -57,6 +56,31 @@ module Heron
       end
     ensure
       [@wake_reader, @wake_writer].each(&:close)
+    end
+
+    # Makes `task` the parent of this loop's connections and callbacks, without accepting
+    # (used by {#run} and by {Testing} to serve a socket pair).
+    # @param task [Async::Task]
+    # @param hold_callbacks [Boolean] keep after-reply callbacks until {CallbackRunner#release}.
+    # @return [ReactorThread] self
+    def attach(task, hold_callbacks: false)
+      @root = task
+      @callbacks = CallbackRunner.new(@logger, @config.after_reply_concurrency, observer: @metrics,
+                                                                                hold: hold_callbacks)
+      self
+    end
+
+    # Serves one connected socket in the calling task until the connection ends.
+    # @param io [BasicSocket]
+    # @return [void]
+    def serve(io)
+      io.setsockopt(Socket::IPPROTO_TCP, Socket::TCP_NODELAY, 1) if io.is_a?(TCPSocket)
+      connection = Connection.new(io, self, now)
+      @connections << connection
+      @metrics&.connection_opened
+      connection.serve
+    ensure
+      closed(connection)
     end
 
     # Asks the loop to stop; safe from any thread and from a trap handler.
@@ -107,16 +131,6 @@ module Heron
       @logger.warn("accept failed: #{e.message}")
       sleep(0.1) if e.is_a?(Errno::EMFILE) || e.is_a?(Errno::ENFILE)
       nil
-    end
-
-    def serve(io)
-      io.setsockopt(Socket::IPPROTO_TCP, Socket::TCP_NODELAY, 1) unless io.is_a?(UNIXSocket)
-      connection = Connection.new(io, self, now)
-      @connections << connection
-      @metrics&.connection_opened
-      connection.serve
-    ensure
-      closed(connection)
     end
 
     def closed(connection)
