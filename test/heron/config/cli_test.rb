@@ -3,6 +3,7 @@
 require "test_helper"
 require "tmpdir"
 require "open3"
+require "net/http"
 require "minitest/mock"
 require "heron/config/cli"
 
@@ -292,5 +293,36 @@ class HeronExeTest < Minitest::Test
     _stdout, stderr, status = heron("no/such/config.ru")
     assert_equal 2, status.exitstatus
     assert_equal "heron: rackup file no/such/config.ru not found (usage: heron [options] [config.ru])\n", stderr
+  end
+
+  def test_serves_the_config_files_app_and_logs_the_request
+    Dir.mktmpdir do |dir|
+      File.write(File.join(dir, "heron.rb"), %(app { |env| [200, {}, ["hi"]] }\nquiet false\n))
+      port = TCPServer.open("127.0.0.1", 0) { |server| server.addr[1] }
+      log = File.join(dir, "out.log")
+      pid = Process.spawn("bundle", "exec", File.join(ROOT, "exe/heron"), "-C", "heron.rb", "-b",
+                          "tcp://127.0.0.1:#{port}", "--no-profile", chdir: dir, out: log, err: log,
+                          pgroup: true)
+      assert_equal "hi", fetch(port, log)
+      Process.kill("TERM", pid)
+      Timeout.timeout(15) { Process.wait(pid) }
+      pid = nil
+      assert_match %r{"GET /ok HTTP/1.1" 200 2 }, File.read(log)
+    ensure
+      Process.kill("KILL", -pid) if pid
+    end
+  end
+
+  private
+
+  def fetch(port, log)
+    deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + 30
+    begin
+      Net::HTTP.get(URI("http://127.0.0.1:#{port}/ok"))
+    rescue Errno::ECONNREFUSED
+      flunk("heron did not start:\n#{File.read(log)}") if Process.clock_gettime(Process::CLOCK_MONOTONIC) > deadline
+      sleep 0.2
+      retry
+    end
   end
 end
