@@ -1,0 +1,81 @@
+# frozen_string_literal: true
+
+require "tmpdir"
+require_relative "../metrics_server"
+
+module Heron
+  module Profiler
+    class Metrics
+      # Cluster mode in five calls: the master serves the sum of its own counters and every
+      # worker's (see {Aggregate}); workers publish snapshots through a {SnapshotDirectory}.
+      #
+      #   exporter = ClusterExporter.new(config).start      # master, before forking
+      #   metrics = exporter.worker_started                 # worker, right after fork
+      #   exporter.worker_stopped(metrics)                  # worker, after its server stopped
+      #   exporter.worker_exited(pid)                       # master, after reaping a worker
+      #   exporter.stop                                     # master, on shutdown
+      class ClusterExporter
+        # @return [Metrics] the master's own registry (pass it to the cluster for worker restarts).
+        attr_reader :local
+        # @return [SnapshotDirectory] where the workers' snapshots go.
+        attr_reader :directory
+
+        # @param config [Heron::Configuration] reads `metrics_bind`.
+        # @param local [Metrics] the master's registry.
+        # @param directory [SnapshotDirectory, nil] nil makes one in a new private temporary directory.
+        # @param interval [Float] seconds between a worker's snapshots.
+        def initialize(config, local: Profiler.metrics, directory: nil, interval: 1.0)
+          @config = config
+          @local = local
+          @directory = directory || SnapshotDirectory.new(Dir.mktmpdir("heron-metrics-"))
+          @interval = interval
+        end
+
+        # Master: opens `metrics_bind` and serves scrapes from a background thread.
+        # @return [self]
+        # @raise [MetricsServer::BindError] when the address cannot be opened.
+        def start
+          @server = MetricsServer.new(@config, Aggregate.new(@local, @directory)).bind
+          @thread = Thread.new { @server.run }
+          self
+        end
+
+        # @return [Integer, nil] the master's metrics port (after {#start}).
+        def port
+          @server&.port
+        end
+
+        # Worker: starts fresh counters and a thread that publishes them every interval.
+        # @return [Metrics] the worker's registry, for its server.
+        def worker_started
+          metrics = Profiler.reset_metrics
+          @publisher = Thread.new { @directory.publish(metrics, interval: @interval) }
+          metrics
+        end
+
+        # Worker: stops publishing and writes the final counts.
+        # @param metrics [Metrics] what {#worker_started} returned.
+        # @return [void]
+        def worker_stopped(metrics)
+          @publisher&.kill&.join
+          @directory.write(metrics.snapshot)
+        end
+
+        # Master: folds a dead worker's last counts into {#local}.
+        # @param pid [Integer] the worker's pid.
+        # @return [Boolean] whether it had published anything.
+        def worker_exited(pid)
+          @directory.retire(pid, @local)
+        end
+
+        # Master: stops serving and removes the snapshot directory.
+        # @return [void]
+        def stop
+          @server&.close
+          @thread&.join(2)
+          @directory.remove
+        end
+      end
+    end
+  end
+end
