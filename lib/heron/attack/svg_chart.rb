@@ -64,11 +64,11 @@ module Heron
 
       def px(x)
         low, high = x_range
-        MARGIN[:left] + ((x - low) / (high - low) * plot_width)
+        MARGIN[:left] + ((x - low).fdiv(high - low) * plot_width)
       end
 
       def py(y)
-        HEIGHT - MARGIN[:bottom] - (y / y_max * plot_height)
+        HEIGHT - MARGIN[:bottom] - (y.fdiv(y_max) * plot_height)
       end
 
       def plot_width
@@ -107,7 +107,8 @@ module Heron
       end
 
       def legend
-        @series.each_with_index.map do |series, i|
+        box = %(<rect x="#{MARGIN[:left] + 4}" y="#{MARGIN[:top] + 1}" width="220" height="#{(@series.size * 16) + 6}" fill="#fff" fill-opacity="0.85"/>)
+        [box] + @series.each_with_index.map do |series, i|
           y = MARGIN[:top] + 8 + (i * 16)
           dash = series[:dash] ? %( stroke-dasharray="6 4") : ""
           %(<line x1="#{MARGIN[:left] + 10}" x2="#{MARGIN[:left] + 40}" y1="#{y}" y2="#{y}" stroke="#{series[:color]}" stroke-width="2"#{dash}/>) +
