@@ -93,12 +93,8 @@ module Heron
 
       def time_after_reply(profile, callables)
         return unless callables.is_a?(Array)
-        AfterReplyTimer.new(callables) { |ms| after_reply_done(profile, ms) }.wrap
-      end
-
-      def after_reply_done(profile, ms)
-        profile.after_reply_ms = ms
-        @store.update(profile.id, after_reply_ms: ms)
+        return profile.after_reply_ms = 0.0 if callables.empty?
+        AfterReplyTimer.new(callables) { |ms| profile.after_reply_ms = ms }.wrap
       end
 
       def finish_with(profile, env, body)
@@ -112,7 +108,7 @@ module Heron
         profile.finished
         @accounting.close(profile)
         profile.n_plus_one = @detector.detect(profile.queries)
-        @store.push(profile.to_h)
+        @store.push(profile)
       end
     end
   end

@@ -14,11 +14,11 @@ module Heron
 
       # @param env [Hash] the Rack env.
       # @param monotonic_now [Float] CLOCK_MONOTONIC seconds when the app is about to start.
-      # @param epoch_now [Float] wall-clock epoch seconds at the same moment.
+      # @param epoch_now [Float, nil] wall-clock epoch seconds at the same moment (read when nil).
       # @return [Float, nil] queue time in ms (never negative), or nil when nothing tells it.
-      def self.measure(env, monotonic_now, epoch_now = Time.now.to_f)
+      def self.measure(env, monotonic_now, epoch_now = nil)
         header = env[HEADERS[0]] || env[HEADERS[1]]
-        return from_header(header, epoch_now) if header
+        return from_header(header, epoch_now || Process.clock_gettime(Process::CLOCK_REALTIME)) if header
         start = env["heron.request_start"]
         start && clamp((monotonic_now - start) * 1000.0)
       end

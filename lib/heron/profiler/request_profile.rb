@@ -1,7 +1,5 @@
 # frozen_string_literal: true
 
-require "securerandom"
-
 module Heron
   module Profiler
     # Everything measured about one request while it runs. {FiberAccounting} charges CPU time,
@@ -17,10 +15,10 @@ module Heron
       # @param queue_ms [Float, nil] time waited before the app, when known.
       # @param started [Float] CLOCK_MONOTONIC seconds the request started (server's first byte).
       def initialize(method, path, query, queue_ms: nil, started: Process.clock_gettime(Process::CLOCK_MONOTONIC))
-        @id = SecureRandom.hex(8)
+        @id = "#{Process.pid.to_s(36)}-#{object_id.to_s(36)}"
         @method, @path, @query, @queue_ms, @started = method, path, query, queue_ms, started
         @app_start = Process.clock_gettime(Process::CLOCK_MONOTONIC)
-        @started_at = Time.now.to_f - (@app_start - started)
+        @started_at = Process.clock_gettime(Process::CLOCK_REALTIME) - (@app_start - started)
         @queries, @fibers, @n_plus_one = [], [], []
         @cpu_ms = 0.0
         @allocations = @gc_count = 0

@@ -7,17 +7,15 @@ module Heron
     # last byte does, so only what is known when the app returns is reported.
     class ServerTiming
       HEADER = "server-timing"
+      METRICS = 'app;dur=%.2f, db;dur=%.2f;desc="%d queries"%s, cpu;dur=%.2f, gc;desc="%d runs", alloc;desc="%d objects"'
+      QUEUE = ", queue;dur=%.2f"
 
       # @param profile [RequestProfile] a profile whose app has returned.
       # @return [String] e.g. `app;dur=1.20, db;dur=0.31;desc="2 queries", queue;dur=0.05, ...`.
       def self.value(profile)
-        metrics = ["app;dur=#{ms(profile.app_ms)}"]
-        metrics << "db;dur=#{ms(profile.db_ms)};desc=\"#{profile.db_count} queries\""
-        metrics << "queue;dur=#{ms(profile.queue_ms)}" if profile.queue_ms
-        metrics << "cpu;dur=#{ms(profile.cpu_ms)}"
-        metrics << "gc;desc=\"#{profile.gc_count} runs\""
-        metrics << "alloc;desc=\"#{profile.allocations} objects\""
-        metrics.join(", ")
+        queue = profile.queue_ms ? format(QUEUE, profile.queue_ms) : ""
+        format(METRICS, profile.app_ms, profile.db_ms, profile.db_count, queue, profile.cpu_ms, profile.gc_count,
+               profile.allocations)
       end
 
       # Adds the profile's metrics to the response headers, after any the app set.
@@ -36,12 +34,6 @@ module Heron
         return ours if existing.nil? || existing.empty?
         return existing + [ours] if existing.is_a?(Array)
         "#{existing}, #{ours}"
-      end
-
-      # @param value [Float]
-      # @return [String] with two decimals.
-      def self.ms(value)
-        format("%.2f", value)
       end
     end
   end

@@ -3,8 +3,9 @@
 module Heron
   module Profiler
     # The last N request records of this process, newest first: a bounded, thread-safe ring
-    # buffer. Readers get copies, so a record updated later (after_reply_ms) never changes
-    # under a reader's feet.
+    # buffer. An entry is a record Hash, or an object answering `id` and `to_h` (the middleware
+    # stores its {RequestProfile}s, so the Hash is only built when someone reads it). Readers
+    # get fresh Hashes, so a record updated later (after_reply_ms) never changes under them.
     class Store
       DEFAULT_SIZE = 200
 
@@ -20,13 +21,13 @@ module Heron
       end
 
       # Adds a record, dropping the oldest when full.
-      # @param record [Hash] a request record with an :id.
-      # @return [Hash] the record.
+      # @param record [Hash, #id] a request record with an :id, or an object with #id and #to_h.
+      # @return [Hash, #id] the record.
       def push(record)
         @lock.synchronize do
-          @index.delete(@ring[@next][:id]) if @ring[@next]
+          @index.delete(id_of(@ring[@next])) if @ring[@next]
           @ring[@next] = record
-          @index[record[:id]] = record
+          @index[id_of(record)] = record
           @next = (@next + 1) % @capacity
         end
         record
@@ -37,24 +38,25 @@ module Heron
       def recent(limit = nil)
         @lock.synchronize do
           count = [limit || @capacity, @index.size].min
-          Array.new(count) { |i| @ring[(@next - 1 - i) % @capacity].dup }
+          Array.new(count) { |i| copy(@ring[(@next - 1 - i) % @capacity]) }
         end
       end
 
       # @param id [String] a record id.
       # @return [Hash, nil] a copy of the record, or nil when it is unknown or was dropped.
       def find(id)
-        @lock.synchronize { @index[id]&.dup }
+        @lock.synchronize { (record = @index[id]) && copy(record) }
       end
 
-      # Changes fields of a stored record; does nothing when the record is not (or no longer) there.
+      # Changes fields of a stored Hash record; does nothing when the record is not (or no longer)
+      # there. Object entries change themselves.
       # @param id [String] a record id.
       # @param fields [Hash] keys and new values.
       # @return [Boolean] whether the record was found.
       def update(id, **fields)
         @lock.synchronize do
           record = @index[id] or return false
-          record.merge!(fields)
+          record.merge!(fields) if record.is_a?(Hash)
           true
         end
       end
@@ -72,6 +74,16 @@ module Heron
           @index = {}
           @next = 0
         end
+      end
+
+      private
+
+      def id_of(record)
+        record.is_a?(Hash) ? record[:id] : record.id
+      end
+
+      def copy(record)
+        record.is_a?(Hash) ? record.dup : record.to_h
       end
     end
   end

@@ -10,7 +10,8 @@ class RequestProfileTest < Minitest::Test
   def test_record_has_exactly_the_store_keys
     profile = Heron::Profiler::RequestProfile.new("GET", "/x", "a=1")
     assert_equal KEYS.sort, profile.to_h.keys.sort
-    assert_match(/\A\h{16}\z/, profile.id)
+    assert_match(/\A[0-9a-z]+-[0-9a-z]+\z/, profile.id)
+    refute_equal profile.id, Heron::Profiler::RequestProfile.new("GET", "/x", "").id
     assert_equal "GET /x", profile.to_s
   end
 

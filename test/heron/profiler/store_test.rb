@@ -48,3 +48,20 @@ class StoreTest < Minitest::Test
     assert_equal 3, @store.recent.size
   end
 end
+
+class StoreObjectEntryTest < Minitest::Test
+  Entry = Struct.new(:id, :n) do
+    def to_h = { id: id, n: n }
+  end
+
+  def test_object_entries_are_read_as_fresh_hashes
+    store = Heron::Profiler::Store.new(2)
+    entry = store.push(Entry.new("a", 1))
+    entry.n = 2
+    assert_equal({ id: "a", n: 2 }, store.find("a"))
+    assert store.update("a", n: 3)
+    3.times { |i| store.push(Entry.new("b#{i}", i)) }
+    assert_equal %w[b2 b1], store.recent.map { |record| record[:id] }
+    assert_nil store.find("a")
+  end
+end
