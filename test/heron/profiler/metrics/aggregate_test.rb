@@ -6,6 +6,8 @@ require "heron/profiler/metrics"
 
 class MetricsAggregateTest < Minitest::Test
   def setup
+    # Other tests in this process may hold SQLite connections; these forks never touch them.
+    SQLite3::ForkSafety.suppress_warnings! if defined?(SQLite3::ForkSafety)
     @path = Dir.mktmpdir("heron-aggregate-test")
     @directory = Heron::Profiler::Metrics::SnapshotDirectory.new(@path)
     @master = Heron::Profiler::Metrics.new

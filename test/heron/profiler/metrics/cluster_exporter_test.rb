@@ -5,6 +5,8 @@ require "heron/profiler/metrics/cluster_exporter"
 
 class MetricsClusterExporterTest < Minitest::Test
   def setup
+    # Other tests in this process may hold SQLite connections; these forks never touch them.
+    SQLite3::ForkSafety.suppress_warnings! if defined?(SQLite3::ForkSafety)
     config = Heron::Configuration.new(metrics_bind: "tcp://127.0.0.1:0")
     @exporter = Heron::Profiler::Metrics::ClusterExporter.new(config, local: Heron::Profiler::Metrics.new,
                                                                       interval: 0.05)
