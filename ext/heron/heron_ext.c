@@ -319,6 +319,10 @@ static void Heron_HTTPParser_add_field(VALUE env, VALUE key, const char *buf, co
     rb_hash_aset(env, key, Heron_HTTPParser_span_str(buf, f->value));
     return;
   }
+  if (OBJ_FROZEN(old)) {
+    old = rb_str_dup(old);
+    rb_hash_aset(env, key, old);
+  }
   if (key == k_HTTP_COOKIE) rb_str_cat(old, "; ", 2);
   else rb_str_cat(old, ", ", 2);
   rb_str_cat(old, buf + f->value.off, (long)f->value.len);
