@@ -44,7 +44,7 @@ module Heron
       def attack(options)
         targets = load_targets(options)
         started_at = Time.now
-        progress = Progress.for(@stderr, total: options.total_requests) if options.processes == 1
+        progress = Progress.for(@stderr, total: options.total_requests)
         recorder = Launcher.new(options, targets, output: @stdout, progress: progress).run
         write_reports(options, Summary.new(recorder, options, started_at: started_at).to_h)
         0

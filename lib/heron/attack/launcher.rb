@@ -1,17 +1,20 @@
 # frozen_string_literal: true
 
 require_relative "generator"
+require_relative "progress_pipe"
+require_relative "progress_relay"
 
 module Heron
   module Attack
     # Runs the attack in this process, or forks --processes generator processes that each send
     # every N-th request (rate R/N, interleaved due times, one shared monotonic start) and send
-    # their {Recorder} back over a pipe to be merged.
+    # their {Recorder} back over a pipe to be merged. With a progress line, each process also
+    # writes snapshots to a second pipe that a {ProgressRelay} sums.
     class Launcher
       # @param options [Options] the run's settings.
       # @param targets [Array<Target>]
       # @param output [IO, nil] per-request lines go here when --per-request.
-      # @param progress [Progress, nil] the live line (single process only).
+      # @param progress [Progress, nil] the live line.
       def initialize(options, targets, output: nil, progress: nil)
         @options = options
         @targets = targets
@@ -27,7 +30,10 @@ module Heron
         return generator(0, 1, @progress).run if @options.processes == 1
         start = Process.clock_gettime(Process::CLOCK_MONOTONIC) + 0.2 + (0.05 * @options.processes)
         children = Array.new(@options.processes) { |k| spawn(k, start) }
-        children.map { |pid, reader| collect(pid, reader) }.reduce { |all, one| all.merge!(one) }
+        relay = @progress && ProgressRelay.new(@progress, children.map(&:last), start).start
+        recorders = children.map { |pid, reader, _| collect(pid, reader) }
+        relay&.finish
+        recorders.reduce { |all, one| all.merge!(one) }
       end
 
       private
@@ -45,18 +51,21 @@ module Heron
 
       def spawn(offset, start)
         reader, writer = IO.pipe
-        pid = fork do
-          reader.close
-          writer.write(Marshal.dump(child_result(offset, start)))
-          @output&.flush
-          exit!(0)
-        end
-        writer.close
-        [pid, reader]
+        progress_reader, progress_writer = IO.pipe if @progress
+        pid = fork { child(offset, start, writer, progress_writer && ProgressPipe.new(progress_writer)) }
+        [writer, progress_writer].compact.each(&:close)
+        [pid, reader, progress_reader]
       end
 
-      def child_result(offset, start)
-        generator(offset, @options.processes).run(start)
+      def child(offset, start, writer, progress)
+        result = child_result(offset, start, progress)
+        writer.write(Marshal.dump(result))
+        @output&.flush
+        exit!(0)
+      end
+
+      def child_result(offset, start, progress)
+        generator(offset, @options.processes, progress).run(start)
       rescue StandardError => e
         "#{e.class}: #{e.message}"
       end

@@ -7,10 +7,17 @@ module Heron
     # place, so it is only used when stderr is a terminal ({.for} returns nil otherwise).
     class Progress
       # @param io [IO] where to draw (stderr).
-      # @param total [Integer] requests planned for this process.
+      # @param total [Integer] requests planned for the whole run.
       # @return [Progress, nil] nil unless io is a TTY.
       def self.for(io, total:)
         io.respond_to?(:tty?) && io.tty? ? new(io, total: total) : nil
+      end
+
+      # @param recorder [Recorder] a run so far.
+      # @return [Array(Integer, Integer, Integer, Integer)] sent, finished, errors and the corrected p99 in µs.
+      def self.snapshot(recorder)
+        [recorder.sent, recorder.responses + recorder.error_count, recorder.error_count,
+         recorder.corrected.percentile(99)]
       end
 
       # @param io [IO] @param total [Integer] see {.for}.
@@ -19,12 +26,20 @@ module Heron
         @total = total
       end
 
-      # Redraws the line.
+      # Redraws the line from a recorder (the single-process case).
       # @param recorder [Recorder] the run so far.
       # @param now [Float] the monotonic time.
       # @return [void]
       def update(recorder, now)
-        @io.write("\r\e[K#{line(recorder, now)}")
+        show(self.class.snapshot(recorder), now - recorder.start)
+      end
+
+      # Redraws the line from a snapshot (summed over processes by {ProgressRelay}).
+      # @param snapshot [Array(Integer, Integer, Integer, Integer)] see {.snapshot}.
+      # @param elapsed [Float] seconds since the start.
+      # @return [void]
+      def show(snapshot, elapsed)
+        @io.write("\r\e[K#{line(snapshot, elapsed)}")
       end
 
       # Clears the line.
@@ -33,13 +48,13 @@ module Heron
         @io.write("\r\e[K")
       end
 
-      # @param recorder [Recorder] @param now [Float]
-      # @return [String] the status text, e.g. "sent 400/600  rate 200.0/s  p99 3.1ms  errors 0  in flight 2".
-      def line(recorder, now)
-        elapsed = [now - recorder.start, 1e-3].max
-        in_flight = recorder.sent - recorder.responses - recorder.error_count
-        format("sent %d/%d  rate %.1f/s  p99 %.1fms  errors %d  in flight %d", recorder.sent, @total,
-               recorder.sent / elapsed, recorder.corrected.percentile(99) / 1000.0, recorder.error_count, in_flight)
+      # @param snapshot [Array(Integer, Integer, Integer, Integer)] see {.snapshot}.
+      # @param elapsed [Float] seconds since the start.
+      # @return [String] e.g. "sent 400/600  rate 200.0/s  p99 3.1ms  errors 0  in flight 2".
+      def line(snapshot, elapsed)
+        sent, finished, errors, p99 = snapshot
+        format("sent %d/%d  rate %.1f/s  p99 %.1fms  errors %d  in flight %d", sent, @total,
+               sent / [elapsed, 1e-3].max, p99 / 1000.0, errors, sent - finished)
       end
     end
   end

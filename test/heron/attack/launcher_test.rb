@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require "test_helper"
+require "stringio"
 require "tempfile"
 require "heron/attack"
 require_relative "support/test_server"
@@ -44,5 +45,25 @@ class LauncherTest < Minitest::Test
     pid = fork { writer.write(Marshal.dump("RuntimeError: boom")) && exit!(0) }
     writer.close
     assert_raises(RuntimeError) { launcher.send(:collect, pid, reader) }
+  end
+end
+
+class LauncherProgressTest < Minitest::Test
+  # A StringIO that says it is a terminal.
+  class FakeTTY < StringIO
+    def tty? = true
+  end
+
+  def test_multi_process_progress_is_relayed
+    io = FakeTTY.new
+    options = Heron::Attack::Options.parse(%w[http://127.0.0.1:1/ -r 8 -n 12 -p 2])
+    recorder = TestServer.fork_server do |base|
+      options.url = "#{base}/"
+      progress = Heron::Attack::Progress.for(io, total: 12)
+      Heron::Attack::Launcher.new(options, [Heron::Attack::Target.new("GET", options.url)], progress: progress).run
+    end
+    assert_equal 12, recorder.sent
+    assert_match %r{sent \d+/12  rate }, io.string
+    assert io.string.end_with?("\r\e[K")
   end
 end

@@ -1,0 +1,31 @@
+# frozen_string_literal: true
+
+require_relative "progress"
+
+module Heron
+  module Attack
+    # Stands in for {Progress} inside a generator process of a multi-process run: it writes a
+    # one-line snapshot to a pipe, and the parent's {ProgressRelay} sums the processes' lines.
+    class ProgressPipe
+      # @param io [IO] the write end of a pipe.
+      def initialize(io)
+        @io = io
+      end
+
+      # @param recorder [Recorder] this process's run so far.
+      # @param _now [Float] unused: the parent keeps the clock.
+      # @return [void]
+      def update(recorder, _now)
+        @io.write("#{Progress.snapshot(recorder).join(' ')}\n")
+      rescue IOError, SystemCallError
+        nil # the parent stopped listening; progress is best effort
+      end
+
+      # Closes the pipe, which tells the relay this process is done.
+      # @return [void]
+      def finish
+        @io.close
+      end
+    end
+  end
+end
