@@ -1,9 +1,9 @@
 # frozen_string_literal: true
 
 require "async"
-require "async/semaphore"
 require "async/condition"
 require_relative "client"
+require_relative "worker_pool"
 require_relative "recorder"
 
 module Heron
@@ -29,7 +29,7 @@ module Heron
         @rate = rate.to_f
         @indexes = offset.step(total - 1, stride)
         @client = Client.new(timeout: timeout, keepalive: keepalive)
-        @semaphore = connections && Async::Semaphore.new(connections)
+        @workers = WorkerPool.new(connections) { |index, due| perform(index, due) }
         @output = output
         @progress = progress
         @in_flight = 0
@@ -52,6 +52,7 @@ module Heron
           reporter = @progress && task.async { report_progress }
           schedule(task)
           @finished.wait while @in_flight.positive?
+          @workers.stop
           reporter&.stop
           @progress&.finish
           @client.close
@@ -76,7 +77,7 @@ module Heron
 
       def launch(task, index, due)
         @in_flight += 1
-        (@semaphore || task).async { perform(index, due) }
+        @workers.dispatch(task, index, due)
       end
 
       def perform(index, due)

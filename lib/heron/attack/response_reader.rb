@@ -10,6 +10,8 @@ module Heron
     # counted and dropped.
     class ResponseReader
       NO_BODY = [204, 304].freeze
+      # The only headers the reader needs; others are skipped without being split.
+      FRAMING = /\A(?:content-length|transfer-encoding|connection)[ \t]*:/i
 
       # @param connection [Connection]
       def initialize(connection)
@@ -45,8 +47,9 @@ module Heron
       def read_headers
         headers = {}
         while (line = @connection.read_line) != ""
+          next unless FRAMING.match?(line)
           name, value = line.split(":", 2)
-          headers[name.strip.downcase] = value.to_s.strip
+          headers[name.strip.downcase] = value.strip
         end
         headers
       end

@@ -24,6 +24,7 @@ module Heron
         @method = method.to_s.upcase
         raise UsageError, "unknown method #{method.inspect}" unless METHODS.include?(@method)
         @uri = self.class.parse_url(url)
+        @authority = "#{@uri.host}:#{@uri.port}".freeze
         @body_bytes = body.to_s.bytesize
         @bytes = build(headers, body, keepalive).freeze
       end
@@ -75,9 +76,7 @@ module Heron
       end
 
       # @return [String] "host:port", the connection pool key.
-      def authority
-        "#{@uri.host}:#{@uri.port}"
-      end
+      attr_reader :authority
 
       private
 
@@ -94,7 +93,7 @@ module Heron
       end
 
       def authority_header
-        @uri.port == 80 ? @uri.host : authority
+        @uri.port == 80 ? @uri.host : @authority
       end
     end
   end
