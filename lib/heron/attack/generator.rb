@@ -84,22 +84,29 @@ module Heron
         target = @targets[index % @targets.size]
         sent = now
         @recorder.sent!(due, sent, target.body_bytes)
-        finish(index, due, sent, @client.call(target))
-      rescue StandardError => e
-        print_error(index, due, @recorder.error!(due, now, e))
+        print(outcome(index, due, sent, target))
       ensure
         @in_flight -= 1
         @finished.signal if @in_flight.zero?
       end
 
-      def finish(index, due, sent, response)
+      # Sends the request and records what happened.
+      # @return [String, nil] the per-request line when there is an output.
+      def outcome(index, due, sent, target)
+        response = @client.call(target)
         done = now
         @recorder.response!(due, sent, done, response.status, response.bytes)
-        @output&.write(format("request %d status=%d latency=%.1fms\n", index + 1, response.status, (done - due) * 1e3))
+        @output && format("request %d status=%d latency=%.1fms\n", index + 1, response.status, (done - due) * 1e3)
+      rescue StandardError => e
+        kind = @recorder.error!(due, now, e)
+        @output && format("request %d error=%s latency=%.1fms\n", index + 1, kind, (now - due) * 1e3)
       end
 
-      def print_error(index, due, kind)
-        @output&.write(format("request %d error=%s latency=%.1fms\n", index + 1, kind, (now - due) * 1e3))
+      # Per-request lines stop, without failing the run, once the reader goes away (e.g. `| head`).
+      def print(line)
+        @output&.write(line) if line
+      rescue IOError, SystemCallError
+        @output = nil
       end
 
       def report_progress

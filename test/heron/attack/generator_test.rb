@@ -79,6 +79,17 @@ class GeneratorTest < Minitest::Test
     assert_match(/\Arequest 1 error=refused latency=\d+\.\d+ms$/, output.string.lines.sort.first)
   end
 
+  def test_a_closed_output_stops_the_lines_but_not_the_run
+    reader, writer = IO.pipe
+    reader.close
+    TestServer.fork_server do |base|
+      recorder = attack(base, rate: 100, total: 5, output: writer)
+      assert_equal 5, recorder.responses
+    end
+  ensure
+    writer&.close
+  end
+
   def test_stride_and_offset_take_every_nth_request
     TestServer.fork_server do |base|
       recorder = attack(base, rate: 100, total: 10, stride: 3, offset: 1)
