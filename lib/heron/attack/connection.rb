@@ -28,6 +28,10 @@ module Heron
       end
 
       # @api private
+      # Connects a non-blocking socket, waiting for writability under the fiber scheduler.
+      # @param socket [Socket] @param sockaddr [String] a packed address.
+      # @return [void]
+      # @raise [SystemCallError] e.g. Errno::ECONNREFUSED.
       def self.connect(socket, sockaddr)
         return if socket.connect_nonblock(sockaddr, exception: false) == 0
         socket.wait_writable

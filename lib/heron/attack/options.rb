@@ -34,6 +34,7 @@ module Heron
       # @return [Integer] generator processes. @return [Boolean] --help was given.
       attr_accessor :processes, :help
 
+      # Starts from the defaults: GET, no headers, 30 s timeout, keep-alive, one process.
       def initialize
         @method = "GET"
         @headers = []
