@@ -30,7 +30,7 @@ module Heron
         return generator(0, 1, @progress).run if @options.processes == 1
         start = Process.clock_gettime(Process::CLOCK_MONOTONIC) + 0.2 + (0.05 * @options.processes)
         children = Array.new(@options.processes) { |k| spawn(k, start) }
-        relay = @progress && ProgressRelay.new(@progress, children.map(&:last), start).start
+        relay = @progress && ProgressRelay.new(@progress, children.map(&:last)).start
         recorders = children.map { |pid, reader, _| collect(pid, reader) }
         relay&.finish
         recorders.reduce { |all, one| all.merge!(one) }

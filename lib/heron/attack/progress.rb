@@ -31,15 +31,15 @@ module Heron
       # @param now [Float] the monotonic time.
       # @return [void]
       def update(recorder, now)
-        show(self.class.snapshot(recorder), now - recorder.start)
+        show(self.class.snapshot(recorder), recorder.sent / [now - recorder.start, 1e-3].max)
       end
 
       # Redraws the line from a snapshot (summed over processes by {ProgressRelay}).
       # @param snapshot [Array(Integer, Integer, Integer, Integer)] see {.snapshot}.
-      # @param elapsed [Float] seconds since the start.
+      # @param rate [Float] requests sent per second so far.
       # @return [void]
-      def show(snapshot, elapsed)
-        @io.write("\r\e[K#{line(snapshot, elapsed)}")
+      def show(snapshot, rate)
+        @io.write("\r\e[K#{line(snapshot, rate)}")
       end
 
       # Clears the line.
@@ -49,12 +49,12 @@ module Heron
       end
 
       # @param snapshot [Array(Integer, Integer, Integer, Integer)] see {.snapshot}.
-      # @param elapsed [Float] seconds since the start.
+      # @param rate [Float] requests sent per second so far.
       # @return [String] e.g. "sent 400/600  rate 200.0/s  p99 3.1ms  errors 0  in flight 2".
-      def line(snapshot, elapsed)
+      def line(snapshot, rate)
         sent, finished, errors, p99 = snapshot
         format("sent %d/%d  rate %.1f/s  p99 %.1fms  errors %d  in flight %d", sent, @total,
-               sent / [elapsed, 1e-3].max, p99 / 1000.0, errors, sent - finished)
+               rate, p99 / 1000.0, errors, sent - finished)
       end
     end
   end

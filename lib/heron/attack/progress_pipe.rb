@@ -12,11 +12,14 @@ module Heron
         @io = io
       end
 
+      # Writes "sent finished errors p99_us elapsed_us": the elapsed time lets the parent add up
+      # per-process rates even though the processes report at different moments.
       # @param recorder [Recorder] this process's run so far.
-      # @param _now [Float] unused: the parent keeps the clock.
+      # @param now [Float] the monotonic time.
       # @return [void]
-      def update(recorder, _now)
-        @io.write("#{Progress.snapshot(recorder).join(' ')}\n")
+      def update(recorder, now)
+        elapsed = ((now - recorder.start) * 1e6).round
+        @io.write("#{[*Progress.snapshot(recorder), elapsed].join(' ')}\n")
       rescue IOError, SystemCallError
         nil # the parent stopped listening; progress is best effort
       end

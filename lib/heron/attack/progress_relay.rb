@@ -3,16 +3,15 @@
 module Heron
   module Attack
     # In the parent of a multi-process run: a thread reads each generator process's
-    # {ProgressPipe} snapshots and redraws one {Progress} line with their sum (the p99 shown is
-    # the worst process's p99, not the merged one, which only exists at the end).
+    # {ProgressPipe} snapshots and redraws one {Progress} line with their sum. The rate is the
+    # sum of each process's own rate; the p99 shown is the worst process's p99, since the merged
+    # one only exists at the end.
     class ProgressRelay
       # @param progress [Progress] the line to draw.
       # @param readers [Array<IO>] the read ends, one per process.
-      # @param start [Float] the run's monotonic start.
-      def initialize(progress, readers, start)
+      def initialize(progress, readers)
         @progress = progress
         @readers = readers
-        @start = start
         @latest = {}
       end
 
@@ -46,9 +45,10 @@ module Heron
       end
 
       def draw
-        sums = @latest.values.transpose.map(&:sum)
-        sums[3] = @latest.values.map(&:last).max
-        @progress.show(sums, Process.clock_gettime(Process::CLOCK_MONOTONIC) - @start)
+        snapshots = @latest.values
+        sums = snapshots.map { |s| s.first(3) }.transpose.map(&:sum)
+        rate = snapshots.sum { |sent, *, elapsed_us| sent / [elapsed_us / 1e6, 1e-3].max }
+        @progress.show(sums << snapshots.map { |s| s[3] }.max, rate)
       end
     end
   end

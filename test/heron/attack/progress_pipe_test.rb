@@ -9,10 +9,10 @@ class ProgressPipeTest < Minitest::Test
   def test_writes_snapshots_and_closes
     reader, writer = IO.pipe
     pipe = Heron::Attack::ProgressPipe.new(writer)
-    pipe.update(fixture_recorder, 0.0)
+    pipe.update(fixture_recorder, 2.5)
     pipe.finish
-    sent, finished, errors, p99 = reader.read.split.map(&:to_i)
-    assert_equal [100, 102, 2], [sent, finished, errors]
+    sent, finished, errors, p99, elapsed = reader.read.split.map(&:to_i)
+    assert_equal [100, 102, 2, 2_500_000], [sent, finished, errors, elapsed]
     assert_operator p99, :>, 100_000
   ensure
     reader&.close
