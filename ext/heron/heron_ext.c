@@ -110,6 +110,7 @@ static VALUE Heron_HTTPParser_new_key(const char *name, size_t len)
 }
 
 static VALUE Heron_HTTPParser_field_key(const char *name, size_t len);
+static void Heron_HTTPParser_index_known_fields(void);
 
 static void Heron_HTTPParser_init_strings(void)
 {
@@ -123,9 +124,9 @@ static void Heron_HTTPParser_init_strings(void)
   v_HTTP_1_0 = Heron_str("HTTP/1.0");
   v_slash = Heron_str("/");
   v_asterisk = Heron_str("*");
+  Heron_HTTPParser_index_known_fields();
   for (i = 0; i < KNOWN_FIELDS_COUNT; i++) {
     Heron_HTTPParser_known_field *f = &known_fields[i];
-    f->len = strlen(f->name);
     f->key = Heron_HTTPParser_new_key(f->name, f->len);
     rb_gc_register_mark_object(f->key);
   }
@@ -144,11 +145,36 @@ static int Heron_HTTPParser_name_is(const char *name, size_t len, const Heron_HT
   return 1;
 }
 
+/* known_fields sorted by length; known_by_len[n] = index of the first of length n. */
+#define KNOWN_MAX_LEN 32
+static size_t known_by_len[KNOWN_MAX_LEN + 2];
+
+static int Heron_HTTPParser_known_cmp(const void *a, const void *b)
+{
+  size_t la = ((const Heron_HTTPParser_known_field *)a)->len;
+  size_t lb = ((const Heron_HTTPParser_known_field *)b)->len;
+  return la < lb ? -1 : la > lb;
+}
+
+static void Heron_HTTPParser_index_known_fields(void)
+{
+  size_t i, n = 0;
+  for (i = 0; i < KNOWN_FIELDS_COUNT; i++) known_fields[i].len = strlen(known_fields[i].name);
+  qsort(known_fields, KNOWN_FIELDS_COUNT, sizeof(known_fields[0]), Heron_HTTPParser_known_cmp);
+  for (i = 0; i <= KNOWN_MAX_LEN + 1; i++) {
+    while (n < KNOWN_FIELDS_COUNT && known_fields[n].len < i) n++;
+    known_by_len[i] = n;
+  }
+}
+
+/* The env key for a field name: a shared one for common names, else a new frozen String. */
 static VALUE Heron_HTTPParser_field_key(const char *name, size_t len)
 {
   size_t i;
-  for (i = 0; i < KNOWN_FIELDS_COUNT; i++)
-    if (Heron_HTTPParser_name_is(name, len, &known_fields[i])) return known_fields[i].key;
+  if (len <= KNOWN_MAX_LEN) {
+    for (i = known_by_len[len]; i < known_by_len[len + 1]; i++)
+      if (Heron_HTTPParser_name_is(name, len, &known_fields[i])) return known_fields[i].key;
+  }
   return Heron_HTTPParser_new_key(name, len);
 }
 

@@ -23,6 +23,16 @@ class HeronParserHeadersTest < Minitest::Test
     assert env1.keys.find { |k| k == "HTTP_X_RARE" }.frozen?
   end
 
+  def test_common_and_rare_names_map_to_the_right_keys
+    names = %w[User-Agent Accept-Encoding Sec-Fetch-Site Sec-Fetch-Mode Sec-Fetch-Dest X-Forwarded-Proto
+               X-Request-Id If-None-Match If-Modified-Since Authorization Upgrade-Insecure-Requests Te Dnt
+               Sec-WebSocket-Extensions X-Forwarded-Protocol A X-Very-Long-Field-Name-That-Is-Not-Common]
+    env, = parse(get(*names.map.with_index { |n, i| "#{n}: v#{i}" }))
+    names.each_with_index do |n, i|
+      assert_equal "v#{i}", env["HTTP_#{n.upcase.tr('-', '_')}"], n
+    end
+  end
+
   def test_content_type_and_length_have_no_http_prefix
     env, = parse(get("Content-Type: text/plain", "Content-Length: 12", line: "POST / HTTP/1.1"))
     assert_equal "text/plain", env["CONTENT_TYPE"]
