@@ -4,11 +4,12 @@
 # hello-world server, and wrk's closed-loop rate against the same server in the same run.
 #
 #   bundle exec ruby bench/attack_capacity.rb [--server "CMD with {port}"] [--duration 5]
-#                                             [--out bench/results/attack_capacity.md]
+#                                             [--tries 2] [--out bench/results/attack_capacity.md]
 #
 # Without --server it starts Heron (`bundle exec exe/heron -p PORT bench/hello.ru`) and falls back
 # to Puma when Heron does not come up. A rate is "sustained" when the achieved rate is within 1%
-# of the target, the generator's p99 lateness is at most 10 ms and no request failed.
+# of the target, the generator's p99 lateness is at most 10 ms and no request failed, in at
+# least one of --tries attempts (other jobs on a shared machine can starve a single attempt).
 
 require "json"
 require "optparse"
@@ -24,11 +25,13 @@ class AttackCapacity
 
   def initialize(argv)
     @duration = 5
+    @tries = 2
     @out = File.join(ROOT, "bench/results/attack_capacity.md")
     @server = nil
     OptionParser.new do |o|
       o.on("--server CMD", "server command; {port} and {app} are replaced") { |v| @server = v }
       o.on("--duration SECONDS", Integer, "seconds per rate step (default 5)") { |v| @duration = v }
+      o.on("--tries N", Integer, "attempts per rate before it counts as not sustained (default 2)") { |v| @tries = v }
       o.on("--out FILE", "markdown output") { |v| @out = v }
     end.parse!(argv)
     @steps = []
@@ -57,7 +60,7 @@ class AttackCapacity
       port = free_port
       command = template.gsub("{port}", port.to_s).gsub("{app}", @app)
       pid = Process.spawn(command, chdir: ROOT, out: File.join(dir, "server.log"), err: [:child, :out], pgroup: true)
-      next stop(pid) unless listening?(port)
+      next give_up(pid, command, dir) unless listening?(port)
       @server_command = command
       return yield "http://127.0.0.1:#{port}/"
     ensure
@@ -73,7 +76,7 @@ class AttackCapacity
     3.times do
       break if fail.nil? || fail - pass <= pass * 0.05
       mid = ((pass + fail) / 2.0).round(-1)
-      sustained?(attack(url, mid, dir)) ? pass = mid : fail = mid
+      sustains?(url, mid, dir) ? pass = mid : fail = mid
     end
     @capacity = pass
     @wrk = wrk(url)
@@ -83,11 +86,15 @@ class AttackCapacity
     pass = 0
     rate = 250
     while rate <= 32_000
-      return [pass, rate] unless sustained?(attack(url, rate, dir))
+      return [pass, rate] unless sustains?(url, rate, dir)
       pass = rate
       rate *= 2
     end
     [pass, nil]
+  end
+
+  def sustains?(url, rate, dir)
+    @tries.times.any? { sustained?(attack(url, rate, dir)) }
   end
 
   def attack(url, rate, dir)
@@ -118,12 +125,17 @@ class AttackCapacity
     { rate: output[/Requests\/sec:\s+([\d.]+)/, 1], p50: output[/^\s+50%\s+(\S+)/, 1], p99: output[/^\s+99%\s+(\S+)/, 1] }
   end
 
+  def give_up(pid, command, dir)
+    stop(pid)
+    warn "server did not come up: #{command}\n#{File.read(File.join(dir, 'server.log')).lines.last(5).join}"
+  end
+
   def free_port
     TCPServer.open("127.0.0.1", 0) { |server| server.addr[1] }
   end
 
   def listening?(port)
-    100.times do
+    200.times do
       return true if (TCPSocket.new("127.0.0.1", port).close || true)
     rescue SystemCallError
       sleep 0.1
@@ -152,9 +164,9 @@ class AttackCapacity
       - Machine: #{machine}
       - Load average (1/5/15 min) at start: #{@load_before}; the server, the generator and wrk share the machine.
       - Server: `#{@server_command}`
-      - Command: `bundle exec ruby bench/attack_capacity.rb#{" --server '#{@server}'" if @server} --duration #{@duration}`
+      - Command: `bundle exec ruby bench/attack_capacity.rb#{" --server '#{@server}'" if @server} --duration #{@duration} --tries #{@tries}`
       - Each step: `heron attack URL --rate R --duration #{@duration} --json FILE` (one process, no connection cap).
-        Sustained = achieved rate >= 99% of target, generator lateness p99 <= 10 ms, no errors.
+        Sustained = achieved rate >= 99% of target, generator lateness p99 <= 10 ms, no errors, in one of up to #{@tries} attempts.
 
       | target /s | achieved /s | corrected p50 ms | corrected p99 ms | uncorrected p99 ms | lateness p99 ms | errors | sustained | load (1 min) |
       |---|---|---|---|---|---|---|---|---|
