@@ -5,7 +5,13 @@ require "rack/body_proxy"
 module Heron
   module Profiler
     # Measures each request (see {RequestProfile}), adds a `server-timing` header and the record's
-    # id (`x-heron-profile-id`), reports N+1 queries, and keeps the record in the {Store}. Requests under `config.profile_path` go to
+    # id (`x-heron-profile-id`), reports N+1 queries, and keeps the record in the {Store}.
+    #
+    # The record is finished when the server closes the response body, which Heron (like every
+    # Rack server) does right after the last byte is written. `rack.response_finished` would say
+    # the same a moment later, but registering any callback there makes Heron start a task per
+    # request, which measured at about half of a hello-world's throughput (see
+    # docs/profiling.md), so the body's close is used instead. Requests under `config.profile_path` go to
     # the dashboard and `?__heron=memory` to the memory profile, when those are available.
     class Middleware
       N_PLUS_ONE_HEADER = "x-heron-n-plus-one"
@@ -50,9 +56,9 @@ module Heron
         profile = start(env)
         status, headers, body = @app.call(env)
         headers = returned(profile, env, status, headers)
-        [status, headers, finish_with(profile, env, body)]
+        [status, headers, Rack::BodyProxy.new(body) { complete(profile, status) }]
       rescue Exception # rubocop:disable Lint/RescueException
-        complete(profile, 500) if profile && !finish_hook?(env)
+        complete(profile, 500) if profile
         raise
       end
 
@@ -60,16 +66,7 @@ module Heron
         now = Process.clock_gettime(Process::CLOCK_MONOTONIC)
         profile = RequestProfile.new(env["REQUEST_METHOD"], env["PATH_INFO"], env["QUERY_STRING"],
                                      queue_ms: QueueTime.measure(env, now), started: env["heron.request_start"] || now)
-        env["rack.response_finished"] << finisher(profile) if finish_hook?(env)
         @accounting.open(profile)
-      end
-
-      def finish_hook?(env)
-        env["rack.response_finished"].is_a?(Array)
-      end
-
-      def finisher(profile)
-        ->(_env, status, _headers, _error) { complete(profile, status || 500) }
       end
 
       def returned(profile, env, status, headers)
@@ -95,11 +92,6 @@ module Heron
         return unless callables.is_a?(Array)
         return profile.after_reply_ms = 0.0 if callables.empty?
         AfterReplyTimer.new(callables) { |ms| profile.after_reply_ms = ms }.wrap
-      end
-
-      def finish_with(profile, env, body)
-        return body if finish_hook?(env)
-        Rack::BodyProxy.new(body) { complete(profile, profile.status) }
       end
 
       def complete(profile, status)

@@ -6,7 +6,9 @@ module Heron
     # allocations and GC runs to it between fiber switches; the SQL hooks add {Query}s; the
     # {Middleware} stamps the times. {#to_h} is the record the {Store} keeps.
     class RequestProfile
-      attr_reader :id, :queries, :fibers, :queue_ms, :app_ms, :total_ms, :cpu_ms, :allocations, :gc_count
+      NONE = [].freeze
+
+      attr_reader :queries, :fibers, :queue_ms, :app_ms, :total_ms, :cpu_ms, :allocations, :gc_count
       attr_accessor :status, :n_plus_one, :after_reply_ms
 
       # @param method [String] the request method.
@@ -15,11 +17,11 @@ module Heron
       # @param queue_ms [Float, nil] time waited before the app, when known.
       # @param started [Float] CLOCK_MONOTONIC seconds the request started (server's first byte).
       def initialize(method, path, query, queue_ms: nil, started: Process.clock_gettime(Process::CLOCK_MONOTONIC))
-        @id = "#{Process.pid.to_s(36)}-#{object_id.to_s(36)}"
         @method, @path, @query, @queue_ms, @started = method, path, query, queue_ms, started
         @app_start = Process.clock_gettime(Process::CLOCK_MONOTONIC)
         @started_at = Process.clock_gettime(Process::CLOCK_REALTIME) - (@app_start - started)
-        @queries, @fibers, @n_plus_one = [], [], []
+        @queries = @n_plus_one = NONE
+        @fibers = []
         @cpu_ms = 0.0
         @allocations = @gc_count = 0
       end
@@ -44,9 +46,15 @@ module Heron
         @cpu_ms += cpu - @mark_cpu
       end
 
+      # @return [String] the record's id, unique within the process ("<pid>-<n>", base 36).
+      def id
+        @id ||= "#{Process.pid.to_s(36)}-#{object_id.to_s(36)}"
+      end
+
       # @param query [Query] a statement this request ran.
       # @return [void]
       def add_query(query)
+        @queries = [] if @queries.frozen?
         @queries << query
       end
 
@@ -87,7 +95,7 @@ module Heron
 
       # @return [Hash] the store record (see {Store}).
       def to_h
-        { id: @id, method: @method, path: @path, query: @query, status: @status, started_at: @started_at,
+        { id: id, method: @method, path: @path, query: @query, status: @status, started_at: @started_at,
           total_ms: @total_ms, queue_ms: @queue_ms, app_ms: @app_ms, db_ms: db_ms, db_count: db_count,
           cpu_ms: @cpu_ms, allocations: @allocations, gc_count: @gc_count, after_reply_ms: @after_reply_ms,
           queries: @queries.map(&:to_h), n_plus_one: @n_plus_one }
