@@ -161,6 +161,13 @@ static size_t hp_fail(heron_http_parser *p, int status, const char *msg, size_t 
   return i;
 }
 
+/* hp_fail for the checks that return int: records the error, returns -1. */
+static int hp_reject(heron_http_parser *p, int status, const char *msg)
+{
+  hp_fail(p, status, msg, 0);
+  return -1;
+}
+
 int heron_http_parser_init(heron_http_parser *p, size_t max_target_bytes,
                            size_t max_header_bytes, size_t max_header_fields)
 {
@@ -280,14 +287,14 @@ static int classify_absolute(heron_http_parser *p, const char *buf)
   while (i < n && t[i] != ':') i++;
   if (n - i < 3 || memcmp(t + i, "://", 3) != 0) return 0;
   if (!token_ieq(t, i, "http") && !token_ieq(t, i, "https"))
-    return hp_fail(p, 400, "unsupported URI scheme", 0), -1;
+    return hp_reject(p, 400, "unsupported URI scheme");
   a = i + 3;
   i = a;
   while (i < n && t[i] != '/' && t[i] != '?') i++;
-  if (i == a) return hp_fail(p, 400, "empty authority in request target", 0), -1;
-  if (memchr(t + a, '@', i - a)) return hp_fail(p, 400, "userinfo in request target", 0), -1;
+  if (i == a) return hp_reject(p, 400, "empty authority in request target");
+  if (memchr(t + a, '@', i - a)) return hp_reject(p, 400, "userinfo in request target");
   if (!valid_authority(t + a, i - a))
-    return hp_fail(p, 400, "invalid authority in request target", 0), -1;
+    return hp_reject(p, 400, "invalid authority in request target");
   p->target_form = HERON_TARGET_ABSOLUTE;
   p->authority.off = p->target.off + a;
   p->authority.len = i - a;
@@ -307,13 +314,13 @@ static int classify_target(heron_http_parser *p, const char *buf)
   }
   if (p->target.len == 1 && t[0] == '*') {
     if (!method_is(p, buf, "OPTIONS"))
-      return hp_fail(p, 400, "asterisk-form target is only for OPTIONS", 0), -1;
+      return hp_reject(p, 400, "asterisk-form target is only for OPTIONS");
     p->target_form = HERON_TARGET_ASTERISK;
     p->path = p->target;
     return 0;
   }
   r = classify_absolute(p, buf);
-  if (r == 0) return hp_fail(p, 400, "invalid request target", 0), -1;
+  if (r == 0) return hp_reject(p, 400, "invalid request target");
   return r < 0 ? -1 : 0;
 }
 
@@ -450,12 +457,12 @@ static int parse_content_length(heron_http_parser *p, const char *v, size_t n)
 {
   int64_t value = 0;
   size_t i;
-  if (p->content_length >= 0) return hp_fail(p, 400, "repeated Content-Length", 0), -1;
-  if (n == 0) return hp_fail(p, 400, "invalid Content-Length", 0), -1;
+  if (p->content_length >= 0) return hp_reject(p, 400, "repeated Content-Length");
+  if (n == 0) return hp_reject(p, 400, "invalid Content-Length");
   for (i = 0; i < n; i++) {
     int d = (unsigned char)v[i] - '0';
-    if (d < 0 || d > 9) return hp_fail(p, 400, "invalid Content-Length", 0), -1;
-    if (value > (INT64_MAX - d) / 10) return hp_fail(p, 400, "Content-Length too large", 0), -1;
+    if (d < 0 || d > 9) return hp_reject(p, 400, "invalid Content-Length");
+    if (value > (INT64_MAX - d) / 10) return hp_reject(p, 400, "Content-Length too large");
     value = value * 10 + d;
   }
   p->content_length = value;
@@ -469,7 +476,7 @@ static int parse_transfer_encoding(heron_http_parser *p, const char *v, size_t n
   p->te_seen = 1;
   while (list_next(v, n, &pos, &e)) {
     if (e.len == 0 || !all_tchar(v + e.off, e.len))
-      return hp_fail(p, 400, "invalid Transfer-Encoding", 0), -1;
+      return hp_reject(p, 400, "invalid Transfer-Encoding");
     if (token_ieq(v + e.off, e.len, "chunked")) {
       p->te_chunked_count++;
       p->te_last_chunked = 1;
@@ -498,8 +505,8 @@ static int on_field(heron_http_parser *p, const char *buf, const heron_http_fiel
   switch (f->name.len) {
   case 4:
     if (!token_ieq(name, 4, "host")) return 0;
-    if (p->host_seen) return hp_fail(p, 400, "repeated Host", 0), -1;
-    if (!valid_authority(value, f->value.len)) return hp_fail(p, 400, "invalid Host", 0), -1;
+    if (p->host_seen) return hp_reject(p, 400, "repeated Host");
+    if (!valid_authority(value, f->value.len)) return hp_reject(p, 400, "invalid Host");
     p->host_seen = 1;
     return 0;
   case 10:
@@ -532,13 +539,13 @@ static size_t hp_field_lf(heron_http_parser *p, const char *buf, size_t i)
 static int check_framing(heron_http_parser *p)
 {
   if (!p->te_seen) return 0;
-  if (p->http_minor == 0) return hp_fail(p, 400, "Transfer-Encoding in HTTP/1.0", 0), -1;
+  if (p->http_minor == 0) return hp_reject(p, 400, "Transfer-Encoding in HTTP/1.0");
   if (p->content_length >= 0)
-    return hp_fail(p, 400, "Content-Length with Transfer-Encoding", 0), -1;
-  if (p->te_chunked_count > 1) return hp_fail(p, 400, "chunked applied more than once", 0), -1;
+    return hp_reject(p, 400, "Content-Length with Transfer-Encoding");
+  if (p->te_chunked_count > 1) return hp_reject(p, 400, "chunked applied more than once");
   if (!p->te_last_chunked)
-    return hp_fail(p, 400, "last transfer coding is not chunked", 0), -1;
-  if (p->te_other) return hp_fail(p, 501, "unsupported transfer coding", 0), -1;
+    return hp_reject(p, 400, "last transfer coding is not chunked");
+  if (p->te_other) return hp_reject(p, 501, "unsupported transfer coding");
   p->chunked = 1;
   return 0;
 }
@@ -636,6 +643,12 @@ static int ch_fail(heron_chunked_decoder *d, int status, const char *msg)
   return -1;
 }
 
+static int ch_goto(heron_chunked_decoder *d, int state)
+{
+  d->state = state;
+  return 0;
+}
+
 static int ch_size_start(heron_chunked_decoder *d, unsigned char c)
 {
   if (IS(CC_HEX, c)) {
@@ -688,24 +701,24 @@ static int ch_ext(heron_chunked_decoder *d, unsigned char c)
     return 0;
   case CH_EXT_NAME:
     if (IS(CC_TCHAR, c)) return 0;
-    if (c == '=') return d->state = CH_EXT_PRE_VALUE, 0;
-    if (IS_WS(c)) return d->state = CH_EXT_NAME_WS, 0;
+    if (c == '=') return ch_goto(d, CH_EXT_PRE_VALUE);
+    if (IS_WS(c)) return ch_goto(d, CH_EXT_NAME_WS);
     return ch_ext_separator(d, c, 1);
   case CH_EXT_NAME_WS:
     if (IS_WS(c)) return 0;
-    if (c == '=') return d->state = CH_EXT_PRE_VALUE, 0;
+    if (c == '=') return ch_goto(d, CH_EXT_PRE_VALUE);
     return ch_ext_separator(d, c, 0);
   case CH_EXT_PRE_VALUE:
     if (IS_WS(c)) return 0;
-    if (c == '"') return d->state = CH_EXT_QUOTED, 0;
+    if (c == '"') return ch_goto(d, CH_EXT_QUOTED);
     if (!IS(CC_TCHAR, c)) return ch_fail(d, 400, "invalid chunk extension");
     d->state = CH_EXT_TOKEN_VALUE;
     return 0;
   case CH_EXT_TOKEN_VALUE:
     return IS(CC_TCHAR, c) ? 0 : ch_ext_separator(d, c, 1);
   case CH_EXT_QUOTED:
-    if (c == '"') return d->state = CH_EXT_AFTER_QUOTE, 0;
-    if (c == '\\') return d->state = CH_EXT_QUOTED_PAIR, 0;
+    if (c == '"') return ch_goto(d, CH_EXT_AFTER_QUOTE);
+    if (c == '\\') return ch_goto(d, CH_EXT_QUOTED_PAIR);
     return IS(CC_QDTEXT, c) ? 0 : ch_fail(d, 400, "invalid chunk extension");
   case CH_EXT_QUOTED_PAIR:
     if (!IS(CC_VALUE, c) && !IS_WS(c)) return ch_fail(d, 400, "invalid chunk extension");
@@ -725,8 +738,8 @@ static int ch_size_lf(heron_chunked_decoder *d, unsigned char c)
 
 static int ch_data_end(heron_chunked_decoder *d, unsigned char c)
 {
-  if (d->state == CH_DATA_CR && c == '\r') return d->state = CH_DATA_LF, 0;
-  if (d->state == CH_DATA_LF && c == '\n') return d->state = CH_SIZE_START, 0;
+  if (d->state == CH_DATA_CR && c == '\r') return ch_goto(d, CH_DATA_LF);
+  if (d->state == CH_DATA_LF && c == '\n') return ch_goto(d, CH_SIZE_START);
   return ch_fail(d, 400, "chunk data not followed by CRLF");
 }
 
@@ -736,30 +749,30 @@ static int ch_trailer(heron_chunked_decoder *d, unsigned char c)
   if (++d->trailer_bytes > d->max_trailer_bytes) return ch_fail(d, 431, "trailer section too large");
   switch (d->state) {
   case CH_TRAILER_START:
-    if (c == '\r') return d->state = CH_END_LF, 0;
+    if (c == '\r') return ch_goto(d, CH_END_LF);
     if (IS(CC_TCHAR, c)) {
       if (++d->trailer_fields > d->max_trailer_fields)
         return ch_fail(d, 431, "too many trailer fields");
-      return d->state = CH_TRAILER_NAME, 0;
+      return ch_goto(d, CH_TRAILER_NAME);
     }
     if (IS_WS(c)) return ch_fail(d, 400, "obsolete line folding");
     if (c == ':') return ch_fail(d, 400, "empty trailer name");
     return ch_fail(d, 400, "invalid character in trailer name");
   case CH_TRAILER_NAME:
     if (IS(CC_TCHAR, c)) return 0;
-    if (c == ':') return d->state = CH_TRAILER_VALUE, 0;
+    if (c == ':') return ch_goto(d, CH_TRAILER_VALUE);
     if (IS_WS(c)) return ch_fail(d, 400, "whitespace between trailer name and colon");
     return ch_fail(d, 400, "invalid character in trailer name");
   case CH_TRAILER_VALUE:
     if (IS(CC_VALUE, c) || IS_WS(c)) return 0;
-    if (c == '\r') return d->state = CH_TRAILER_LF, 0;
+    if (c == '\r') return ch_goto(d, CH_TRAILER_LF);
     return ch_fail(d, 400, "invalid character in trailer value");
   case CH_TRAILER_LF:
     if (c != '\n') return ch_fail(d, 400, "bare CR");
-    return d->state = CH_TRAILER_START, 0;
+    return ch_goto(d, CH_TRAILER_START);
   default: /* CH_END_LF */
     if (c != '\n') return ch_fail(d, 400, "bare CR");
-    return d->state = CH_DONE, 0;
+    return ch_goto(d, CH_DONE);
   }
 }
 
