@@ -17,6 +17,11 @@ module Heron
   #   parser.filter_body(dst, buf) # => true once the chunked body is complete
   #   parser.reset                 # => ready for the next request
   #
+  # Every method is documented at its definition in ext/heron/heron_ext.c.
+  # Sanitizer builds: HERON_SANITIZE=address (ext/heron/extconf.rb), or
+  # ext/heron/fuzz/ruby_asan to run the parser tests under ASan; fuzzing:
+  # ext/heron/fuzz/run SECONDS (ext/heron/fuzz/README.md).
+  #
   # == What #parse puts in env
   # REQUEST_METHOD, REQUEST_URI (the raw target), PATH_INFO (still
   # percent-encoded), QUERY_STRING ("" when none), SERVER_PROTOCOL, CONTENT_TYPE,
@@ -36,6 +41,15 @@ module Heron
   #   is not a proxy); "host:port" with any other method is 400.
   # - '#', bytes outside visible ASCII, and targets longer than
   #   max_target_bytes (414) are rejected.
+  #
+  # == Host
+  # HTTP/1.1 requires exactly one Host field; its value must be
+  # uri-host [":" port] (the shape Rack::Lint accepts for HTTP_HOST), else 400.
+  #
+  # == Incremental parsing
+  # Pass the same (growing) buffer until #parse returns the head length; parsing
+  # resumes where it stopped, so each byte is scanned once. env is only written
+  # when the head is complete, in one go. Call #reset before the next request.
   #
   # == Decisions on ambiguous points
   # - Content-Length may appear once: a repeat is 400 even with an equal value,
