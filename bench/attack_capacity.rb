@@ -115,7 +115,8 @@ class AttackCapacity
   def step_row(rate, report)
     [rate, report.dig("rate", "achieved"), report.dig("latency_ms", "corrected", "p50"),
      report.dig("latency_ms", "corrected", "p99"), report.dig("latency_ms", "uncorrected", "p99"),
-     report.dig("lateness_ms", "p99"), report.dig("requests", "errors"), sustained?(report) ? "yes" : "no",
+     report.dig("lateness_ms", "p99"), report.dig("generator", "cpu_us_per_request"),
+     report.dig("requests", "errors"), sustained?(report) ? "yes" : "no",
      File.read("/proc/loadavg").split.first]
   end
 
@@ -168,8 +169,8 @@ class AttackCapacity
       - Each step: `heron attack URL --rate R --duration #{@duration} --json FILE` (one process, no connection cap).
         Sustained = achieved rate >= 99% of target, generator lateness p99 <= 10 ms, no errors, in one of up to #{@tries} attempts.
 
-      | target /s | achieved /s | corrected p50 ms | corrected p99 ms | uncorrected p99 ms | lateness p99 ms | errors | sustained | load (1 min) |
-      |---|---|---|---|---|---|---|---|---|
+      | target /s | achieved /s | corrected p50 ms | corrected p99 ms | uncorrected p99 ms | lateness p99 ms | generator CPU µs/request | errors | sustained | load (1 min) |
+      |---|---|---|---|---|---|---|---|---|---|
       #{rows.join("\n")}
 
       **Highest sustained rate, one generator process: #{@capacity}/s.**

@@ -47,6 +47,7 @@ module Heron
       # @param start [Float, nil] the monotonic time request 0 is due; now when nil.
       # @return [Recorder]
       def run(start = nil)
+        cpu = Process.clock_gettime(Process::CLOCK_PROCESS_CPUTIME_ID)
         Sync do |task|
           @recorder = Recorder.new(start || now)
           reporter = @progress && task.async { report_progress }
@@ -56,6 +57,7 @@ module Heron
           reporter&.stop
           @progress&.finish
           @client.close
+          @recorder.cpu = Process.clock_gettime(Process::CLOCK_PROCESS_CPUTIME_ID) - cpu
           @recorder
         end
       end

@@ -36,6 +36,8 @@ module Heron
       attr_reader :start
       # @return [Float, nil] when the first and last requests were sent and the last finished.
       attr_reader :first_sent, :last_sent, :last_done
+      # @return [Float] CPU seconds the generator process(es) used for the run.
+      attr_accessor :cpu
 
       # @param start [Float] the monotonic time request 0 is due.
       def initialize(start)
@@ -48,6 +50,7 @@ module Heron
         @error_samples = {}
         @timeline = {}
         @sent = @bytes_in = @bytes_out = 0
+        @cpu = 0.0
       end
 
       # Notes that a request went out.
@@ -132,6 +135,7 @@ module Heron
         other.errors.each { |kind, n| @errors[kind] += n }
         other.error_samples.each { |key, n| @error_samples[key] = @error_samples.fetch(key, 0) + n }
         @sent += other.sent
+        @cpu += other.cpu
         @bytes_in += other.bytes_in
         @bytes_out += other.bytes_out
       end

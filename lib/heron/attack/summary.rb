@@ -45,7 +45,7 @@ module Heron
         {
           "schema" => SCHEMA, "started_at" => @started_at.utc.iso8601(3),
           "target" => target, "plan" => plan, "requests" => requests, "rate" => rates,
-          "duration_s" => durations, "latency_ms" => latency, "lateness_ms" => self.class.stats(@recorder.lateness),
+          "duration_s" => durations, "generator" => generator, "latency_ms" => latency, "lateness_ms" => self.class.stats(@recorder.lateness),
           "status_codes" => @recorder.statuses.sort.to_h { |code, n| [code.to_s, n] },
           "errors" => @recorder.errors.dup, "error_samples" => error_samples,
           "bytes" => { "in" => @recorder.bytes_in, "out" => @recorder.bytes_out },
@@ -93,6 +93,11 @@ module Heron
         { "attack" => span(@recorder.first_sent, @recorder.last_sent)&.round(6),
           "wait" => span(@recorder.last_sent, @recorder.last_done)&.round(6),
           "total" => span(@recorder.start, @recorder.last_done)&.round(6) }
+      end
+
+      def generator
+        per_request = @recorder.sent.zero? ? nil : (@recorder.cpu * 1e6 / @recorder.sent).round(1)
+        { "cpu_s" => @recorder.cpu.round(3), "cpu_us_per_request" => per_request }
       end
 
       def span(from, to)

@@ -42,7 +42,13 @@ module Heron
              "throughput #{number(rate['throughput'])}/s"),
          row("Duration", "attack #{seconds(duration['attack'])}", "wait #{seconds(duration['wait'])}",
              "total #{seconds(duration['total'])}"),
-         row("Bytes", "in #{bytes['in']}", "out #{bytes['out']}")]
+         row("Bytes", "in #{bytes['in']}", "out #{bytes['out']}"), generator]
+      end
+
+      def generator
+        cpu = @report["generator"]
+        per_request = cpu["cpu_us_per_request"] ? format("%.0f us/request", cpu["cpu_us_per_request"]) : "-"
+        row("Generator", format("cpu %.2fs", cpu["cpu_s"]), per_request)
       end
 
       def latency_table

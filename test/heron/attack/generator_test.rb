@@ -37,6 +37,7 @@ class GeneratorTest < Minitest::Test
     TestServer.fork_server(delay: 0.2) do |base|
       recorder = unstarved_attack(base, rate: 25, total: 50)
       assert_equal({ 200 => 50 }, recorder.statuses)
+      assert_operator recorder.cpu, :>, 0
       assert_includes 200.0..210.0, ms(recorder.corrected, 50)
       assert_includes 200.0..210.0, ms(recorder.uncorrected, 50)
     end

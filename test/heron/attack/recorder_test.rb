@@ -40,7 +40,10 @@ class RecorderTest < Minitest::Test
   def test_merge_adds_everything
     a = sample_recorder(100.0, 0.0)
     b = sample_recorder(100.0, 0.5)
+    a.cpu = 0.5
+    b.cpu = 0.25
     a.merge!(b)
+    assert_in_delta 0.75, a.cpu
     assert_equal [4, 2, 2, { 200 => 2 }, 2], [a.sent, a.responses, a.error_count, a.statuses, a.corrected.count]
     assert_in_delta 100.001, a.first_sent
     assert_in_delta 101.5, a.last_sent

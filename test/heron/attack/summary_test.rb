@@ -16,6 +16,7 @@ class SummaryTest < Minitest::Test
     assert_equal({ "in" => 500, "out" => 300 }, report["bytes"])
     assert_in_delta 50.0, report["rate"]["achieved"], 0.01
     assert_in_delta 1.98, report["duration_s"]["attack"], 0.001
+    assert_equal({ "cpu_s" => 0.25, "cpu_us_per_request" => 2500.0 }, report["generator"])
   end
 
   def test_latency_stats
@@ -52,6 +53,7 @@ class SummaryTest < Minitest::Test
     assert_nil report["rate"]["achieved"]
     assert_nil report["rate"]["throughput"]
     assert_nil report["duration_s"]["total"]
+    assert_nil report["generator"]["cpu_us_per_request"]
     assert_in_delta 0.0, report["requests"]["success_ratio"]
     assert_in_delta 0.0, report["latency_ms"]["corrected"]["max"]
   end

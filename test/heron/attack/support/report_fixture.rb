@@ -13,6 +13,7 @@ module ReportFixture
       recorder.response!(due, due + 0.0002, due + 0.010 + (i / 1000.0), i == 7 ? 503 : 200, 5)
     end
     2.times { recorder.error!(1.0, 1.2, Async::TimeoutError.new("execution expired")) }
+    recorder.cpu = 0.25
     recorder
   end
 
