@@ -27,13 +27,14 @@ module Heron
         @app, @config, @logger, @store, @accounting = app, config, logger, store, accounting
         @detector = NPlusOneDetector.new(config.n_plus_one_threshold)
         @development = config.environment_name == "development"
+        @profile_path = config.profile_path
         @sql_hooked = false
       end
 
       # @param env [Hash] the Rack env.
       # @return [Array(Integer, Hash, #each)] the response.
       def call(env)
-        return dashboard(env) if env["PATH_INFO"].to_s.start_with?(@config.profile_path)
+        return dashboard(env) if env["PATH_INFO"].to_s.start_with?(@profile_path)
         return Profiler.memory_profile_class.new(@app, @config).call(env) if memory?(env)
         measure(env)
       end
@@ -65,7 +66,7 @@ module Heron
       def start(env)
         now = Process.clock_gettime(Process::CLOCK_MONOTONIC)
         profile = RequestProfile.new(env["REQUEST_METHOD"], env["PATH_INFO"], env["QUERY_STRING"],
-                                     queue_ms: QueueTime.measure(env, now), started: env["heron.request_start"] || now)
+                                     queue_ms: QueueTime.measure(env, now), started: env["heron.request_start"], now: now)
         @accounting.open(profile)
       end
 

@@ -6,6 +6,7 @@ module Heron
     # times in one request, and words them for a log line and a response header.
     class NPlusOneDetector
       HEADER_LIMIT = 512
+      NONE = [].freeze
 
       # @return [Integer] how many repeats make an N+1.
       attr_reader :threshold
@@ -18,11 +19,19 @@ module Heron
       # @param queries [Array<Query>] a request's queries, in order.
       # @return [Array<Hash>] {call_site:, normalized:, count:}, most repeated first.
       def detect(queries)
-        return [] if queries.size < @threshold
-        counts = queries.each_with_object(Hash.new(0)) { |query, tally| tally[query.fingerprint] += 1 }
+        return NONE if queries.size < @threshold
+        counts = repeated_sites(queries).each_with_object(Hash.new(0)) { |query, tally| tally[query.fingerprint] += 1 }
         found = counts.select { |_, count| count >= @threshold }
         found.map { |(site, sql), count| { call_site: site, normalized: sql, count: count } }
              .sort_by { |finding| -finding[:count] }
+      end
+
+      # @param queries [Array<Query>]
+      # @return [Array<Query>] the queries whose call site ran at least `threshold` of them (only
+      #   those need normalising).
+      def repeated_sites(queries)
+        sites = queries.each_with_object(Hash.new(0)) { |query, tally| tally[query.call_site] += 1 }
+        queries.select { |query| sites[query.call_site] >= @threshold }
       end
 
       # @param findings [Array<Hash>] what {#detect} returned (not empty).

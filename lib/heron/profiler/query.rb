@@ -5,7 +5,7 @@ module Heron
     # One SQL statement a request ran: the text, its shape, how long it took and where in the
     # application it came from.
     class Query
-      attr_reader :sql, :normalized, :duration_ms, :call_site, :adapter
+      attr_reader :sql, :duration_ms, :call_site, :adapter
 
       # @param sql [String] the SQL as sent.
       # @param duration_ms [Float] wall time the statement took.
@@ -13,20 +13,24 @@ module Heron
       # @param adapter [Symbol] :sequel or :active_record.
       def initialize(sql, duration_ms, call_site, adapter)
         @sql = sql
-        @normalized = SqlNormalizer.normalize(sql)
         @duration_ms = duration_ms
         @call_site = call_site
         @adapter = adapter
       end
 
+      # @return [String] the statement's shape (see {SqlNormalizer}), worked out on first use.
+      def normalized
+        @normalized ||= SqlNormalizer.normalize(@sql)
+      end
+
       # @return [Array(String, String)] what N+1 detection groups by.
       def fingerprint
-        [@call_site, @normalized]
+        [@call_site, normalized]
       end
 
       # @return [Hash] the store's form: sql, normalized, duration_ms, call_site, adapter.
       def to_h
-        { sql: @sql, normalized: @normalized, duration_ms: @duration_ms, call_site: @call_site, adapter: @adapter }
+        { sql: @sql, normalized: normalized, duration_ms: @duration_ms, call_site: @call_site, adapter: @adapter }
       end
     end
   end

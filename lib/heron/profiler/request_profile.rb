@@ -15,11 +15,13 @@ module Heron
       # @param path [String] the request path.
       # @param query [String] the query string.
       # @param queue_ms [Float, nil] time waited before the app, when known.
-      # @param started [Float] CLOCK_MONOTONIC seconds the request started (server's first byte).
-      def initialize(method, path, query, queue_ms: nil, started: Process.clock_gettime(Process::CLOCK_MONOTONIC))
-        @method, @path, @query, @queue_ms, @started = method, path, query, queue_ms, started
-        @app_start = Process.clock_gettime(Process::CLOCK_MONOTONIC)
-        @started_at = Process.clock_gettime(Process::CLOCK_REALTIME) - (@app_start - started)
+      # @param started [Float, nil] CLOCK_MONOTONIC seconds the request started (server's first
+      #   byte); the app's start when nil.
+      # @param now [Float] CLOCK_MONOTONIC seconds the app starts.
+      def initialize(method, path, query, queue_ms: nil, started: nil, now: Process.clock_gettime(Process::CLOCK_MONOTONIC))
+        @method, @path, @query, @queue_ms = method, path, query, queue_ms
+        @app_start = now
+        @started = started || now
         @queries = @n_plus_one = NONE
         @fibers = []
         @cpu_ms = 0.0
@@ -93,9 +95,15 @@ module Heron
         "#{@method} #{@path}"
       end
 
+      # @return [Float] epoch seconds the request started (from the monotonic stamp and the
+      #   clocks' current offset).
+      def started_at
+        Process.clock_gettime(Process::CLOCK_REALTIME) - (Process.clock_gettime(Process::CLOCK_MONOTONIC) - @started)
+      end
+
       # @return [Hash] the store record (see {Store}).
       def to_h
-        { id: id, method: @method, path: @path, query: @query, status: @status, started_at: @started_at,
+        { id: id, method: @method, path: @path, query: @query, status: @status, started_at: started_at,
           total_ms: @total_ms, queue_ms: @queue_ms, app_ms: @app_ms, db_ms: db_ms, db_count: db_count,
           cpu_ms: @cpu_ms, allocations: @allocations, gc_count: @gc_count, after_reply_ms: @after_reply_ms,
           queries: @queries.map(&:to_h), n_plus_one: @n_plus_one }

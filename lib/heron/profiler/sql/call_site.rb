@@ -23,7 +23,7 @@ module Heron
         # @param prefixes [Array<String>] paths whose frames are skipped.
         # @param root [String] the directory paths are shown relative to.
         def initialize(prefixes = self.class.library_prefixes, root = Dir.pwd)
-          @prefixes = prefixes.freeze
+          @library = prefixes.empty? ? /(?!)/ : /\A(?:#{prefixes.map { |prefix| Regexp.escape(prefix) }.join('|')})/
           @root = File.join(root, "")
         end
 
@@ -41,7 +41,7 @@ module Heron
         # @param path [String] a frame's file.
         # @return [Boolean] whether the file is application code.
         def app?(path)
-          !path.start_with?(*@prefixes)
+          !@library.match?(path)
         end
 
         private
