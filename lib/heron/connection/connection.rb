@@ -114,6 +114,8 @@ module Heron
     end
 
     def respond(request)
+      request.app_started_at = now
+      @reactor.metrics&.request_started
       status, headers, body = call_app(request)
       return :hijacked if @hijacked
       request.keepalive &&= !@reactor.draining? && !@expectation.pending?

@@ -13,6 +13,8 @@ module Heron
     attr_accessor :keepalive
     # @return [Integer, nil] the status sent, once the head is written.
     attr_accessor :status
+    # @return [Float, nil] monotonic time the app was called.
+    attr_accessor :app_started_at
     # @return [Hash, nil] the response headers, once the head is written.
     attr_accessor :headers
     # @return [Integer] body bytes sent.
@@ -32,6 +34,11 @@ module Heron
       @http_minor = http_minor
       @started_at = started_at
       @bytes = 0
+    end
+
+    # @return [Float, nil] seconds between the request's first byte (or accept) and the app call.
+    def queue_seconds
+      app_started_at && app_started_at - started_at
     end
 
     # @return [Boolean] whether this is a HEAD request (no body in the response).

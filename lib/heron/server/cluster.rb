@@ -27,12 +27,14 @@ module Heron
     # @return [void]
     def run
       listeners = @binder.bind
+      start_metrics if @config.metrics?
       app = @config.preload ? AppLoader.load(@config) : nil
       @logger.banner(addresses: @binder.addresses, mode: mode)
       @config.before_fork.each(&:call)
       start(listeners, app)
       supervise
     ensure
+      @exporter&.stop
       @binder.close
     end
 
@@ -44,10 +46,17 @@ module Heron
         "#{@config.max_connections} connections each"
     end
 
+    # Workers publish their counters to a shared directory; the master serves the totals.
+    def start_metrics
+      require_relative "../profiler/metrics/cluster_exporter"
+      @exporter = Profiler::Metrics::ClusterExporter.new(@config).start
+      @metrics ||= @exporter.local
+    end
+
     def start(listeners, app)
       @alive_reader, @alive_writer = IO.pipe
       @wake_reader, @wake_writer = IO.pipe
-      @template = ->(index) { Worker.new(index, @config, @logger, listeners, app) }
+      @template = ->(index) { Worker.new(index, @config, @logger, listeners, app, exporter: @exporter) }
       @config.workers.times { |index| spawn(index) }
       %w[TERM INT QUIT].each { |signal| trap(signal) { wake(signal) } }
       trap("CHLD") { wake("CHLD") }
@@ -86,6 +95,7 @@ module Heron
     def reap
       while (pid, status = Process.wait2(-1, Process::WNOHANG))
         worker = @workers.delete(pid) or next
+        @exporter&.worker_exited(pid)
         restart(worker, status) unless @stopping
       end
     rescue Errno::ECHILD

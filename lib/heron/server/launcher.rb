@@ -29,15 +29,28 @@ module Heron
     private
 
     def single
+      metrics = @config.metrics? ? load_metrics : nil
       server = Server.new(AppLoader.load(@config), @config, logger: @logger, metrics: metrics).bind
+      exporter = metrics && start_metrics_server(metrics)
       @logger.banner(addresses: server.addresses, mode: "single process, #{server.mode}")
       SignalHandler.new(server).install
       server.run
       @logger.info("stopped")
+    ensure
+      exporter&.close
     end
 
-    def metrics
-      nil
+    def load_metrics
+      require_relative "../profiler/metrics_server"
+      Profiler.metrics
+    end
+
+    # The Prometheus endpoint runs in a thread of its own, on the control address only.
+    def start_metrics_server(metrics)
+      exporter = Profiler::MetricsServer.new(@config, metrics).bind
+      Thread.new { exporter.run }
+      @logger.info("metrics on #{@config.metrics_bind}/metrics")
+      exporter
     end
   end
 end

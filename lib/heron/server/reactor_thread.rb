@@ -24,6 +24,8 @@ module Heron
     attr_reader :env_template
     # @return [CallbackRunner]
     attr_reader :callbacks
+    # @return [Object, nil] the metrics registry (see Profiler::Metrics), when metrics are on.
+    attr_reader :metrics
 
     # @param server [Server] supplies app, config, logger, listeners and metrics.
     # @param max_connections [Integer] this loop's share of the connection limit.
@@ -104,7 +106,7 @@ module Heron
     # @param request [Request]
     def finished(request)
       @logger.access(request.env, request.status, request.bytes, now - request.started_at) if request.status
-      @metrics&.request_finished(request.status || 0, now - request.started_at, nil)
+      @metrics&.request_finished(request.status || 0, now - request.started_at, request.queue_seconds)
       @callbacks.schedule(request, @root)
     end
 

@@ -16,7 +16,9 @@ module Heron
     # @param logger [Log::Logger]
     # @param listeners [Array<BasicSocket>]
     # @param app [#call, nil] the preloaded app, or nil to load it in the worker.
-    def initialize(index, config, logger, listeners, app)
+    # @param exporter [Profiler::Metrics::ClusterExporter, nil] collects the worker's metrics.
+    def initialize(index, config, logger, listeners, app, exporter: nil)
+      @exporter = exporter
       @index = index
       @config = config
       @logger = logger
@@ -44,10 +46,13 @@ module Heron
 
     def serve(master_alive)
       @config.on_worker_boot.each { |hook| hook.arity.zero? ? hook.call : hook.call(@index) }
-      server = Server.new(@app || AppLoader.load(@config), @config, logger: @logger, listeners: @listeners)
+      metrics = @exporter&.worker_started
+      server = Server.new(@app || AppLoader.load(@config), @config, logger: @logger, listeners: @listeners,
+                                                                    metrics: metrics)
       SignalHandler.new(server).install
       watch_master(master_alive, server)
       server.run
+      @exporter&.worker_stopped(metrics) if metrics
       0
     rescue StandardError, ScriptError => e
       @logger.error("worker #{@index} failed", e)
