@@ -20,7 +20,7 @@ module Heron
       def initialize
         @profiles = {}.compare_by_identity
         @running = {}.compare_by_identity
-        @open = 0
+        @open = @opened = 0
         @lock = Mutex.new
         @trace = TracePoint.new(:fiber_switch) { switch_to(@profiles[Fiber.current]) }
       end
@@ -41,11 +41,15 @@ module Heron
         @trace.enabled?
       end
 
-      # Opens a profile for the current fiber and starts charging it.
+      # Opens a profile for the current fiber, numbers it (see {RequestProfile#id}) and starts
+      # charging it.
       # @param profile [RequestProfile]
       # @return [RequestProfile] the profile.
       def open(profile)
-        @lock.synchronize { @trace.enable if (@open += 1) == 1 }
+        profile.number = @lock.synchronize do
+          @trace.enable if (@open += 1) == 1
+          @opened += 1
+        end
         attach(profile)
         profile
       end

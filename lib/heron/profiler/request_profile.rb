@@ -10,6 +10,8 @@ module Heron
 
       attr_reader :queries, :fibers, :queue_ms, :app_ms, :total_ms, :cpu_ms, :allocations, :gc_count
       attr_accessor :status, :n_plus_one, :after_reply_ms
+      # @return [Integer, nil] the profile's number in this process (set by {FiberAccounting#open}).
+      attr_accessor :number
 
       # @param method [String] the request method.
       # @param path [String] the request path.
@@ -48,9 +50,10 @@ module Heron
         @cpu_ms += cpu - @mark_cpu
       end
 
-      # @return [String] the record's id, unique within the process ("<pid>-<n>", base 36).
+      # @return [String] the record's id, unique within the process: "<pid>-<number>" in base 36
+      #   (the object id until the profile is numbered).
       def id
-        @id ||= "#{Process.pid.to_s(36)}-#{object_id.to_s(36)}"
+        @id ||= "#{Process.pid.to_s(36)}-#{(@number || object_id).to_s(36)}"
       end
 
       # @param query [Query] a statement this request ran.

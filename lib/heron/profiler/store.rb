@@ -25,10 +25,9 @@ module Heron
       # @return [Hash, #id] the record.
       def push(record)
         @lock.synchronize do
-          @index.delete(id_of(@ring[@next])) if @ring[@next]
           @ring[@next] = record
-          @index[id_of(record)] = record
           @next = (@next + 1) % @capacity
+          @size += 1 if @size < @capacity
         end
         record
       end
@@ -37,15 +36,14 @@ module Heron
       # @return [Array<Hash>] copies of the records, newest first.
       def recent(limit = nil)
         @lock.synchronize do
-          count = [limit || @capacity, @index.size].min
-          Array.new(count) { |i| copy(@ring[(@next - 1 - i) % @capacity]) }
+          Array.new([limit || @size, @size].min) { |i| copy(newest(i)) }
         end
       end
 
       # @param id [String] a record id.
       # @return [Hash, nil] a copy of the record, or nil when it is unknown or was dropped.
       def find(id)
-        @lock.synchronize { (record = @index[id]) && copy(record) }
+        @lock.synchronize { (record = lookup(id)) && copy(record) }
       end
 
       # Changes fields of a stored Hash record; does nothing when the record is not (or no longer)
@@ -55,7 +53,7 @@ module Heron
       # @return [Boolean] whether the record was found.
       def update(id, **fields)
         @lock.synchronize do
-          record = @index[id] or return false
+          record = lookup(id) or return false
           record.merge!(fields) if record.is_a?(Hash)
           true
         end
@@ -63,7 +61,7 @@ module Heron
 
       # @return [Integer] how many records are held.
       def size
-        @lock.synchronize { @index.size }
+        @lock.synchronize { @size }
       end
 
       # Forgets every record.
@@ -71,12 +69,20 @@ module Heron
       def clear
         @lock.synchronize do
           @ring = Array.new(@capacity)
-          @index = {}
-          @next = 0
+          @size = @next = 0
         end
       end
 
       private
+
+      def newest(index)
+        @ring[(@next - 1 - index) % @capacity]
+      end
+
+      def lookup(id)
+        @size.times { |i| return newest(i) if id_of(newest(i)) == id }
+        nil
+      end
 
       def id_of(record)
         record.is_a?(Hash) ? record[:id] : record.id
