@@ -30,7 +30,7 @@ module Rackup
         yield launcher if block_given?
         launcher.run
       rescue ::Heron::ConfigError => e
-        warn("heron: #{e.message}")
+        $stderr.puts("heron: #{e.message}") # not Kernel#warn: -W0 would silence it
         exit(2)
       end
 
