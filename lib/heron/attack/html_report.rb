@@ -71,12 +71,13 @@ module Heron
       end
 
       def timeline_chart
-        chart = SvgChart.new(title: "Corrected latency per second (by due time)", x_label: "seconds since start",
+        chart = SvgChart.new(title: "Corrected latency per second (by due time): max, p99, p50", x_label: "seconds since start",
                              y_label: "latency (ms)", x_ticks: second_ticks)
         each_run do |label, report, color|
           points = ->(key) { report["timeline"].map { |s| [s["second"] + 0.5, s[key]] } }
+          chart.add("#{label} max", points.call("max_ms"), color: color, style: :dotted)
           chart.add("#{label} p99", points.call("p99_ms"), color: color)
-          chart.add("#{label} p50", points.call("p50_ms"), color: color, dash: true)
+          chart.add("#{label} p50", points.call("p50_ms"), color: color, style: :dashed)
         end
         chart
       end
@@ -93,7 +94,7 @@ module Heron
         each_run do |label, report, color|
           curves = report["percentile_curve"]
           chart.add("#{label} corrected", log_x(curves["corrected"]), color: color)
-          chart.add("#{label} uncorrected", log_x(curves["uncorrected"]), color: color, dash: true)
+          chart.add("#{label} uncorrected", log_x(curves["uncorrected"]), color: color, style: :dashed)
         end
         chart
       end

@@ -1,11 +1,14 @@
 # frozen_string_literal: true
 
 require "cgi"
+require_relative "linear_scale"
+require_relative "log_scale"
 
 module Heron
   module Attack
-    # A small line chart rendered as inline SVG: linear y from zero, linear x unless the caller
-    # gives its own x tick labels (the percentile chart passes log-scaled x values and labels).
+    # A small line chart rendered as inline SVG. The y-axis is linear from zero, or logarithmic
+    # when the values span more than {LogScale::RANGE}×. The x-axis is linear unless the caller
+    # gives its own tick labels (the percentile chart passes log-scaled x values and labels).
     class SvgChart
       WIDTH = 880
       HEIGHT = 360
@@ -24,10 +27,11 @@ module Heron
       # Adds a series.
       # @param name [String] legend text.
       # @param points [Array<Array(Float, Float)>] x, y pairs.
-      # @param color [String] a CSS colour. @param dash [Boolean] dashed line.
+      # @param color [String] a CSS colour.
+      # @param style [Symbol] :solid, :dashed or :dotted.
       # @return [self]
-      def add(name, points, color:, dash: false)
-        @series << { name: name, points: points, color: color, dash: dash }
+      def add(name, points, color:, style: :solid)
+        @series << { name: name, points: points, color: color, style: style }
         self
       end
 
@@ -48,18 +52,15 @@ module Heron
         end
       end
 
-      def y_max
-        @y_max ||= nice_max(all_points.map(&:last).max || 1.0)
+      def y_scale
+        @y_scale ||= begin
+          ys = all_points.map(&:last)
+          LogScale.suits?(ys) ? LogScale.new(ys) : LinearScale.new(ys)
+        end
       end
 
       def all_points
         @series.flat_map { |s| s[:points] }
-      end
-
-      def nice_max(value)
-        return 1.0 unless value.positive?
-        step = 10**Math.log10(value).floor
-        [1, 2, 2.5, 5, 10].map { |m| m * step }.find { |v| v >= value }.to_f
       end
 
       def px(x)
@@ -68,7 +69,7 @@ module Heron
       end
 
       def py(y)
-        HEIGHT - MARGIN[:bottom] - (y.fdiv(y_max) * plot_height)
+        HEIGHT - MARGIN[:bottom] - (y_scale.fraction(y) * plot_height)
       end
 
       def plot_width
@@ -80,8 +81,7 @@ module Heron
       end
 
       def grid
-        y_ticks = (0..5).map { |i| y_max * i / 5 }
-        y_ticks.map { |y| y_tick(y) } + x_tick_values.map { |x, label| x_tick(x, label) }
+        y_scale.ticks.map { |y| y_tick(y) } + x_tick_values.map { |x, label| x_tick(x, label) }
       end
 
       def y_tick(y)
@@ -102,23 +102,30 @@ module Heron
 
       def line(series)
         points = series[:points].map { |x, y| "#{r(px(x))},#{r(py(y))}" }.join(" ")
-        dash = series[:dash] ? %( stroke-dasharray="6 4") : ""
-        %(<polyline fill="none" stroke="#{series[:color]}" stroke-width="2"#{dash} points="#{points}"/>)
+        %(<polyline fill="none" stroke="#{series[:color]}"#{stroke(series[:style])} points="#{points}"/>)
+      end
+
+      def stroke(style)
+        { solid: %( stroke-width="2"), dashed: %( stroke-width="2" stroke-dasharray="6 4"),
+          dotted: %( stroke-width="1.5" stroke-dasharray="2 3") }.fetch(style)
       end
 
       def legend
         box = %(<rect x="#{MARGIN[:left] + 4}" y="#{MARGIN[:top] + 1}" width="220" height="#{(@series.size * 16) + 6}" fill="#fff" fill-opacity="0.85"/>)
         [box] + @series.each_with_index.map do |series, i|
           y = MARGIN[:top] + 8 + (i * 16)
-          dash = series[:dash] ? %( stroke-dasharray="6 4") : ""
-          %(<line x1="#{MARGIN[:left] + 10}" x2="#{MARGIN[:left] + 40}" y1="#{y}" y2="#{y}" stroke="#{series[:color]}" stroke-width="2"#{dash}/>) +
+          %(<line x1="#{MARGIN[:left] + 10}" x2="#{MARGIN[:left] + 40}" y1="#{y}" y2="#{y}" stroke="#{series[:color]}"#{stroke(series[:style])}/>) +
             text(MARGIN[:left] + 46, y + 4, series[:name], anchor: "start")
         end
       end
 
       def axis_labels
         text(WIDTH / 2, HEIGHT - 10, @x_label) +
-          %(<text x="16" y="#{HEIGHT / 2}" text-anchor="middle" transform="rotate(-90 16 #{HEIGHT / 2})">#{CGI.escapeHTML(@y_label)}</text>)
+          %(<text x="16" y="#{HEIGHT / 2}" text-anchor="middle" transform="rotate(-90 16 #{HEIGHT / 2})">#{CGI.escapeHTML(y_label)}</text>)
+      end
+
+      def y_label
+        y_scale.log? ? "#{@y_label}, log scale" : @y_label
       end
 
       def text(x, y, content, anchor: "middle", size: 12, weight: "normal")

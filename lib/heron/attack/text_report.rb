@@ -46,7 +46,7 @@ module Heron
       end
 
       def generator
-        cpu = @report["generator"]
+        cpu = @report["generator"] || { "cpu_s" => 0.0 } # absent from reports written before it existed
         per_request = cpu["cpu_us_per_request"] ? format("%.0f us/request", cpu["cpu_us_per_request"]) : "-"
         row("Generator", format("cpu %.2fs", cpu["cpu_s"]), per_request)
       end

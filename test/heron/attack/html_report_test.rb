@@ -12,6 +12,7 @@ class HtmlReportTest < Minitest::Test
     assert_equal 2, html.scan("<svg").size
     refute_match(/<script|<link|src=/, html)
     assert_includes html, "run p99"
+    assert_includes html, "run max"
     assert_includes html, "run uncorrected"
     assert_includes html, ">99.99%</text>"
     assert_includes html, "2 of 100 requests failed"
@@ -25,6 +26,6 @@ class HtmlReportTest < Minitest::Test
       assert_includes html, "#{label} corrected"
       assert_includes html, "<td>#{label}</td>"
     end
-    assert_equal 8, html.scan("<polyline").size
+    assert_equal 10, html.scan("<polyline").size
   end
 end

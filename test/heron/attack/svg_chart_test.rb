@@ -8,13 +8,22 @@ class SvgChartTest < Minitest::Test
 
   def test_renders_series_legend_and_axes
     chart = SvgChart.new(title: "T <1>", x_label: "x", y_label: "y")
-    chart.add("a", [[0, 1], [10, 3.3]], color: "#123456").add("b", [[0, 2], [10, 2]], color: "#654321", dash: true)
+    chart.add("a", [[0, 1], [10, 3.3]], color: "#123456").add("b", [[0, 2], [10, 2]], color: "#654321", style: :dashed)
     svg = chart.render
     assert svg.start_with?("<svg ")
     assert_equal 2, svg.scan("<polyline").size
     assert_includes svg, "T &lt;1&gt;"
     assert_includes svg, %(stroke-dasharray="6 4")
     assert_includes svg, ">5</text>" # y axis tops out at a round 5 for data up to 3.3
+  end
+
+  def test_wide_ranges_get_a_log_axis_and_dotted_lines
+    chart = SvgChart.new(title: "t", x_label: "x", y_label: "latency")
+    svg = chart.add("a", [[0, 1.5], [1, 1000.0], [2, 0]], color: "red", style: :dotted).render
+    assert_includes svg, "latency, log scale"
+    assert_includes svg, %(stroke-dasharray="2 3")
+    assert_includes svg, ">1000</text>"
+    assert_raises(KeyError) { SvgChart.new(title: "t", x_label: "x", y_label: "y").add("a", [[0, 1]], color: "red", style: :wavy).render }
   end
 
   def test_fixed_ticks_and_empty_chart

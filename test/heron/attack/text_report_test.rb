@@ -31,6 +31,12 @@ class TextReportTest < Minitest::Test
     assert_includes text, "wait 12.3ms"
   end
 
+  def test_report_from_before_the_generator_field
+    report = fixture_report
+    report.delete("generator")
+    assert_match(/^Generator +cpu 0.00s +-$/, Heron::Attack::TextReport.new(report).render)
+  end
+
   def test_empty_run_and_targets_file
     options = Heron::Attack::Options.parse(%w[--targets t.txt -r 5 -n 5])
     text = Heron::Attack::TextReport.new(Heron::Attack::Summary.new(Heron::Attack::Recorder.new(0.0), options).to_h).render
