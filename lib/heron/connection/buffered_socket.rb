@@ -14,11 +14,19 @@ module Heron
     # @return [Socket] the underlying socket.
     attr_reader :io
 
+    # @return [String] a read buffer that connections of one thread can share: its bytes are
+    #   copied into {#buffer} before the fiber can switch.
+    def self.scratch_buffer
+      String.new(capacity: READ_SIZE, encoding: Encoding::BINARY)
+    end
+
     # @param io [BasicSocket] a connected socket.
-    def initialize(io)
+    # @param scratch [String] the read buffer, shared by the connections of one reactor thread so
+    #   an idle connection holds no 16 KiB buffer of its own.
+    def initialize(io, scratch = BufferedSocket.scratch_buffer)
       @io = io
-      @buffer = String.new(capacity: READ_SIZE, encoding: Encoding::BINARY)
-      @chunk = String.new(capacity: READ_SIZE, encoding: Encoding::BINARY)
+      @buffer = String.new(encoding: Encoding::BINARY)
+      @chunk = scratch
     end
 
     # Reads whatever is available (waiting up to `timeout`) and appends it to {#buffer}.

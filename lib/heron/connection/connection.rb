@@ -21,7 +21,7 @@ module Heron
     def initialize(io, reactor, accepted_at)
       @reactor = reactor
       @config = reactor.config
-      @socket = BufferedSocket.new(io)
+      @socket = BufferedSocket.new(io, reactor.scratch_buffer)
       @parser = reactor.new_parser
       @writer = ResponseWriter.new(@socket, @config, reactor.date)
       @env = EnvBuilder.new(reactor.env_template, io, @config, hijack: -> { hijack! })

@@ -26,6 +26,8 @@ module Heron
     attr_reader :callbacks
     # @return [Object, nil] the metrics registry (see Profiler::Metrics), when metrics are on.
     attr_reader :metrics
+    # @return [String] the read buffer this thread's connections share.
+    attr_reader :scratch_buffer
 
     # @param server [Server] supplies app, config, logger, listeners and metrics.
     # @param max_connections [Integer] this loop's share of the connection limit.
@@ -38,6 +40,7 @@ module Heron
       @max_connections = max_connections
       @env_template = server.env_template
       @date = HTTPDate.new
+      @scratch_buffer = BufferedSocket.scratch_buffer
       @connections = Set.new
       @draining = false
       @capacity = Async::Notification.new
