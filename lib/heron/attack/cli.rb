@@ -29,7 +29,7 @@ module Heron
         return help(options) if options.help
         options.compare ? compare(options) : attack(options)
       rescue UsageError => e
-        fail_with(2, e.message)
+        fail_with(2, "#{e.message} (see heron attack --help)")
       rescue StandardError => e
         fail_with(1, "#{e.class}: #{e.message}")
       end

@@ -8,6 +8,7 @@ module Heron
     # The parsed command line of `heron attack`. {#parse!} fills it from argv and checks it;
     # every problem raises {UsageError} with a one-line message.
     class Options
+      MAX_PROCESSES = 256
       BANNER = "Usage: heron attack URL --rate R (--duration D | -n N) [options]\n" \
                "       heron attack --compare BEFORE.json AFTER.json --html OUT.html"
 
@@ -88,7 +89,7 @@ module Heron
         o.on("-d", "--duration D", "how long to send: 10, 10s, 500ms, 2m") { |v| @duration = seconds(v) }
         o.on("-n", "--requests N", Integer, "how many requests to send") { |v| @requests = v }
         o.on("-c", "--connections C", Integer, "cap on requests in flight (default: no cap)") { |v| @connections = v }
-        o.on("-p", "--processes N", Integer, "generator processes (default 1)") { |v| @processes = v }
+        o.on("--processes N", Integer, "generator processes (default 1, at most #{MAX_PROCESSES})") { |v| @processes = v }
         o.on("--timeout T", "per-request timeout (default 30s)") { |v| @timeout = seconds(v) }
         o.on("--[no-]keepalive", "reuse connections (default on)") { |v| @keepalive = v }
       end
@@ -149,6 +150,7 @@ module Heron
         raise UsageError, "the run would send no requests" unless total_requests.positive?
         positive!(:connections, @connections) if @connections
         positive!(:processes, @processes)
+        raise UsageError, "--processes must be at most #{MAX_PROCESSES}" if @processes > MAX_PROCESSES
         raise UsageError, "--timeout must be positive" unless @timeout.positive?
       end
 

@@ -17,7 +17,7 @@ class LauncherTest < Minitest::Test
     Tempfile.create("lines") do |file|
       file.sync = true
       recorder = TestServer.fork_server do |base|
-        launch(["#{base}/", "-r", "100", "-n", "100", "-p", "2", "-c", "4", "--per-request"], output: file)
+        launch(["#{base}/", "-r", "100", "-n", "100", "--processes", "2", "-c", "4", "--per-request"], output: file)
       end
       assert_equal({ 200 => 100 }, recorder.statuses)
       assert_equal 100, recorder.corrected.count
@@ -38,7 +38,7 @@ class LauncherTest < Minitest::Test
 
   def test_a_failing_process_is_reported
     port = TCPServer.open("127.0.0.1", 0) { |s| s.addr[1] }
-    recorder = launch(["http://127.0.0.1:#{port}/", "-r", "50", "-n", "4", "-p", "2"])
+    recorder = launch(["http://127.0.0.1:#{port}/", "-r", "50", "-n", "4", "--processes", "2"])
     assert_equal 4, recorder.errors["refused"]
     launcher = Heron::Attack::Launcher.new(Heron::Attack::Options.parse(%w[http://h/ -r 1 -n 1]), [])
     reader, writer = IO.pipe
@@ -56,7 +56,7 @@ class LauncherProgressTest < Minitest::Test
 
   def test_multi_process_progress_is_relayed
     io = FakeTTY.new
-    options = Heron::Attack::Options.parse(%w[http://127.0.0.1:1/ -r 8 -n 12 -p 2])
+    options = Heron::Attack::Options.parse(%w[http://127.0.0.1:1/ -r 8 -n 12 --processes 2])
     recorder = TestServer.fork_server do |base|
       options.url = "#{base}/"
       progress = Heron::Attack::Progress.for(io, total: 12)

@@ -19,7 +19,7 @@ class OptionsTest < Minitest::Test
   def test_full_command_line
     options = parse("http://h/", "--rate", "50", "-d", "1500ms", "-c", "4", "-X", "post", "-H", "A: 1", "-H", "B: 2",
                     "--body", "x", "--timeout", "2", "--no-keepalive", "--per-request", "--json", "a.json",
-                    "--html", "a.html", "-p", "2")
+                    "--html", "a.html", "--processes", "2")
     assert_equal ["http://h/", 50.0, 1.5, 4, "post", ["A: 1", "B: 2"], "x", 2.0, false, true, "a.json", "a.html", 2],
                  [options.url, options.rate, options.duration, options.connections, options.method, options.headers,
                   options.body, options.timeout, options.keepalive, options.per_request, options.json, options.html,
@@ -62,7 +62,8 @@ class OptionsTest < Minitest::Test
     assert_usage(/no requests/, "http://h/", "-r", "1", "-d", "0.5")
     assert_usage(/bad duration/, "http://h/", "-r", "1", "-d", "soon")
     assert_usage(/--connections must be/, "http://h/", "-r", "1", "-n", "1", "-c", "0")
-    assert_usage(/--processes must be/, "http://h/", "-r", "1", "-n", "1", "-p", "0")
+    assert_usage(/--processes must be/, "http://h/", "-r", "1", "-n", "1", "--processes", "0")
+    assert_usage(/--processes must be at most 256/, "http://h/", "-r", "1", "-n", "1", "--processes", "257")
     assert_usage(/--timeout must be/, "http://h/", "-r", "1", "-n", "1", "--timeout", "0")
     assert_usage(/bad header/, "http://h/", "-r", "1", "-n", "1", "-H", "nocolon")
     assert_usage(/unexpected argument/, "http://h/", "extra", "-r", "1", "-n", "1")
