@@ -27,12 +27,16 @@ module Heron
         Async::Task.current.with_timeout(@timeout) { exchange(target) }
       end
 
-      # Resolves a target's host now, so a bad name fails before the attack starts.
+      # Resolves a target's host now, so a bad name fails before the attack starts. IPv4 is
+      # preferred: servers commonly bind 0.0.0.0, and "localhost" often resolves to ::1 first.
       # @param target [Target]
       # @return [Addrinfo]
       # @raise [SocketError] when the name does not resolve.
       def resolve(target)
-        @addresses[target.authority] ||= Addrinfo.tcp(target.uri.host, target.uri.port)
+        @addresses[target.authority] ||= begin
+          found = Addrinfo.getaddrinfo(target.uri.host, target.uri.port, nil, :STREAM)
+          found.find(&:ipv4?) || found.first
+        end
       end
 
       # Closes every idle connection.

@@ -26,8 +26,8 @@ module Heron
       # @raise [SocketError] when a target's host does not resolve.
       # @raise [RuntimeError] when a generator process fails.
       def run
-        generator(0, 1, @progress).tap(&:resolve!)
-        return generator(0, 1, @progress).run if @options.processes == 1
+        return generator(0, 1, @progress).tap(&:resolve!).run if @options.processes == 1
+        generator(0, 1).resolve! # fail before forking
         start = Process.clock_gettime(Process::CLOCK_MONOTONIC) + 0.2 + (0.05 * @options.processes)
         children = Array.new(@options.processes) { |k| spawn(k, start) }
         relay = @progress && ProgressRelay.new(@progress, children.map(&:last)).start

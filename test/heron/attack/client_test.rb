@@ -66,6 +66,12 @@ class ClientTest < Minitest::Test
     listener&.close
   end
 
+  def test_resolve_prefers_ipv4
+    address = Client.new(timeout: 1).resolve(Target.new("GET", "http://localhost:9/"))
+    assert_predicate address, :ipv4?
+    assert_equal 9, address.ip_port
+  end
+
   def test_resolve_failure
     assert_raises(SocketError) { Client.new(timeout: 1).resolve(Target.new("GET", "http://no-such-host.invalid/")) }
   end
