@@ -15,7 +15,8 @@ module ProcessHelper
     dir = Dir.mktmpdir("heron-test")
     File.write(File.join(dir, "config.ru"), ru_source)
     log = File.join(dir, "heron.log")
-    pid = Process.spawn(RbConfig.ruby, File.join(ROOT, "exe/heron"), "-b", "tcp://127.0.0.1:0",
+    boot = File.join(ROOT, "test/support/coverage_boot.rb")
+    pid = Process.spawn(RbConfig.ruby, "-r", boot, File.join(ROOT, "exe/heron"), "-b", "tcp://127.0.0.1:0",
                         "-e", "production", *args, "config.ru",
                         chdir: dir, out: log, err: log, pgroup: true)
     [pid, wait_for_port(log, pid), log]

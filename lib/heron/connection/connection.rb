@@ -76,6 +76,9 @@ module Heron
     end
 
     def wait_for_request(first)
+      # Give up the turn between keep-alive requests: a client that always has its next request
+      # ready would otherwise keep the loop on this fiber and starve every other connection.
+      Fiber.scheduler.yield unless first
       if @socket.buffer.empty?
         @idle = true
         return nil unless @socket.fill(first ? @config.first_byte_timeout : @config.keepalive_timeout)

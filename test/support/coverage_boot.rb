@@ -1,0 +1,24 @@
+# frozen_string_literal: true
+
+# Loaded with `ruby -r` into the `heron` processes the tests spawn, so code that only runs there
+# (launcher, cluster master, forked workers, signal handling) counts towards coverage. Results
+# merge into coverage/.resultset.json with the test process's own.
+if ENV["COVERAGE"] == "1"
+  require "simplecov"
+  SimpleCov.root(File.expand_path("../..", __dir__))
+  SimpleCov.command_name "heron-process-#{Process.pid}"
+  SimpleCov.print_error_status = false
+  SimpleCov.formatter SimpleCov::Formatter::SimpleFormatter
+  SimpleCov.start do
+    enable_coverage :branch
+    add_filter "/test/"
+    enable_for_subprocesses true
+    at_fork do |pid|
+      SimpleCov.command_name "heron-worker-#{pid}"
+      SimpleCov.print_error_status = false
+      SimpleCov.formatter SimpleCov::Formatter::SimpleFormatter
+      SimpleCov.minimum_coverage 0
+      SimpleCov.start
+    end
+  end
+end
