@@ -60,9 +60,13 @@ module Heron
       env["SERVER_PORT"] = @host[3]
     end
 
+    # "example.com:8080" → ["example.com", "8080"]; an empty Host (allowed when the target has
+    # no authority) or an empty port falls back to the listener's name and the scheme's port.
     def split_host(host, scheme)
       name, port = host.start_with?("[") ? host.split(/(?<=\]):/, 2) : host.split(":", 2)
-      [name, port || DEFAULT_PORTS[scheme]]
+      name = @local_name if name.nil? || name.empty?
+      port = DEFAULT_PORTS[scheme] if port.nil? || port.empty?
+      [name, port]
     end
 
     def use_local(env)

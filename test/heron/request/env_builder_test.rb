@@ -37,6 +37,14 @@ class EnvBuilderTest < Minitest::Test
     assert_equal ["[::1]", "80"], seen.values_at("SERVER_NAME", "SERVER_PORT")
   end
 
+  def test_empty_host_falls_back_to_the_listener
+    seen, app = capture
+    with_server(app) do |port|
+      raw_request(port, "GET / HTTP/1.1\r\nHost:\r\nConnection: close\r\n\r\n")
+    end
+    assert_equal %w[127.0.0.1 80], seen.values_at("SERVER_NAME", "SERVER_PORT")
+  end
+
   def test_http10_without_host_uses_listener_address
     seen, app = capture
     with_server(app) do |port|
