@@ -45,9 +45,21 @@ module Heron
         targets = load_targets(options)
         started_at = Time.now
         progress = Progress.for(@stderr, total: options.total_requests)
-        recorder = Launcher.new(options, targets, output: @stdout, progress: progress).run
+        launcher = Launcher.new(options, targets, output: @stdout, progress: progress)
+        recorder = on_interrupt(-> { launcher.stop }) { launcher.run }
         write_reports(options, Summary.new(recorder, options, started_at: started_at).to_h)
         0
+      end
+
+      # The first Ctrl-C stops sending and still reports what was measured; a second one exits.
+      def on_interrupt(stop)
+        previous = trap(:INT) do
+          trap(:INT, "DEFAULT")
+          stop.call
+        end
+        yield
+      ensure
+        trap(:INT, previous || "DEFAULT")
       end
 
       def load_targets(options)

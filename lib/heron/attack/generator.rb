@@ -43,7 +43,14 @@ module Heron
         @targets.each { |target| @client.resolve(target) }
       end
 
-      # Runs the whole plan and waits for every response.
+      # Stops sending: requests not yet due are dropped; those in flight still finish. Safe to
+      # call from a signal handler.
+      # @return [void]
+      def stop
+        @stopping = true
+      end
+
+      # Runs the whole plan (or until {#stop}) and waits for every response.
       # @param start [Float, nil] the monotonic time request 0 is due; now when nil.
       # @return [Recorder]
       def run(start = nil)
@@ -73,6 +80,7 @@ module Heron
           due = @recorder.start + (index / @rate)
           wait = due - now
           sleep(wait) if wait.positive?
+          break if @stopping
           launch(task, index, due)
         end
       end

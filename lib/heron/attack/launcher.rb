@@ -26,14 +26,24 @@ module Heron
       # @raise [SocketError] when a target's host does not resolve.
       # @raise [RuntimeError] when a generator process fails.
       def run
-        return generator(0, 1, @progress).tap(&:resolve!).run if @options.processes == 1
+        return (@generator = generator(0, 1, @progress)).tap(&:resolve!).run if @options.processes == 1
         generator(0, 1).resolve! # fail before forking
         start = Process.clock_gettime(Process::CLOCK_MONOTONIC) + 0.2 + (0.05 * @options.processes)
-        children = Array.new(@options.processes) { |k| spawn(k, start) }
+        children = @children = Array.new(@options.processes) { |k| spawn(k, start) }
         relay = @progress && ProgressRelay.new(@progress, children.map(&:last)).start
         recorders = children.map { |pid, reader, _| collect(pid, reader) }
         relay&.finish
         recorders.reduce { |all, one| all.merge!(one) }
+      end
+
+      # Asks the run to stop sending (in every process) and to report what it has. Safe to call
+      # from a signal handler.
+      # @return [void]
+      def stop
+        @generator&.stop
+        @children&.each { |pid, *| Process.kill(:TERM, pid) }
+      rescue Errno::ESRCH
+        nil
       end
 
       private
@@ -65,7 +75,10 @@ module Heron
       end
 
       def child_result(offset, start, progress)
-        generator(offset, @options.processes, progress).run(start)
+        @generator = generator(offset, @options.processes, progress)
+        trap(:TERM) { @generator.stop }
+        trap(:INT) { @generator.stop } # Ctrl-C reaches the whole process group
+        @generator.run(start)
       rescue StandardError => e
         "#{e.class}: #{e.message}"
       end

@@ -136,13 +136,30 @@ module Heron
       end
 
       def warnings
+        [lateness_warning, rate_warning, errors_warning, early_stop_warning].compact
+      end
+
+      def lateness_warning
         late = @recorder.lateness.percentile(99) / 1000.0
+        return unless late > LATE_MS
+        format("generator lateness p99 %.1fms > %.0fms: the generator, not the server, may be the bottleneck " \
+               "(try --processes or a lower rate)", late, LATE_MS)
+      end
+
+      def rate_warning
         rate = achieved_rate
-        list = []
-        list << format("generator lateness p99 %.1fms > %.0fms: the generator, not the server, may be the bottleneck (try --processes or a lower rate)", late, LATE_MS) if late > LATE_MS
-        list << format("achieved rate %.2f/s is below 99%% of the target %.2f/s", rate, @options.rate) if rate && rate < 0.99 * @options.rate
-        list << "#{@recorder.error_count} of #{@recorder.sent} requests failed (not in the latency figures)" if @recorder.error_count.positive?
-        list
+        return unless rate && rate < 0.99 * @options.rate
+        format("achieved rate %.2f/s is below 99%% of the target %.2f/s", rate, @options.rate)
+      end
+
+      def errors_warning
+        return if @recorder.error_count.zero?
+        "#{@recorder.error_count} of #{@recorder.sent} requests failed (not in the latency figures)"
+      end
+
+      def early_stop_warning
+        return if @recorder.sent >= @options.total_requests
+        "stopped early: #{@recorder.sent} of #{@options.total_requests} planned requests were sent"
       end
     end
   end

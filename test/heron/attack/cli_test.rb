@@ -52,6 +52,19 @@ class CLITest < Minitest::Test
     end
   end
 
+  def test_ctrl_c_stops_sending_and_still_reports
+    TestServer.fork_server do |base|
+      interrupter = Thread.new do
+        sleep(0.5)
+        Process.kill(:INT, Process.pid)
+      end
+      assert_equal 0, cli("#{base}/", "-r", "20", "-n", "1000", "--processes", "2")
+      interrupter.join
+    end
+    assert_match(/^warning: stopped early: \d+ of 1000 planned requests were sent$/, @stdout.string)
+    assert_equal "DEFAULT", trap(:INT, "DEFAULT"), "the CLI puts the previous handler back"
+  end
+
   def test_targets_file_round_robin
     Dir.mktmpdir do |dir|
       TestServer.fork_server do |base|

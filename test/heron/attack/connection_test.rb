@@ -14,7 +14,10 @@ class ConnectionTest < Minitest::Test
   def test_lines_split_across_reads
     connection, server = pair
     server.write("ab")
-    thread = Thread.new { sleep 0.05 && server.write("c\r\nde\r\n") }
+    thread = Thread.new do
+      sleep(0.05)
+      server.write("c\r\nde\r\n")
+    end
     assert_equal "abc", connection.read_line
     assert_equal "de", connection.read_line
   ensure

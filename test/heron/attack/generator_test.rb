@@ -91,6 +91,22 @@ class GeneratorTest < Minitest::Test
     writer&.close
   end
 
+  def test_stop_drops_requests_not_yet_due
+    generator = Heron::Attack::Generator.new([Target.new("GET", "http://127.0.0.1:1/")], rate: 50, total: 1000)
+    stopper = Thread.new do
+      sleep(0.3)
+      generator.stop
+    end
+    recorder = TestServer.fork_server do |base|
+      generator.instance_variable_set(:@targets, [Target.new("GET", "#{base}/")])
+      generator.run
+    end
+    assert_operator recorder.sent, :<, 100
+    assert_equal recorder.sent, recorder.responses
+  ensure
+    stopper&.join
+  end
+
   def test_stride_and_offset_take_every_nth_request
     TestServer.fork_server do |base|
       recorder = attack(base, rate: 100, total: 10, stride: 3, offset: 1)
