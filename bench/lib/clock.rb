@@ -1,0 +1,12 @@
+# frozen_string_literal: true
+
+module Bench
+  # Monotonic seconds, for deadlines and durations in the bench scripts.
+  module Clock
+    module_function
+
+    def now
+      Process.clock_gettime(Process::CLOCK_MONOTONIC)
+    end
+  end
+end

@@ -1,0 +1,97 @@
+# frozen_string_literal: true
+
+require "etc"
+require "socket"
+require_relative "clock"
+
+module Bench
+  # One server under test: spawned in its own process group, waited for until its port accepts,
+  # stopped with TERM (then KILL after a grace period). Output goes to a log file.
+  class ServerProcess
+    attr_reader :pid, :port, :argv
+
+    def self.free_port
+      server = TCPServer.new("127.0.0.1", 0)
+      server.addr[1]
+    ensure
+      server&.close
+    end
+
+    def initialize(argv, port:, log:, chdir:, env: {}, rlimit_nofile: nil)
+      @argv = argv
+      @port = port
+      @log = log
+      @chdir = chdir
+      @env = env
+      @rlimit_nofile = rlimit_nofile
+    end
+
+    def url(path = "/")
+      "http://127.0.0.1:#{@port}#{path}"
+    end
+
+    def start(timeout: 30)
+      options = { chdir: @chdir, out: @log, err: %i[child out], pgroup: true }
+      options[:rlimit_nofile] = @rlimit_nofile if @rlimit_nofile
+      @pid = Process.spawn(@env, *@argv, **options)
+      deadline = Clock.now + timeout
+      until listening?
+        raise "server exited early (#{@argv.join(' ')}); see #{@log}" if Process.wait(@pid, Process::WNOHANG)
+        raise "server did not listen on #{@port} within #{timeout}s; see #{@log}" if Clock.now > deadline
+
+        sleep 0.1
+      end
+      self
+    end
+
+    def stop(grace: 10)
+      return unless @pid
+
+      signal(:TERM)
+      deadline = Clock.now + grace
+      until Process.wait(@pid, Process::WNOHANG)
+        if Clock.now > deadline
+          signal(:KILL)
+          Process.wait(@pid)
+          break
+        end
+        sleep 0.1
+      end
+    rescue Errno::ECHILD
+      nil
+    ensure
+      @pid = nil
+    end
+
+    # Resident set size in KiB, from /proc/PID/status.
+    def rss_kb
+      File.read("/proc/#{@pid}/status")[/^VmRSS:\s+(\d+)/, 1].to_i
+    end
+
+    # User plus system CPU seconds of the server process (all its threads), from /proc/PID/stat.
+    def cpu_seconds
+      fields = File.read("/proc/#{@pid}/stat").split(") ", 2).last.split
+      (fields[11].to_i + fields[12].to_i).fdiv(Etc.sysconf(Etc::SC_CLK_TCK))
+    end
+
+    # Pins every thread of the server to the given CPU list (taskset syntax, e.g. "0").
+    def pin(cpus)
+      system("taskset", "-a", "-pc", cpus.to_s, @pid.to_s, out: File::NULL, exception: true)
+    end
+
+    private
+
+    def signal(name)
+      Process.kill(name, -@pid)
+    rescue Errno::ESRCH
+      nil
+    end
+
+    def listening?
+      Socket.tcp("127.0.0.1", @port, connect_timeout: 1).close
+      true
+    rescue SystemCallError
+      false
+    end
+  end
+end

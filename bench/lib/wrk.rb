@@ -1,0 +1,61 @@
+# frozen_string_literal: true
+
+require "open3"
+require_relative "cpu_stat"
+
+module Bench
+  # Runs wrk (closed loop, 2 threads) and reads req/s, p99 and errors from its text output.
+  module Wrk
+    Result = Struct.new(:rps, :p99_ms, :p50_ms, :requests, :errors, :load_before, :steal, :server_cpu_s, keyword_init: true)
+    UNITS = { "us" => 0.001, "ms" => 1.0, "s" => 1000.0, "m" => 60_000.0 }.freeze
+
+    module_function
+
+    def version
+      out, = Open3.capture2e("wrk", "-v")
+      out[/wrk \S+/] || "wrk"
+    end
+
+    # `cpu`, when given, pins wrk to that CPU list with taskset.
+    def command(url, connections:, seconds:, threads: 2, latency: false, cpu: nil)
+      argv = cpu ? ["taskset", "-c", cpu.to_s] : []
+      argv += ["wrk", "-t#{threads}", "-c#{connections}", "-d#{seconds}s"]
+      argv << "--latency" if latency
+      argv << url
+    end
+
+    # `server`, when given, is asked for its CPU seconds before and after the run.
+    def run(url, raw: nil, server: nil, **options)
+      load_before = File.read("/proc/loadavg").split.first
+      cpu_before = server&.cpu_seconds
+      (out, status), steal = CpuStat.measure { Open3.capture2e(*command(url, **options)) }
+      cpu_used = server && server.cpu_seconds - cpu_before
+      File.write(raw, out) if raw
+      raise "wrk failed (exit #{status.exitstatus}):\n#{out}" unless status.success?
+
+      parse(out).tap do |r|
+        r.load_before = load_before
+        r.steal = steal
+        r.server_cpu_s = cpu_used
+      end
+    end
+
+    def parse(text)
+      socket_errors = text[/Socket errors: (.*)$/, 1].to_s.scan(/\d+/).sum(&:to_i)
+      Result.new(
+        rps: text[/Requests\/sec:\s+([\d.]+)/, 1].to_f,
+        p99_ms: duration_ms(text[/^\s+99%\s+(\S+)/, 1]),
+        p50_ms: duration_ms(text[/^\s+50%\s+(\S+)/, 1]),
+        requests: text[/(\d+) requests in/, 1].to_i,
+        errors: socket_errors + text[/Non-2xx or 3xx responses: (\d+)/, 1].to_i
+      )
+    end
+
+    def duration_ms(value)
+      return nil unless value
+
+      number, unit = value.match(/\A([\d.]+)([a-z]+)\z/).captures
+      number.to_f * UNITS.fetch(unit)
+    end
+  end
+end

@@ -1,0 +1,249 @@
+# frozen_string_literal: true
+
+# Heron, Puma and Falcon side by side, one run, one report.
+#
+#   bundle exec ruby bench/run.rb                       # full run, about 8 minutes
+#   bundle exec ruby bench/run.rb --quick               # smoke run, about 2 minutes
+#   bundle exec ruby bench/run.rb --only hello,seed003,idle --rounds 3
+#
+# Scenarios (see bench/README.md):
+#   hello    wrk against bench/hello.ru at 16 and 256 connections, servers one at a time
+#   seed003  `heron attack` at 10 req/s against bench/sleep.ru (1000 ms per request)
+#   idle     10,000 idle keep-alive connections against one Heron process: answered count, RSS
+#
+# Writes bench/results/latest.md, seed003-*.json/html and raw wrk output (*.raw, not committed).
+
+require "etc"
+require "json"
+require "open3"
+require "optparse"
+require "time"
+require "uri"
+require "fileutils"
+require "tmpdir"
+require_relative "lib/server_process"
+require_relative "lib/idle_connections"
+require_relative "lib/wrk"
+require_relative "lib/cpu_stat"
+require_relative "lib/clock"
+require_relative "lib/report"
+
+module Bench
+  # Runs the selected scenarios and writes the report.
+  class Run
+    ROOT = File.expand_path("..", __dir__)
+    RESULTS = File.join(ROOT, "bench/results")
+    SCENARIOS = %w[hello seed003 idle].freeze
+    SERVERS = %w[heron puma falcon].freeze
+    ENV_VARS = { "RACK_ENV" => "production", "APP_ENV" => "production" }.freeze
+    NOFILE = 20_000
+
+    def initialize(argv)
+      @quick = false
+      @only = SCENARIOS
+      @rounds = nil
+      @idle_count = nil
+      parse(argv)
+      @rounds ||= @quick ? 1 : 3
+      @wrk_seconds = @quick ? 3 : 10
+      @warmup_seconds = @quick ? 1 : 2
+      @attack_seconds = 10
+      @idle_count ||= @quick ? 1_000 : 10_000
+      @report = Report.new(quick: @quick)
+    end
+
+    def run
+      @report.started
+      hello if @only.include?("hello")
+      seed003 if @only.include?("seed003")
+      idle if @only.include?("idle")
+      @report.finished
+      path = File.join(RESULTS, "latest.md")
+      File.write(path, @report.markdown)
+      puts File.read(path)
+      puts "\nwrote #{path}"
+    end
+
+    private
+
+    def parse(argv)
+      OptionParser.new do |o|
+        o.banner = "Usage: bundle exec ruby bench/run.rb [--quick] [--only hello,seed003,idle]"
+        o.on("--quick", "short smoke run (1 round, 3 s wrk, 1,000 idle connections)") { @quick = true }
+        o.on("--only LIST", Array, "scenarios to run (#{SCENARIOS.join(',')})") do |list|
+          bad = list - SCENARIOS
+          raise OptionParser::InvalidArgument, bad.join(",") if bad.any?
+
+          @only = list
+        end
+        o.on("--rounds N", Integer, "hello-world rounds per server (default 3, quick 1)") { |n| @rounds = n.clamp(1, 10) }
+        o.on("--idle-connections N", Integer, "idle scenario size (default 10000)") { |n| @idle_count = n.clamp(1, 15_000) }
+      end.parse!(argv)
+    end
+
+    # --- servers ---------------------------------------------------------------------------
+
+    def server_argv(name, port, app, puma_threads: nil, heron_extra: [])
+      case name
+      when "heron"
+        %W[bundle exec exe/heron -b tcp://127.0.0.1:#{port} -e production -q] + heron_extra + [app]
+      when "puma"
+        threads = puma_threads ? ["-t", puma_threads] : []
+        %W[bundle exec puma --no-config -b tcp://127.0.0.1:#{port} -e production] + threads + [app]
+      when "falcon"
+        %W[bundle exec falcon serve --threaded --count 1 -b http://127.0.0.1:#{port} -c #{app}]
+      end
+    end
+
+    def with_server(name, app, tag, **options)
+      port = ServerProcess.free_port
+      argv = server_argv(name, port, app, **options.except(:rlimit_nofile))
+      log = File.join(RESULTS, "#{tag}-#{name}.server.raw")
+      server = ServerProcess.new(argv, port: port, log: log, chdir: ROOT, env: ENV_VARS,
+                                       rlimit_nofile: options[:rlimit_nofile])
+      say "starting #{name}: #{argv.join(' ')}"
+      server.start
+      yield server
+    ensure
+      server&.stop
+    end
+
+    # --- hello world -----------------------------------------------------------------------
+
+    # wrk set-ups: [label, connections, wrk threads, pinned?]. The pinned one puts the server on
+    # CPU 0 and a one-thread wrk on CPU 1, so neither preempts the other.
+    HELLO_SETUPS = [
+      ["16", 16, 2, false],
+      ["256", 256, 2, false],
+      ["16 pinned", 16, 1, true]
+    ].freeze
+
+    def hello
+      @report.wrk_version = Wrk.version
+      samples = Hash.new { |h, k| h[k] = [] }
+      @rounds.times do |round|
+        SERVERS.each do |name|
+          with_server(name, "bench/hello.ru", "hello") do |server|
+            @report.command(name, "hello", server.argv.join(" ").sub(/:\d+ /, ":PORT "))
+            Wrk.run(server.url, connections: 16, seconds: @warmup_seconds) # warm-up, not reported
+            HELLO_SETUPS.each do |label, conns, threads, pinned|
+              server.pin(0) if pinned
+              raw = File.join(RESULTS, "hello-#{name}-#{label.tr(' ', '-')}-r#{round + 1}.raw")
+              result = Wrk.run(server.url, connections: conns, threads: threads, seconds: @wrk_seconds,
+                                           latency: true, cpu: pinned ? 1 : nil, raw: raw, server: server)
+              say format("  round %d %-6s %-9s %10.0f req/s  p99 %8.2f ms  errors %d  server cpu %.1f s  load %s",
+                         round + 1, name, label, result.rps, result.p99_ms, result.errors, result.server_cpu_s, result.load_before)
+              samples[[name, label]] << result
+            end
+          end
+        end
+      end
+      @report.hello(samples, rounds: @rounds, seconds: @wrk_seconds, warmup: @warmup_seconds,
+                             setups: HELLO_SETUPS.map(&:first))
+    end
+
+    # --- seed 003 --------------------------------------------------------------------------
+
+    def seed003
+      runs = Hash.new { |h, k| h[k] = [] }
+      Dir.mktmpdir("seed003", RESULTS) do |dir|
+        @rounds.times do |round|
+          SERVERS.each { |name| runs[name] << seed003_round(name, round + 1, dir) }
+        end
+        runs.each do |name, list|
+          chosen = list.min_by { |run| (run[:p99] - median(list.map { |r| r[:p99] })).abs }
+          %w[json html].each { |ext| FileUtils.cp(chosen[ext.to_sym], File.join(RESULTS, "seed003-#{name}.#{ext}")) }
+          chosen[:chosen] = true
+        end
+      end
+      compare = %w[bundle exec exe/heron attack --compare bench/results/seed003-puma.json
+                   bench/results/seed003-heron.json --html bench/results/seed003-compare.html]
+      out, status = Open3.capture2e(*compare, chdir: ROOT)
+      File.write(File.join(RESULTS, "seed003-compare.raw"), out)
+      @report.compare_command = compare.join(" ")
+      @report.compare_ok = status.success?
+      @report.seed003(runs)
+    end
+
+    # One attack run against a freshly started server; files go to `dir` until a round is chosen.
+    def seed003_round(name, round, dir)
+      threads = name == "puma" ? "5:5" : nil
+      with_server(name, "bench/sleep.ru", "seed003", puma_threads: threads) do |server|
+        @report.command(name, "seed003", server.argv.join(" ").sub(/:\d+ /, ":PORT "))
+        warm(server.url("/?ms=1"))
+        files = { json: File.join(dir, "#{name}-#{round}.json"), html: File.join(dir, "#{name}-#{round}.html") }
+        attack = %W[bundle exec exe/heron attack #{server.url} --rate 10 --duration #{@attack_seconds}
+                    --json #{files[:json]} --html #{files[:html]}]
+        shown = attack.join(" ").sub(%r{:\d+/}, ":PORT/").gsub("#{dir}/#{name}-#{round}", "bench/results/seed003-#{name}")
+        @report.command(name, "seed003-attack", shown)
+        (out, status), steal = CpuStat.measure { Open3.capture2e(*attack, chdir: ROOT) }
+        File.write(File.join(RESULTS, "seed003-#{name}-r#{round}.raw"), out)
+        raise "heron attack failed against #{name} (exit #{status.exitstatus}):\n#{out}" unless status.success?
+
+        data = JSON.parse(File.read(files[:json]))
+        p99 = data.dig("latency_ms", "corrected", "p99")
+        say format("  round %d %-6s p50 %8.1f ms  p99 %8.1f ms  steal %.0f%%", round, name,
+                   data.dig("latency_ms", "corrected", "p50"), p99, steal)
+        files.merge(data: data, p99: p99, steal: steal, round: round)
+      end
+    end
+
+    def median(values)
+      sorted = values.sort
+      sorted[sorted.size / 2]
+    end
+
+    def warm(url)
+      uri = URI(url)
+      Socket.tcp(uri.host, uri.port, connect_timeout: 5) do |s|
+        s.write("GET #{uri.request_uri} HTTP/1.1\r\nHost: #{uri.host}\r\nConnection: close\r\n\r\n")
+        s.read
+      end
+    end
+
+    # --- idle keep-alive connections -------------------------------------------------------
+
+    def idle
+      Process.setrlimit(:NOFILE, NOFILE, NOFILE)
+      extra = %w[--max-connections 12000 --keepalive-timeout 120 --shutdown-timeout 5]
+      with_server("heron", "bench/hello.ru", "idle", heron_extra: extra, rlimit_nofile: [NOFILE, NOFILE]) do |server|
+        @report.command("heron", "idle", server.argv.join(" ").sub(/:\d+ /, ":PORT ") + "  (rlimit_nofile 20000)")
+        pool = IdleConnections.new("127.0.0.1", server.port)
+        warm_answered = pool.open(100)
+        pool.close
+        sleep 1
+        result = { count: @idle_count, warm: warm_answered, rss_before_kb: server.rss_kb, limits: kernel_limits }
+        t0 = Clock.now
+        result[:answered] = pool.open(@idle_count)
+        result[:open_s] = Clock.now - t0
+        sleep 2
+        result[:rss_after_kb] = server.rss_kb
+        result[:open_after] = pool.size
+        say "  #{result[:answered]}/#{@idle_count} answered in #{result[:open_s].round(2)} s, RSS #{result[:rss_before_kb]} -> #{result[:rss_after_kb]} KiB"
+        sleep 3 # idle: nothing sent for a few seconds
+        t0 = Clock.now
+        result[:answered_again] = pool.request_all
+        result[:again_s] = Clock.now - t0
+        result[:rss_after_second_kb] = server.rss_kb
+        result[:failures] = pool.failures.dup
+        say "  second request: #{result[:answered_again]} answered; RSS #{result[:rss_after_second_kb]} KiB"
+        pool.close
+        @report.idle(result)
+      end
+    end
+
+    def kernel_limits
+      {
+        somaxconn: File.read("/proc/sys/net/core/somaxconn").strip,
+        port_range: File.read("/proc/sys/net/ipv4/ip_local_port_range").split.join("–"),
+        client_nofile: Process.getrlimit(:NOFILE).join("/")
+      }
+    end
+
+    def say(line)
+      warn line
+    end
+  end
+end
+
+Bench::Run.new(ARGV).run if $PROGRAM_NAME == __FILE__
