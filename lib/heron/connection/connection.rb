@@ -75,15 +75,18 @@ module Heron
       started
     end
 
+    # Waits for the first byte of the next request. Between keep-alive requests the fiber first
+    # gives up its turn: a client that always has its next request ready would otherwise keep the
+    # loop here and starve every other connection. While nothing is buffered the connection is
+    # idle, so a graceful stop may close it; once a drain has begun it takes no new request.
     def wait_for_request(first)
-      # Give up the turn between keep-alive requests: a client that always has its next request
-      # ready would otherwise keep the loop on this fiber and starve every other connection.
+      @idle = @socket.buffer.empty?
       Fiber.scheduler.yield unless first
       if @socket.buffer.empty?
-        @idle = true
+        return nil if @reactor.draining?
         return nil unless @socket.fill(first ? @config.first_byte_timeout : @config.keepalive_timeout)
-        @idle = false
       end
+      @idle = false
       first ? @accepted_at : now
     end
 
