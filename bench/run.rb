@@ -2,9 +2,9 @@
 
 # Heron, Puma and Falcon side by side, one run, one report.
 #
-#   bundle exec ruby bench/run.rb                       # full run, about 8 minutes
+#   bundle exec ruby bench/run.rb                       # full run, about 15 minutes
 #   bundle exec ruby bench/run.rb --quick               # smoke run, about 2 minutes
-#   bundle exec ruby bench/run.rb --only hello,seed003,idle --rounds 3
+#   bundle exec ruby bench/run.rb --only hello,seed003,idle --rounds 5
 #
 # Scenarios (see bench/README.md):
 #   hello    wrk against bench/hello.ru at 16 and 256 connections, servers one at a time
@@ -44,7 +44,7 @@ module Bench
       @rounds = nil
       @idle_count = nil
       parse(argv)
-      @rounds ||= @quick ? 1 : 3
+      @rounds ||= @quick ? 1 : 5
       @wrk_seconds = @quick ? 3 : 10
       @warmup_seconds = @quick ? 1 : 2
       @attack_seconds = 10
@@ -76,7 +76,7 @@ module Bench
 
           @only = list
         end
-        o.on("--rounds N", Integer, "hello-world rounds per server (default 3, quick 1)") { |n| @rounds = n.clamp(1, 10) }
+        o.on("--rounds N", Integer, "rounds per server for hello and seed003 (default 5, quick 1)") { |n| @rounds = n.clamp(1, 10) }
         o.on("--idle-connections N", Integer, "idle scenario size (default 10000)") { |n| @idle_count = n.clamp(1, 15_000) }
       end.parse!(argv)
     end

@@ -74,6 +74,16 @@ module Bench
       (fields[11].to_i + fields[12].to_i).fdiv(Etc.sysconf(Etc::SC_CLK_TCK))
     end
 
+    # Seconds the server's threads spent runnable but waiting for a CPU (run-queue delay), summed
+    # over the threads alive now, from /proc/PID/task/*/schedstat.
+    def run_queue_seconds
+      Dir.glob("/proc/#{@pid}/task/*/schedstat").sum do |path|
+        File.read(path).split[1].to_i
+      rescue Errno::ENOENT, Errno::ESRCH
+        0
+      end / 1e9
+    end
+
     # Pins every thread of the server to the given CPU list (taskset syntax, e.g. "0").
     def pin(cpus)
       system("taskset", "-a", "-pc", cpus.to_s, @pid.to_s, out: File::NULL, exception: true)

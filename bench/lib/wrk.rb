@@ -6,7 +6,7 @@ require_relative "cpu_stat"
 module Bench
   # Runs wrk (closed loop, 2 threads) and reads req/s, p99 and errors from its text output.
   module Wrk
-    Result = Struct.new(:rps, :p99_ms, :p50_ms, :requests, :errors, :load_before, :steal, :server_cpu_s, keyword_init: true)
+    Result = Struct.new(:rps, :p99_ms, :p50_ms, :requests, :errors, :load_before, :steal, :server_cpu_s, :server_wait_s, keyword_init: true)
     UNITS = { "us" => 0.001, "ms" => 1.0, "s" => 1000.0, "m" => 60_000.0 }.freeze
 
     module_function
@@ -28,8 +28,10 @@ module Bench
     def run(url, raw: nil, server: nil, **options)
       load_before = File.read("/proc/loadavg").split.first
       cpu_before = server&.cpu_seconds
+      wait_before = server&.run_queue_seconds
       (out, status), steal = CpuStat.measure { Open3.capture2e(*command(url, **options)) }
       cpu_used = server && server.cpu_seconds - cpu_before
+      waited = server && server.run_queue_seconds - wait_before
       File.write(raw, out) if raw
       raise "wrk failed (exit #{status.exitstatus}):\n#{out}" unless status.success?
 
@@ -37,6 +39,7 @@ module Bench
         r.load_before = load_before
         r.steal = steal
         r.server_cpu_s = cpu_used
+        r.server_wait_s = waited
       end
     end
 
