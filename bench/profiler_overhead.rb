@@ -3,8 +3,10 @@
 # Measures what Heron's per-request profiler costs: the same app served by the real server
 # (`exe/heron`, one process, one reactor thread) with --no-profile and with --profile, and with
 # --profile but the fiber-switch TracePoint stubbed out (to see its own share). Runs the
-# variants in alternating rounds (the machine may be shared), keeps the median req/s of each,
-# and writes bench/results/profiler_overhead.md.
+# variants in alternating rounds (the machine may be shared), keeps the median of each, and
+# writes bench/results/profiler_overhead.md. Two numbers per run: req/s as wrk saw it, and the
+# server process's CPU time per request (from /proc), which other load on a shared machine
+# disturbs much less.
 #
 #   bundle exec ruby bench/profiler_overhead.rb [--rounds 5] [--duration 5] [--connections 16]
 #
@@ -55,16 +57,22 @@ class ProfilerOverheadBench
   def measure(rackup, path, connections)
     samples = Hash.new { |hash, key| hash[key] = [] }
     @options[:rounds].times do
-      VARIANTS.each_key { |variant| samples[variant] << serve(variant, rackup) { |port| wrk(port, path, connections) } }
+      VARIANTS.each_key do |variant|
+        samples[variant] << serve(variant, rackup) { |port, pid| wrk(port, pid, path, connections) }
+      end
     end
-    samples.transform_values { |values| values.sort[values.size / 2] }
+    samples.transform_values { |runs| [median(runs.map(&:first)), median(runs.map(&:last))] }
+  end
+
+  def median(values)
+    values.sort[values.size / 2]
   end
 
   def serve(variant, rackup)
     port = free_port
     pid = spawn(*server_command(variant, rackup, port), chdir: ROOT, out: File::NULL, err: File.join(@dir, "server.log"))
     wait_for(port)
-    yield port
+    yield port, pid
   ensure
     Process.kill("TERM", pid) if pid
     Process.wait(pid) if pid
@@ -72,15 +80,24 @@ class ProfilerOverheadBench
 
   def server_command(variant, rackup, port)
     preload = variant.include?("no TracePoint") ? ["-r", File.join(@dir, "no_tracepoint.rb")] : []
-    ["bundle", "exec", "ruby", "-I", File.join(ROOT, "lib"), *preload, File.join(ROOT, "exe/heron"),
+    [RbConfig.ruby, "-rbundler/setup", "-I", File.join(ROOT, "lib"), *preload, File.join(ROOT, "exe/heron"),
      "-p", port.to_s, "-o", "127.0.0.1", "-e", "production", "-q", "--no-metrics", *VARIANTS.fetch(variant), rackup]
   end
 
-  def wrk(port, path, connections)
+  # @return [Array(Float, Float)] req/s, and the server's CPU µs per request.
+  def wrk(port, pid, path, connections)
     url = "http://127.0.0.1:#{port}#{path}"
     `wrk -t1 -c#{connections} -d1s --timeout 60s #{url}`
+    cpu = cpu_seconds(pid)
     output = `wrk -t1 -c#{connections} -d#{@options[:duration]}s --timeout 60s #{url}`
-    output[/(\d+) requests in ([\d.]+)s/] ? Regexp.last_match(1).to_f / Regexp.last_match(2).to_f : 0.0
+    cpu = cpu_seconds(pid) - cpu
+    requests, seconds = output.match(/(\d+) requests in ([\d.]+)s/)&.captures&.map(&:to_f)
+    requests ? [requests / seconds, cpu / requests * 1e6] : [0.0, Float::NAN]
+  end
+
+  def cpu_seconds(pid)
+    fields = File.read("/proc/#{pid}/stat").split(") ").last.split
+    (fields[11].to_i + fields[12].to_i) / Etc.sysconf(Etc::SC_CLK_TCK).to_f
   end
 
   def wait_for(port, timeout = 20)
@@ -113,16 +130,39 @@ class ProfilerOverheadBench
         (hello world: #{@options[:connections]} connections; /users: 2); median of #{@options[:rounds]} alternating rounds
       - "on, no TracePoint": profiling on with the fiber-switch TracePoint never enabled (its own cost)
 
+      Throughput (wrk's req/s; "lost" is the share of the profiling-off rate):
+
       | endpoint | off req/s | on req/s | lost | on, no TracePoint req/s | lost |
       |---|---:|---:|---:|---:|---:|
-      #{rows.map { |name, values| row(name, values) }.join("\n")}
+      #{rows.map { |name, values| row(name, values.transform_values(&:first)) }.join("\n")}
+
+      Server CPU per request (µs; "added" is relative to profiling off; a CPU-bound server loses
+      about added / (100% + added) of its throughput):
+
+      | endpoint | off µs/req | on µs/req | added | on, no TracePoint µs/req | added |
+      |---|---:|---:|---:|---:|---:|
+      #{rows.map { |name, values| cpu_row(name, values.transform_values(&:last)) }.join("\n")}
     MARKDOWN
   end
 
   def row(name, values)
     off = values["off"]
-    cells = [values["on"], values["on, no TracePoint"]].map { |rate| [rate.round, lost(off, rate)] }.flatten
-    "| #{name} | #{off.round} | #{cells.join(' | ')} |"
+    cells = [values["on"], values["on, no TracePoint"]].map { |rate| [rate_text(rate), lost(off, rate)] }.flatten
+    "| #{name} | #{rate_text(off)} | #{cells.join(' | ')} |"
+  end
+
+  def cpu_row(name, values)
+    off = values["off"]
+    cells = [values["on"], values["on, no TracePoint"]].map { |cpu| [cpu.round(1), added(off, cpu)] }.flatten
+    "| #{name} | #{off.round(1)} | #{cells.join(' | ')} |"
+  end
+
+  def added(off, cpu)
+    format("%+.1f%%", (cpu - off) / off * 100)
+  end
+
+  def rate_text(rate)
+    rate >= 100 ? rate.round.to_s : format("%.2f", rate)
   end
 
   def lost(off, rate)

@@ -17,6 +17,7 @@ module Heron
     class FiberAccounting
       CPU_CLOCK = Process::CLOCK_THREAD_CPUTIME_ID
 
+      # Starts with no profile open and the TracePoint disabled.
       def initialize
         @profiles = {}.compare_by_identity
         @running = {}.compare_by_identity

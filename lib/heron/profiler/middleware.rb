@@ -6,13 +6,14 @@ module Heron
   module Profiler
     # Measures each request (see {RequestProfile}), adds a `server-timing` header and the record's
     # id (`x-heron-profile-id`), reports N+1 queries, and keeps the record in the {Store}.
+    # Requests under `config.profile_path` go to the dashboard and `?__heron=memory` to the memory
+    # profile, when those are available.
     #
     # The record is finished when the server closes the response body, which Heron (like every
     # Rack server) does right after the last byte is written. `rack.response_finished` would say
     # the same a moment later, but registering any callback there makes Heron start a task per
-    # request, which measured at about half of a hello-world's throughput (see
-    # docs/profiling.md), so the body's close is used instead. Requests under `config.profile_path` go to
-    # the dashboard and `?__heron=memory` to the memory profile, when those are available.
+    # request, which measured at about half of a hello world's throughput (see
+    # docs/profiling.md), so the body's close is used instead.
     class Middleware
       N_PLUS_ONE_HEADER = "x-heron-n-plus-one"
       ID_HEADER = "x-heron-profile-id"
@@ -101,6 +102,7 @@ module Heron
         profile.finished
         @accounting.close(profile)
         profile.n_plus_one = @detector.detect(profile.queries)
+        profile.trim_queries
         @store.push(profile)
       end
     end

@@ -7,8 +7,10 @@ module Heron
     # {Middleware} stamps the times. {#to_h} is the record the {Store} keeps.
     class RequestProfile
       NONE = [].freeze
+      KEPT_QUERIES = 1000
 
       attr_reader :queries, :fibers, :queue_ms, :app_ms, :total_ms, :cpu_ms, :allocations, :gc_count
+      attr_reader :db_ms, :db_count
       attr_accessor :status, :n_plus_one, :after_reply_ms
       # @return [Integer, nil] the profile's number in this process (set by {FiberAccounting#open}).
       attr_accessor :number
@@ -26,8 +28,8 @@ module Heron
         @started = started || now
         @queries = @n_plus_one = NONE
         @fibers = []
-        @cpu_ms = 0.0
-        @allocations = @gc_count = 0
+        @cpu_ms = @db_ms = 0.0
+        @allocations = @gc_count = @db_count = 0
       end
 
       # Remembers the counters at the moment this profile's fiber was switched in.
@@ -61,16 +63,16 @@ module Heron
       def add_query(query)
         @queries = [] if @queries.frozen?
         @queries << query
+        @db_ms += query.duration_ms
+        @db_count += 1
       end
 
-      # @return [Float] the summed duration of the queries, ms.
-      def db_ms
-        @queries.sum(0.0, &:duration_ms)
-      end
-
-      # @return [Integer] how many queries ran.
-      def db_count
-        @queries.size
+      # Forgets all but the first `limit` queries, so a record kept in the {Store} stays small;
+      # {#db_ms} and {#db_count} still cover them all.
+      # @param limit [Integer]
+      # @return [void]
+      def trim_queries(limit = KEPT_QUERIES)
+        @queries = @queries.first(limit) if @queries.size > limit
       end
 
       # Stamps the end of the app's call.
@@ -107,7 +109,7 @@ module Heron
       # @return [Hash] the store record (see {Store}).
       def to_h
         { id: id, method: @method, path: @path, query: @query, status: @status, started_at: started_at,
-          total_ms: @total_ms, queue_ms: @queue_ms, app_ms: @app_ms, db_ms: db_ms, db_count: db_count,
+          total_ms: @total_ms, queue_ms: @queue_ms, app_ms: @app_ms, db_ms: @db_ms, db_count: @db_count,
           cpu_ms: @cpu_ms, allocations: @allocations, gc_count: @gc_count, after_reply_ms: @after_reply_ms,
           queries: @queries.map(&:to_h), n_plus_one: @n_plus_one }
       end

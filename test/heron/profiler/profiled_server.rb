@@ -14,14 +14,24 @@ module ProfiledServer
     with_server(profiled, lint: false, environment: environment, **config) { |port, _server| block.call(port) }
   end
 
-  # GETs a path on a fresh connection.
-  # @return [Array(Integer, Hash, String)] status, headers, body.
+  # GETs a path on a fresh connection (Connection: close) and reads the whole response. It
+  # splits lines itself, so it works whatever `$/` is (`ruby -0` changes it).
+  # @return [Array(Integer, Hash, String)] status, headers (lower-case names), body.
   def http_get(port, path, headers = "")
     socket = connect(port)
-    socket.write("GET #{path} HTTP/1.1\r\nHost: test\r\n#{headers}\r\n")
-    read_response(socket)
+    socket.write("GET #{path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n#{headers}\r\n")
+    parse_response(read_all(socket, timeout: 30))
   ensure
     socket&.close
+  end
+
+  # @param raw [String] a whole HTTP/1.1 response with a Content-Length body.
+  # @return [Array(Integer, Hash, String)] status, headers, body.
+  def parse_response(raw)
+    head, body = raw.split("\r\n\r\n", 2)
+    status_line, *lines = head.to_s.split("\r\n")
+    headers = lines.to_h { |line| line.split(": ", 2).then { |name, value| [name.downcase, value] } }
+    [status_line.to_s[/\A\S+ (\d{3})/, 1].to_i, headers, body.to_s]
   end
 
   # Waits until the request's record is complete (after-reply callbacks included).

@@ -49,3 +49,15 @@ class RequestProfileTest < Minitest::Test
     assert_equal 2, profile.to_h[:queries].size
   end
 end
+
+class RequestProfileTrimTest < Minitest::Test
+  def test_trim_keeps_the_first_queries_and_the_totals
+    profile = Heron::Profiler::RequestProfile.new("GET", "/", "")
+    5.times { |i| profile.add_query(Heron::Profiler::Query.new("SELECT #{i}", 1.0, nil, :sequel)) }
+    profile.trim_queries(2)
+    assert_equal ["SELECT 0", "SELECT 1"], profile.queries.map(&:sql)
+    assert_equal [5.0, 5], [profile.db_ms, profile.db_count]
+    profile.trim_queries(10)
+    assert_equal 2, profile.queries.size
+  end
+end
