@@ -283,7 +283,7 @@ module Bench
 
     def sh(*argv)
       out, = Open3.capture2e(*argv)
-      out.strip
+      out.rstrip
     rescue SystemCallError => e
       e.message
     end
