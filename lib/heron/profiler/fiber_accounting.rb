@@ -71,13 +71,15 @@ module Heron
         switch_to(@running[Thread.current])
       end
 
-      # Stops charging a profile: its fibers are forgotten, and the TracePoint is disabled once
-      # no profile is open.
+      # Stops charging a profile: its fibers are forgotten (a stored profile holding on to fibers
+      # would keep those write-barrier-unprotected objects in the old generation and bring on
+      # extra major GCs), and the TracePoint is disabled once no profile is open.
       # @param profile [RequestProfile]
       # @return [void]
       def close(profile)
         switch_to(nil) if @running[Thread.current].equal?(profile)
         profile.fibers.each { |fiber| @profiles.delete(fiber) if @profiles[fiber].equal?(profile) }
+        profile.fibers.clear
         @lock.synchronize { release }
       end
 
