@@ -19,18 +19,27 @@ module Heron
       @observer = observer
       @queue = []
       @running = {}
+      @sleepers = []
+      @workers = 0
       @idle = Async::Notification.new
     end
 
-    # Queues the request's callbacks; returns at once.
+    # Queues the request's callbacks; returns at once. Runs them in one of at most
+    # `concurrency` long-lived worker tasks: an idle worker is woken (just that one), or a new
+    # one started, so a request with callbacks costs a queue push, not a new fiber.
     # @param request [Request]
-    # @param parent [Async::Task] the task the callback tasks run under.
+    # @param parent [Async::Task] the task the workers run under.
     # @return [void]
     def schedule(request, parent)
       return unless callbacks?(request.env)
       @observer&.after_reply_enqueued
       @queue << request
-      start(parent) if !@hold && @running.size < @concurrency
+      dispatch(parent) unless @hold
+    end
+
+    # @return [Integer] requests whose callbacks are queued or running.
+    def backlog
+      @queue.size + @running.size
     end
 
     # Starts callbacks that were held (see `hold:`), then waits for them.
@@ -38,13 +47,8 @@ module Heron
     # @return [void]
     def release(parent)
       @hold = false
-      start(parent) until @queue.empty? || @running.size >= @concurrency
+      @queue.size.times { dispatch(parent) }
       drain(Float::INFINITY)
-    end
-
-    # @return [Integer] requests whose callbacks are queued or running.
-    def backlog
-      @queue.size + @running.size
     end
 
     # Waits until every queued callback has run, or the deadline passes.
@@ -56,10 +60,18 @@ module Heron
         break if left <= 0
         wait_idle(left)
       end
-      @running.values.flatten
+      @running.values.flat_map { |env| names(env) }
     end
 
     private
+
+    def dispatch(parent)
+      if (sleeper = @sleepers.pop)
+        sleeper.signal
+      elsif @workers < @concurrency
+        start(parent)
+      end
+    end
 
     def wait_idle(seconds)
       Async::Task.current.with_timeout(seconds) { @idle.wait }
@@ -75,20 +87,36 @@ module Heron
       list.respond_to?(:each) && !list.empty?
     end
 
+    # A worker runs queued requests' callbacks, then sleeps until woken. It is transient, so it
+    # never keeps a finished reactor (or a Heron::Testing block) alive.
     def start(parent)
-      request = @queue.shift
-      parent.async(annotation: "heron after-reply") do |task|
-        while request
-          run(task, request)
-          request = @queue.shift
-        end
-        @idle.signal if backlog.zero?
+      @workers += 1
+      parent.async(annotation: "heron after-reply", transient: true) do |task|
+        wakeup = Async::Notification.new
+        loop { work(task, wakeup) }
+      ensure
+        @workers -= 1
       end
+    end
+
+    def work(task, wakeup)
+      while (request = @queue.shift)
+        run(task, request)
+      end
+      @idle.signal if backlog.zero?
+      sleep_until_woken(wakeup)
+    end
+
+    def sleep_until_woken(wakeup)
+      @sleepers << wakeup
+      wakeup.wait
+    ensure
+      @sleepers.delete(wakeup)
     end
 
     def run(task, request)
       env = request.env
-      @running[task] = names(env)
+      @running[task] = env
       started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
       finished(env, request)
       Array(env["rack.after_reply"]).each { |callback| invoke(callback) }
