@@ -72,6 +72,7 @@ module Heron
       end
 
       def returned(profile, env, status, headers)
+        headers = headers.dup if headers.frozen? # an app sharing a frozen Hash: add to a copy
         @accounting.checkpoint
         profile.app_returned(status)
         ServerTiming.append(headers, profile)

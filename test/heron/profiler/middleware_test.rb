@@ -50,6 +50,19 @@ class MiddlewareTest < Minitest::Test
     assert_match(/\Acache;desc=hit, app;dur=/, get(middleware(app))["server-timing"])
   end
 
+  # Rack 3 asks for unfrozen headers, but an app that shares one frozen Hash must not turn every
+  # profiled request into a 500 (nor collect Server-Timing entries across requests).
+  def test_frozen_headers_from_a_non_conforming_app_are_copied
+    shared = { "content-type" => "text/plain" }.freeze
+    inner = Heron::Profiler::Middleware.new(->(_env) { [200, shared, ["ok"]] }, config, store: @store)
+    2.times do
+      response = get(inner)
+      assert_equal 200, response.status
+      assert_match(/\Aapp;dur=[\d.]+, db/, response["server-timing"])
+    end
+    assert_equal({ "content-type" => "text/plain" }, shared)
+  end
+
   def test_body_close_completes_the_record_and_after_reply_is_timed
     env = Rack::MockRequest.env_for("/", "rack.after_reply" => [-> { sleep 0.01 }],
                                          "heron.request_start" => Process.clock_gettime(Process::CLOCK_MONOTONIC))
