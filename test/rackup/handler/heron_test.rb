@@ -158,7 +158,7 @@ class RackupHandlerHeronTest < Minitest::Test
   # `rails server -u heron` for real, install it aside and point HERON_RAILS_GEM_HOME at it:
   #   gem install railties -v "~> 7.1.0" --no-document --install-dir /tmp/rails-gems
   def test_rails_server_dash_u_heron
-    gem_home = ENV["HERON_RAILS_GEM_HOME"] or skip "set HERON_RAILS_GEM_HOME to a directory holding railties"
+    gem_home = ENV["HERON_RAILS_GEM_HOME"] or skip "railties is not installed (bin/setup-rails installs it; bin/test runs it)"
     Dir.mktmpdir do |dir|
       RAILS_APP.each { |path, text| write_file(File.join(dir, path), text) }
       port = free_port
