@@ -12,6 +12,9 @@ module Heron
   # in a fiber of its own, up to its connection limit. Stops on request from any thread or a
   # signal handler through a self-pipe: gracefully (drain) or immediately.
   class ReactorThread
+    ACCEPT_BATCH = 256
+    private_constant :ACCEPT_BATCH
+
     # @return [#call] the Rack app.
     attr_reader :app
     # @return [Configuration]
@@ -118,12 +121,27 @@ module Heron
 
     private
 
+    # Accepts everything pending (up to the free slots) before serving any of it: a new
+    # connection's task runs at once, so accepting one per turn of the loop would leave the last
+    # of a burst of connections waiting behind hundreds of requests on the first ones.
     def accept_loop(listener)
       loop do
         @capacity.wait while @connections.size >= @max_connections
-        io = accept(listener)
-        @root.async(annotation: "heron connection") { serve(io) } if io
+        accept_batch(listener).each { |io| @root.async(annotation: "heron connection") { serve(io) } }
       end
+    end
+
+    def accept_batch(listener)
+      first = accept(listener) or return []
+      batch = [first]
+      while @connections.size + batch.size < @max_connections && batch.size < ACCEPT_BATCH
+        io = listener.accept_nonblock(exception: false)
+        break if io == :wait_readable
+        batch << io
+      end
+      batch
+    rescue Errno::ECONNABORTED, Errno::EPROTO
+      batch || []
     end
 
     def accept(listener)
