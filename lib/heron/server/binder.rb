@@ -32,7 +32,19 @@ module Heron
 
     # @return [Array<String>] the listeners as URLs (ephemeral ports resolved).
     def addresses
-      @listeners.map { |listener| Binder.url(listener.local_address) }
+      Binder.addresses(@listeners)
+    end
+
+    # @param listeners [Array<BasicSocket>] open listeners, this binder's or inherited ones.
+    # @return [Array<String>] them as URLs: http://host:port or unix:///path.
+    def self.addresses(listeners)
+      listeners.map { |listener| url(listener.local_address) }
+    end
+
+    # @param listeners [Array<BasicSocket>]
+    # @return [Array<Integer>] the TCP ports among them.
+    def self.ports(listeners)
+      listeners.map(&:local_address).select(&:ip?).map(&:ip_port)
     end
 
     # @param address [Addrinfo] a listener's local address.
@@ -41,11 +53,6 @@ module Heron
       return "unix://#{address.unix_path}" if address.unix?
       host = address.ipv6? ? "[#{address.ip_address}]" : address.ip_address
       "http://#{host}:#{address.ip_port}"
-    end
-
-    # @return [Array<Integer>] the TCP ports listened on.
-    def ports
-      @listeners.map(&:local_address).select(&:ip?).map(&:ip_port)
     end
 
     # Closes every listener and removes unix socket files.

@@ -111,8 +111,9 @@ module Heron
     # Called by a connection after each response: access log line, then callbacks.
     # @param request [Request]
     def finished(request)
-      @logger.access(request.env, request.status, request.bytes, now - request.started_at) if request.status
-      @metrics&.request_finished(request.status || 0, now - request.started_at, request.queue_seconds)
+      duration = now - request.started_at
+      @logger.access(request.env, request.status, request.bytes, duration) if request.status
+      @metrics&.request_finished(request.status || 0, duration, request.queue_seconds)
       @callbacks.schedule(request, @root)
     end
 

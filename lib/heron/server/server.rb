@@ -51,12 +51,12 @@ module Heron
 
     # @return [Array<Integer>] the TCP ports listened on.
     def bound_ports
-      @listeners.map(&:local_address).select(&:ip?).map(&:ip_port)
+      Binder.ports(@listeners)
     end
 
     # @return [Array<String>] the listeners as URLs.
     def addresses
-      @listeners.map { |listener| Binder.url(listener.local_address) }
+      Binder.addresses(@listeners)
     end
 
     # @return [String] the concurrency mode, for the banner.
