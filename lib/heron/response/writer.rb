@@ -56,14 +56,15 @@ module Heron
       "content-length: #{body.to_ary.sum(&:bytesize)}\r\n"
     end
 
+    # An Array is written with its length (in one write when small); any other `each` body goes
+    # through the same path as a streaming body: raw when the app gave a length, chunked to
+    # HTTP/1.1 clients otherwise, close-delimited to HTTP/1.0 ones.
     def enumerable(request, headers, body)
-      if body.respond_to?(:to_ary)
-        parts(request, headers, body.to_ary)
-      elsif headers["content-length"]
-        raw(request, headers, body, "")
-      else
-        unknown_length(request, headers, body)
-      end
+      return parts(request, headers, body.to_ary) if body.respond_to?(:to_ary)
+      stream(request, headers, lambda do |out|
+        body.each { |part| out.write(part) }
+        out.close_write
+      end)
     end
 
     def parts(request, headers, parts)
@@ -80,26 +81,9 @@ module Heron
       request.bytes = length
     end
 
-    def raw(request, headers, body, framing)
-      send_head(request, headers, framing)
-      body.each do |part|
-        @socket.write(part, @timeout)
-        request.bytes += part.bytesize
-      end
-    end
-
-    def unknown_length(request, headers, body)
-      return raw(request, close(request, headers), body, "") unless request.http11?
-      send_head(request, headers, "transfer-encoding: chunked\r\n")
-      chunks = ResponseStream.new(@socket, request.input, chunked: true, timeout: @timeout)
-      body.each { |part| chunks.write(part) }
-      chunks.close_write
-      request.bytes = chunks.bytes
-    end
-
     def stream(request, headers, body)
       chunked = request.http11? && !headers["content-length"]
-      headers = close(request, headers) unless chunked || headers["content-length"]
+      request.keepalive = false unless chunked || headers["content-length"]
       send_head(request, headers, chunked ? "transfer-encoding: chunked\r\n" : "")
       stream = ResponseStream.new(@socket, request.input, chunked: chunked, timeout: @timeout)
       body.call(stream)
@@ -113,11 +97,6 @@ module Heron
       send_head(request, headers, "")
       headers["rack.hijack"].call(@socket.io)
       :hijacked
-    end
-
-    def close(request, headers = nil)
-      request.keepalive = false
-      headers
     end
 
     def send_head(request, headers, framing)
