@@ -132,6 +132,8 @@ module Heron
       fail_response(request, e)
     rescue BufferedSocket::Timeout, SystemCallError, IOError => e
       client_gone(request, e)
+    rescue StandardError, ScriptError => e
+      body_error(request, e)
     ensure
       close_body(request, body)
       @reactor.finished(request)
@@ -161,6 +163,13 @@ module Heron
       request.error = error
       request.keepalive = false
       @writer.write(request, *ErrorResponse.rack(500)) unless request.bytes.positive?
+    end
+
+    # The app's body raised once the head may already be out: nothing more can be said to the
+    # client, so the connection closes (a chunked body stays unterminated, so the client can tell).
+    def body_error(request, error)
+      @reactor.logger.error("response body raised on #{request.env['REQUEST_METHOD']} #{request.env['PATH_INFO']}", error)
+      client_gone(request, error)
     end
 
     def client_gone(request, error)

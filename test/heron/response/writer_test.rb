@@ -120,6 +120,26 @@ class ResponseWriterTest < Minitest::Test
     end
   end
 
+  def test_body_error_after_the_head_is_logged_reported_and_closes_the_connection
+    errors = Queue.new
+    body = Object.new
+    body.define_singleton_method(:each) do |&blk|
+      blk.call("partial")
+      raise ArgumentError, "body broke"
+    end
+    app = lambda do |env|
+      env["rack.response_finished"] << ->(_env, _status, _headers, error) { errors << error }
+      [200, { "content-type" => "text/plain" }, body]
+    end
+    with_server(app, lint: false) do |port|
+      response = raw_request(port, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+      assert_match(/\AHTTP\/1.1 200 OK\r\n/, response)
+      refute response.end_with?("0\r\n\r\n"), "no terminating chunk: the client sees a truncated body"
+      assert_equal "body broke", Timeout.timeout(5) { errors.pop }.message
+      assert_match(/response body raised.*body broke \(ArgumentError\)|response body raised.*ArgumentError: body broke/m, server_log)
+    end
+  end
+
   def test_body_close_is_called_when_client_goes_away
     closed = Queue.new
     body = Object.new
