@@ -120,8 +120,10 @@ module Heron
     end
 
     def respond(request)
-      request.app_started_at = now
-      @reactor.metrics&.request_started
+      if (metrics = @reactor.metrics) # the queue time is only reported as a metric
+        request.app_started_at = now
+        metrics.request_started
+      end
       status, headers, body = call_app(request)
       return :hijacked if @hijacked
       request.keepalive &&= !@reactor.draining? && !@expectation.pending?

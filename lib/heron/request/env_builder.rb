@@ -38,15 +38,14 @@ module Heron
       env["rack.after_reply"] = []
       env["rack.response_finished"] = []
       env["heron.request_start"] = started
-      env["rack.url_scheme"] = scheme(env)
+      env["rack.url_scheme"] = forwarded_scheme(env) if @trust_proto # the template says "http"
       server_name(env)
       env
     end
 
     private
 
-    def scheme(env)
-      return "http" unless @trust_proto
+    def forwarded_scheme(env)
       proto = env["HTTP_X_FORWARDED_PROTO"]&.split(",")&.first&.strip&.downcase
       proto == "https" ? "https" : "http"
     end
