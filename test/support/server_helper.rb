@@ -11,8 +11,8 @@ module ServerHelper
   # @yieldparam port [Integer] the bound port.
   # @yieldparam server [Heron::Server] the running server.
   # @return [Object] the block's result.
-  def with_server(app, lint: true, **config)
-    server = start_server(app, lint: lint, **config)
+  def with_server(app, lint: true, metrics: nil, **config)
+    server = start_server(app, lint: lint, metrics: metrics, **config)
     yield server.bound_ports.first, server
   ensure
     stop_server(server) if server
@@ -20,11 +20,12 @@ module ServerHelper
 
   # Starts a server; the caller must call {#stop_server}.
   # @return [Heron::Server]
-  def start_server(app, lint: true, **config)
+  # @param metrics [Heron::Profiler::Metrics, nil] a registry the server reports to.
+  def start_server(app, lint: true, metrics: nil, **config)
     app = Rack::Lint.new(app) if lint
     @server_log = StringIO.new
     settings = { binds: ["tcp://127.0.0.1:0"], log_io: @server_log, error_io: @server_log }
-    server = Heron::Server.new(app, Heron::Configuration.new(**settings.merge(config)))
+    server = Heron::Server.new(app, Heron::Configuration.new(**settings.merge(config)), metrics: metrics)
     server.bind
     @server_thread = Thread.new { server.run }
     server.wait_until_running(5)

@@ -3,6 +3,7 @@
 require "test_helper"
 require "async/barrier"
 require "net/http"
+require "heron/profiler/metrics"
 
 # Behaviour of one reactor: errors, timeouts, limits and concurrency.
 class ReactorThreadTest < Minitest::Test
@@ -87,6 +88,29 @@ class ReactorThreadTest < Minitest::Test
       assert_equal ["ok"] * 10, threads.map(&:value)
     end
     assert_equal 10, peak, "all ten sleeping requests were in the app at once"
+  end
+
+  def test_reports_connections_requests_queue_time_and_callbacks_to_the_metrics_registry
+    metrics = Heron::Profiler::Metrics.new(live_gc: false)
+    app = lambda do |env|
+      env["rack.after_reply"] << -> {} if env["PATH_INFO"] == "/later"
+      status = env["PATH_INFO"] == "/missing" ? 404 : 200
+      [status, { "content-type" => "text/plain" }, ["x"]]
+    end
+    with_server(app, metrics: metrics) do |port|
+      socket = connect(port)
+      %w[/a /later /missing].each do |path|
+        socket.write("GET #{path} HTTP/1.1\r\nHost: x\r\n\r\n")
+        read_response(socket)
+      end
+      socket.close
+      eventually { metrics.value("connections_open").zero? && metrics.value("after_reply_total") == 1 }
+    end
+    snapshot = metrics.snapshot
+    assert_equal 1, snapshot["counters"]["connections_total"]
+    assert_equal({ "connections_open" => 0, "requests_in_flight" => 0, "after_reply_backlog" => 0 }, snapshot["gauges"])
+    assert_equal [2, 1], snapshot["requests"].values_at("2xx", "4xx")
+    assert_equal 3, snapshot["queue"]["counts"].sum, "every request's queue time is observed"
   end
 
   def test_async_fan_out_inside_a_request_runs_concurrently
