@@ -2,13 +2,15 @@
 
 # Measures what Heron's per-request profiler costs: the same app served by the real server
 # (`exe/heron`, one process, one reactor thread) with --no-profile and with --profile, and with
-# --profile but the fiber-switch TracePoint stubbed out (to see its own share). Runs the
-# variants in alternating rounds (the machine may be shared), keeps the median of each, and
+# --profile but the fiber-switch TracePoint stubbed out (to see its own share). Starts one
+# server per variant and runs wrk against each in turn, round after round (the machine may be
+# shared, so each round is compared with its own profiling-off run), and
 # writes bench/results/profiler_overhead.md. Two numbers per run: req/s as wrk saw it, and the
 # server process's CPU time per request (from /proc), which other load on a shared machine
 # disturbs much less.
 #
 #   bundle exec ruby bench/profiler_overhead.rb [--rounds 5] [--duration 5] [--connections 16]
+#                                               [--only hello,users,eager]
 #
 # Needs wrk. Not a test: numbers depend on the machine.
 require "optparse"
@@ -49,33 +51,51 @@ class ProfilerOverheadBench
 
   def endpoints
     demo = File.join(ROOT, "examples/demo/config.ru")
-    { "hello world (`/`, bare lambda)" => [File.join(@dir, "hello.ru"), "/", @options[:connections]],
-      "demo `/users` (1,000 users, N+1: 4 queries a user)" => [demo, "/users", 2],
-      "demo `/users?eager=1` (1,000 users, 5 queries)" => [demo, "/users?eager=1", 2] }
+    all = { "hello" => ["hello world (`/`, bare lambda)", File.join(@dir, "hello.ru"), "/", @options[:connections]],
+            "users" => ["demo `/users` (1,000 users, N+1: 4 queries a user)", demo, "/users", 2],
+            "eager" => ["demo `/users?eager=1` (1,000 users, 5 queries)", demo, "/users?eager=1", 2] }
+    all.values_at(*@options[:only]).to_h { |name, *rest| [name, rest] }
   end
 
+  # Starts one server per variant, then runs wrk against each in turn, round after round (the
+  # order rotating), so slow drifts of a shared machine hit every variant alike. "lost" and
+  # "added" are medians of each round's ratio to the profiling-off run next to it.
   def measure(rackup, path, connections)
-    samples = Hash.new { |hash, key| hash[key] = [] }
-    @options[:rounds].times do
-      VARIANTS.each_key do |variant|
-        samples[variant] << serve(variant, rackup) { |port, pid| wrk(port, pid, path, connections) }
-      end
+    servers = VARIANTS.keys.to_h { |variant| [variant, start(variant, rackup)] }
+    servers.each_value { |port, pid| wrk(port, pid, path, connections, 2) }
+    rounds = Array.new(@options[:rounds]) do |round|
+      VARIANTS.keys.rotate(round).to_h { |variant| [variant, wrk(*servers.fetch(variant), path, connections)] }
     end
-    samples.transform_values { |runs| [median(runs.map(&:first)), median(runs.map(&:last))] }
+    summary(rounds)
+  ensure
+    servers&.each_value { |_port, pid| stop(pid) }
+  end
+
+  # @return [Hash{String => Hash}] per variant: median req/s and µs/request, and the medians of
+  #   the per-round share of req/s lost and of CPU added against profiling off.
+  def summary(rounds)
+    VARIANTS.keys.to_h do |variant|
+      pairs = rounds.map { |round| [round.fetch("off"), round.fetch(variant)] }
+      [variant, { rate: median(pairs.map { |_, (rate, _)| rate }), cpu: median(pairs.map { |_, (_, cpu)| cpu }),
+                  lost: median(pairs.map { |(off, _), (rate, _)| (off - rate) / off }),
+                  added: median(pairs.map { |(_, off), (_, cpu)| (cpu - off) / off }) }]
+    end
   end
 
   def median(values)
     values.sort[values.size / 2]
   end
 
-  def serve(variant, rackup)
+  def start(variant, rackup)
     port = free_port
     pid = spawn(*server_command(variant, rackup, port), chdir: ROOT, out: File::NULL, err: File.join(@dir, "server.log"))
     wait_for(port)
-    yield port, pid
-  ensure
-    Process.kill("TERM", pid) if pid
-    Process.wait(pid) if pid
+    [port, pid]
+  end
+
+  def stop(pid)
+    Process.kill("TERM", pid)
+    Process.wait(pid)
   end
 
   def server_command(variant, rackup, port)
@@ -85,11 +105,10 @@ class ProfilerOverheadBench
   end
 
   # @return [Array(Float, Float)] req/s, and the server's CPU µs per request.
-  def wrk(port, pid, path, connections)
+  def wrk(port, pid, path, connections, duration = @options[:duration])
     url = "http://127.0.0.1:#{port}#{path}"
-    `wrk -t1 -c#{connections} -d1s --timeout 60s #{url}`
     cpu = cpu_seconds(pid)
-    output = `wrk -t1 -c#{connections} -d#{@options[:duration]}s --timeout 60s #{url}`
+    output = `wrk -t1 -c#{connections} -d#{duration}s --timeout 60s #{url}`
     cpu = cpu_seconds(pid) - cpu
     requests, seconds = output.match(/(\d+) requests in ([\d.]+)s/)&.captures&.map(&:to_f)
     requests ? [requests / seconds, cpu / requests * 1e6] : [0.0, Float::NAN]
@@ -126,47 +145,43 @@ class ProfilerOverheadBench
       - machine: #{machine}
       - command: `bundle exec ruby bench/profiler_overhead.rb --rounds #{@options[:rounds]} --duration #{@options[:duration]} --connections #{@options[:connections]}`
       - server: `exe/heron -e production -q --no-metrics --[no-]profile` (one process, one reactor thread);
-        load: `wrk -t1 -c<connections> -d#{@options[:duration]}s --timeout 60s` after a 1 s warm-up
-        (hello world: #{@options[:connections]} connections; /users: 2); median of #{@options[:rounds]} alternating rounds
+        load: `wrk -t1 -c<connections> -d#{@options[:duration]}s --timeout 60s` after a 2 s warm-up
+        (hello world: #{@options[:connections]} connections; /users: 2); #{@options[:rounds]} rounds, each running wrk
+        against every variant in turn (rotating order) on servers started once; req/s and µs are medians,
+        "lost" and "added" are medians of each round's ratio to its own profiling-off run
       - "on, no TracePoint": profiling on with the fiber-switch TracePoint never enabled (its own cost)
 
       Throughput (wrk's req/s; "lost" is the share of the profiling-off rate):
 
       | endpoint | off req/s | on req/s | lost | on, no TracePoint req/s | lost |
       |---|---:|---:|---:|---:|---:|
-      #{rows.map { |name, values| row(name, values.transform_values(&:first)) }.join("\n")}
+      #{rows.map { |name, values| row(name, values) }.join("\n")}
 
       Server CPU per request (µs; "added" is relative to profiling off; a CPU-bound server loses
       about added / (100% + added) of its throughput):
 
       | endpoint | off µs/req | on µs/req | added | on, no TracePoint µs/req | added |
       |---|---:|---:|---:|---:|---:|
-      #{rows.map { |name, values| cpu_row(name, values.transform_values(&:last)) }.join("\n")}
+      #{rows.map { |name, values| cpu_row(name, values) }.join("\n")}
     MARKDOWN
   end
 
   def row(name, values)
-    off = values["off"]
-    cells = [values["on"], values["on, no TracePoint"]].map { |rate| [rate_text(rate), lost(off, rate)] }.flatten
-    "| #{name} | #{rate_text(off)} | #{cells.join(' | ')} |"
+    cells = ["on", "on, no TracePoint"].map { |variant| [rate_text(values[variant][:rate]), percent(values[variant][:lost])] }
+    "| #{name} | #{rate_text(values['off'][:rate])} | #{cells.flatten.join(' | ')} |"
   end
 
   def cpu_row(name, values)
-    off = values["off"]
-    cells = [values["on"], values["on, no TracePoint"]].map { |cpu| [cpu.round(1), added(off, cpu)] }.flatten
-    "| #{name} | #{off.round(1)} | #{cells.join(' | ')} |"
+    cells = ["on", "on, no TracePoint"].map { |variant| [values[variant][:cpu].round(1), percent(values[variant][:added], "%+.1f%%")] }
+    "| #{name} | #{values['off'][:cpu].round(1)} | #{cells.flatten.join(' | ')} |"
   end
 
-  def added(off, cpu)
-    format("%+.1f%%", (cpu - off) / off * 100)
+  def percent(share, format = "%.1f%%")
+    share.finite? ? format(format, share * 100) : "n/a"
   end
 
   def rate_text(rate)
     rate >= 100 ? rate.round.to_s : format("%.2f", rate)
-  end
-
-  def lost(off, rate)
-    off.positive? ? format("%.1f%%", (off - rate) / off * 100) : "n/a"
   end
 
   def machine
@@ -176,10 +191,11 @@ class ProfilerOverheadBench
   end
 end
 
-options = { rounds: 5, duration: 5, connections: 16 }
+options = { rounds: 5, duration: 5, connections: 16, only: %w[hello users eager] }
 OptionParser.new do |parser|
   parser.on("--rounds N", Integer) { |value| options[:rounds] = value }
   parser.on("--duration SECONDS", Integer) { |value| options[:duration] = value }
   parser.on("--connections N", Integer) { |value| options[:connections] = value }
+  parser.on("--only LIST", Array, "endpoints among hello,users,eager") { |value| options[:only] = value }
 end.parse!
 ProfilerOverheadBench.new(options).run

@@ -18,6 +18,9 @@
 #include <ruby.h>
 #include <string.h>
 #include "http_parser.h"
+#include "profiler.h"
+
+void Init_Heron_Head(VALUE mHeron);
 
 #define DEFAULT_MAX_TARGET_BYTES 8192
 #define DEFAULT_MAX_HEADER_BYTES 65536
@@ -518,4 +521,10 @@ void Init_heron_ext(void)
   rb_define_method(cHeron_HTTPParser, "reset", Heron_HTTPParser_reset, 0);
   Heron_HTTPParser_init_errors();
   Heron_HTTPParser_init_strings();
+  Init_Heron_Head(mHeron);
+  VALUE mProfiler = rb_define_module_under(mHeron, "Profiler");
+  Init_Heron_Profiler_RequestProfile(mProfiler);
+  Init_Heron_Profiler_FiberAccounting(mProfiler);
+  Init_Heron_Profiler_Middleware(mProfiler);
+  Init_Heron_Profiler_Store(mProfiler);
 }

@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-require "rack/body_proxy"
+require_relative "../heron_ext"
 
 module Heron
   module Profiler
@@ -9,14 +9,17 @@ module Heron
     # Requests under `config.profile_path` go to the dashboard and `?__heron=memory` to the memory
     # profile, when those are available.
     #
-    # The record is finished when the server closes the response body, which Heron (like every
-    # Rack server) does right after the last byte is written. `rack.response_finished` would say
-    # the same a moment later, but registering any callback there makes Heron start a task per
+    # The record is finished when no app code is left to run: when the app returns an Array
+    # body, else when the server closes the body ({ProfiledBody}), which Heron (like every Rack
+    # server) does right after the last byte is written. `rack.response_finished` would say the
+    # same a moment later, but registering any callback there makes Heron start a task per
     # request, which measured at about half of a hello world's throughput (see
-    # docs/profiling.md), so the body's close is used instead.
+    # docs/profiling.md).
+    #
+    # Every profiled request runs this class, so its per-request work is a handful of calls
+    # into C ({RequestProfile}, {FiberAccounting}); see docs/profiling.md for what it costs.
     class Middleware
       N_PLUS_ONE_HEADER = "x-heron-n-plus-one"
-      ID_HEADER = "x-heron-profile-id"
       UNAVAILABLE = "The Heron profiler dashboard is not available in this build.\n"
 
       # @param app [#call] the Rack app.
@@ -32,58 +35,33 @@ module Heron
         @sql_hooked = false
       end
 
-      # @param env [Hash] the Rack env.
-      # @return [Array(Integer, Hash, #each)] the response.
-      def call(env)
-        return dashboard(env) if env["PATH_INFO"].to_s.start_with?(@profile_path)
-        return Profiler.memory_profile_class.new(@app, @config).call(env) if memory?(env)
-        measure(env)
-      end
+      # `call(env)` and `finish(profile, status)` are in C (ext/heron/profiler_middleware.c,
+      # where they are documented); what follows is what they call on the cold paths.
 
       private
 
+      # @return [Array] the dashboard's response, or a 404 when it is not in this build.
       def dashboard(env)
         dashboard = Profiler.dashboard_class
         return dashboard.new(@store, @config).call(env) if dashboard
         [404, { "content-type" => "text/plain" }, [UNAVAILABLE]]
       end
 
-      def memory?(env)
-        query = env["QUERY_STRING"]
-        !query.nil? && query.include?("__heron=memory") && !Profiler.memory_profile_class.nil?
+      # @return [Array, nil] the memory profile's response, nil when memory_profiler is missing
+      #   (the request is then measured as usual).
+      def memory_profile(env)
+        profile = Profiler.memory_profile_class
+        profile&.new(@app, @config)&.call(env)
       end
 
-      def measure(env)
-        @sql_hooked ||= Profiler.instrumentation.install
-        profile = start(env)
-        status, headers, body = @app.call(env)
-        headers = returned(profile, env, status, headers)
-        [status, headers, Rack::BodyProxy.new(body) { complete(profile, status) }]
-      rescue Exception # rubocop:disable Lint/RescueException
-        complete(profile, 500) if profile
-        raise
-      end
-
-      def start(env)
-        now = Process.clock_gettime(Process::CLOCK_MONOTONIC)
-        profile = RequestProfile.new(env["REQUEST_METHOD"], env["PATH_INFO"], env["QUERY_STRING"],
-                                     queue_ms: QueueTime.measure(env, now), started: env["heron.request_start"], now: now)
-        @accounting.open(profile)
-      end
-
-      def returned(profile, env, status, headers)
-        headers = headers.dup if headers.frozen? # an app sharing a frozen Hash: add to a copy
-        @accounting.checkpoint
-        profile.app_returned(status)
-        ServerTiming.append(headers, profile)
-        headers[ID_HEADER] = profile.id
-        report_n_plus_one(profile, headers)
-        time_after_reply(profile, env["rack.after_reply"])
-        headers
+      # Hooks the database libraries loaded by now (ActiveRecord may load after the app is built).
+      # @return [Boolean] whether that is done.
+      def install_hooks
+        Profiler.instrumentation.install
       end
 
       def report_n_plus_one(profile, headers)
-        findings = profile.n_plus_one = @detector.detect(profile.queries)
+        findings = detect(profile)
         return if findings.empty?
         headers[N_PLUS_ONE_HEADER] = @detector.header(findings) if @development
         message = @detector.message(findings, profile.to_s)
@@ -91,20 +69,21 @@ module Heron
         raise NPlusOneError.new(findings, message) if Profiler.raise_on_n_plus_one?
       end
 
+      # The N+1 findings so far (a finished profile has its final ones).
+      def detect(profile)
+        return profile.n_plus_one if profile.finished?
+        profile.n_plus_one = @detector.detect(profile.queries)
+      end
+
       def time_after_reply(profile, callables)
-        return unless callables.is_a?(Array)
         return profile.after_reply_ms = 0.0 if callables.empty?
         AfterReplyTimer.new(callables) { |ms| profile.after_reply_ms = ms }.wrap
       end
 
-      def complete(profile, status)
-        return if profile.finished?
-        profile.status ||= status
-        profile.finished
-        @accounting.close(profile)
+      # Checks a finished request's queries for N+1s and trims the list kept in the store.
+      def check_queries(profile)
         profile.n_plus_one = @detector.detect(profile.queries)
         profile.trim_queries
-        @store.push(profile)
       end
     end
   end

@@ -178,3 +178,51 @@ class MiddlewareServerTest < Minitest::Test
     end
   end
 end
+
+# The C paths of Middleware#call without Rack::Lint around them (Lint would turn every body
+# into one that is not an Array).
+class MiddlewareBodyTest < Minitest::Test
+  def setup
+    @store = Heron::Profiler::Store.new
+    @config = Heron::Configuration.new(environment: "production", error_io: StringIO.new)
+  end
+
+  def call(app, path = "/")
+    Heron::Profiler::Middleware.new(app, @config, store: @store).call(Rack::MockRequest.env_for(path))
+  end
+
+  def test_an_array_body_is_finished_when_the_app_returns
+    body = ["hi"]
+    status, headers, returned = call(->(_env) { [201, { "content-type" => "text/plain" }, body] })
+    assert_same body, returned
+    record = @store.find(headers.fetch("x-heron-profile-id"))
+    assert_equal [201, "/"], record.values_at(:status, :path)
+    assert_operator record[:total_ms], :>=, record[:app_ms]
+    assert_equal 201, status
+  end
+
+  def test_any_other_body_is_finished_when_closed
+    body = Struct.new(:parts) { def each(&) = parts.each(&) }.new(["a"])
+    _status, headers, returned = call(->(_env) { [200, {}, body] })
+    assert_instance_of Heron::Profiler::ProfiledBody, returned
+    assert_nil @store.find(headers["x-heron-profile-id"])
+    returned.close
+    assert_equal 200, @store.find(headers["x-heron-profile-id"])[:status]
+  end
+
+  def test_a_response_that_is_not_a_triple_passes_through_and_is_recorded
+    assert_equal :nonsense, call(->(_env) { :nonsense })
+    assert_equal [[500, "/"]], @store.recent.map { |record| record.values_at(:status, :path) }
+  end
+
+  def test_headers_that_are_not_a_hash_pass_through
+    status, headers, = call(->(_env) { [200, [%w[x-a 1]], []] })
+    assert_equal [200, [%w[x-a 1]]], [status, headers]
+  end
+
+  def test_a_throw_through_the_app_finishes_the_profile
+    catch(:escape) { call(->(_env) { throw :escape }) }
+    assert_equal 500, @store.recent.first[:status]
+    refute Heron::Profiler.accounting.tracing?
+  end
+end

@@ -15,18 +15,36 @@ class RequestProfileTest < Minitest::Test
     assert_equal "GET /x", profile.to_s
   end
 
-  def test_charges_counter_growth_since_mark
-    profile = Heron::Profiler::RequestProfile.new("GET", "/", "")
-    profile.mark(100, 2, 10.0)
-    profile.charge(150, 3, 12.5)
-    profile.mark(1000, 9, 50.0)
-    profile.charge(1010, 9, 51.0)
-    assert_equal [60, 1, 3.5], [profile.allocations, profile.gc_count, profile.cpu_ms]
+  def test_start_reads_the_request_from_the_env
+    env = { "REQUEST_METHOD" => "POST", "PATH_INFO" => "/p", "QUERY_STRING" => "q=1",
+            "heron.request_start" => Process.clock_gettime(Process::CLOCK_MONOTONIC) - 0.025 }
+    profile = Heron::Profiler::RequestProfile.start(env)
+    assert_equal ["POST", "/p", "q=1"], [profile.request_method, profile.path, profile.query]
+    assert_in_delta 25.0, profile.queue_ms, 5.0
+    assert_in_delta Time.now.to_f - 0.025, profile.started_at, 0.005
+  end
+
+  def test_start_without_a_server_stamp_has_no_queue_time
+    profile = Heron::Profiler::RequestProfile.start({ "REQUEST_METHOD" => "GET", "PATH_INFO" => "/" })
+    assert_nil profile.queue_ms
+    assert_in_delta Time.now.to_f, profile.started_at, 0.005
+  end
+
+  def test_a_proxy_stamp_wins_over_the_servers
+    env = { "HTTP_X_REQUEST_START" => "t=#{Time.now.to_f - 0.2}", "heron.request_start" => Process.clock_gettime(Process::CLOCK_MONOTONIC) }
+    assert_in_delta 200.0, Heron::Profiler::RequestProfile.start(env).queue_ms, 20.0
+    env = { "HTTP_X_QUEUE_START" => "t=#{((Time.now.to_f - 0.1) * 1000).round}" }
+    assert_in_delta 100.0, Heron::Profiler::RequestProfile.start(env).queue_ms, 20.0
+    assert_nil Heron::Profiler::RequestProfile.start({ "HTTP_X_REQUEST_START" => "t=soon" }).queue_ms
+  end
+
+  def test_start_needs_a_hash
+    assert_raises(TypeError) { Heron::Profiler::RequestProfile.start(nil) }
   end
 
   def test_times_start_from_the_servers_first_byte
     started = Process.clock_gettime(Process::CLOCK_MONOTONIC) - 0.05
-    profile = Heron::Profiler::RequestProfile.new("GET", "/", "", started: started)
+    profile = Heron::Profiler::RequestProfile.new("GET", "/", "", nil, started)
     assert_in_delta Time.now.to_f - 0.05, profile.to_h[:started_at], 0.01
     profile.app_returned(204)
     refute profile.finished?
@@ -59,5 +77,41 @@ class RequestProfileTrimTest < Minitest::Test
     assert_equal [5.0, 5], [profile.db_ms, profile.db_count]
     profile.trim_queries(10)
     assert_equal 2, profile.queries.size
+  end
+end
+
+class RequestProfileHeadersTest < Minitest::Test
+  def profile(queue_ms = 1.234)
+    profile = Heron::Profiler::RequestProfile.new("GET", "/", "", queue_ms)
+    profile.add_query(Heron::Profiler::Query.new("SELECT 1", 2.0, nil, :sequel))
+    profile.app_returned(200)
+    profile
+  end
+
+  def test_server_timing_lists_every_metric_in_w3c_syntax
+    value = profile.server_timing
+    assert_match(/\Aapp;dur=\d+\.\d\d, db;dur=2\.00;desc="1 queries", queue;dur=1\.23, cpu;dur=\d+\.\d\d, /, value)
+    assert_match(/gc;desc="0 runs", alloc;desc="0 objects"\z/, value)
+    refute_includes profile(nil).server_timing, "queue"
+  end
+
+  def test_durations_round_to_hundredths
+    assert_includes profile(0.005).server_timing, "queue;dur=0.01,"
+    assert_includes profile(1234.567).server_timing, "queue;dur=1234.57,"
+    assert_includes profile(-3.0).server_timing, "queue;dur=0.00,"
+  end
+
+  def test_add_headers_sets_server_timing_and_the_id
+    headers = profile.then { |p| [p, p.add_headers({})] }
+    assert_match(/\Aapp;dur=/, headers[1]["server-timing"])
+    assert_equal headers[0].id, headers[1]["x-heron-profile-id"]
+  end
+
+  def test_add_headers_appends_to_the_apps_value_in_its_form
+    assert_match(/\Acache;desc=hit, app;dur=/, profile.add_headers({ "server-timing" => "cache;desc=hit" })["server-timing"])
+    value = profile.add_headers({ "server-timing" => ["cache;desc=hit"] })["server-timing"]
+    assert_equal 2, value.size
+    assert_match(/\Aapp;/, profile.add_headers({ "server-timing" => "" })["server-timing"])
+    assert_match(/\Aapp;/, profile.add_headers({ "server-timing" => [] })["server-timing"])
   end
 end

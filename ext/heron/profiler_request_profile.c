@@ -1,0 +1,524 @@
+/*
+ * Heron::Profiler::RequestProfile: everything measured about one request while it runs.
+ * FiberAccounting (profiler_fiber_accounting.c) charges CPU time, allocations and GC runs to
+ * it between fiber switches; the SQL hooks add queries; the middleware stamps the times.
+ * lib/heron/profiler/request_profile.rb adds #to_h, #to_s and #started_at.
+ *
+ *   RequestProfile.new(method, path, query, queue_ms = nil, started = nil, now = nil)
+ *   RequestProfile.start(env)
+ *   #app_returned(status) #add_headers(headers) #finished #finished? #id #server_timing
+ *   #add_query(query) #trim_queries(limit = 1000) #fibers
+ *   readers: request_method path query status queries queue_ms app_ms total_ms cpu_ms
+ *            allocations gc_count db_ms db_count after_reply_ms n_plus_one number started
+ *   writers: status= n_plus_one= after_reply_ms= number=
+ */
+#include "profiler.h"
+#include <math.h>
+#include <pthread.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define KEPT_QUERIES 1000
+
+VALUE cHeron_Profiler_RequestProfile;
+static VALUE Heron_Profiler_RequestProfile_NONE;
+static ID id_duration_ms;
+static VALUE sym_total_allocated_objects;
+static volatile pid_t Heron_Profiler_pid; /* 0 after a fork, until read again */
+static VALUE str_REQUEST_METHOD, str_PATH_INFO, str_QUERY_STRING, str_request_start;
+static VALUE str_X_REQUEST_START, str_X_QUEUE_START, str_server_timing, str_profile_id, str_separator;
+static ID id_from_header, id_QueueTime;
+static VALUE mHeron_Profiler;
+
+static void Heron_Profiler_RequestProfile_mark_values(void *ptr)
+{
+  Heron_Profiler_RequestProfile *p = ptr;
+  rb_gc_mark(p->method);
+  rb_gc_mark(p->path);
+  rb_gc_mark(p->query);
+  rb_gc_mark(p->status);
+  rb_gc_mark(p->queries);
+  rb_gc_mark(p->n_plus_one);
+  rb_gc_mark(p->id);
+  rb_gc_mark(p->fiber);
+  rb_gc_mark(p->fibers);
+}
+
+static const rb_data_type_t Heron_Profiler_RequestProfile_type = {
+  "Heron::Profiler::RequestProfile",
+  { Heron_Profiler_RequestProfile_mark_values, RUBY_TYPED_DEFAULT_FREE, NULL, },
+  0, 0, RUBY_TYPED_FREE_IMMEDIATELY | RUBY_TYPED_WB_PROTECTED,
+};
+
+static VALUE Heron_Profiler_RequestProfile_alloc(VALUE klass)
+{
+  Heron_Profiler_RequestProfile *p;
+  VALUE self = TypedData_Make_Struct(klass, Heron_Profiler_RequestProfile, &Heron_Profiler_RequestProfile_type, p);
+  p->method = p->path = p->query = p->status = p->id = p->fiber = p->fibers = Qnil;
+  p->queries = p->n_plus_one = Heron_Profiler_RequestProfile_NONE;
+  p->queue_ms = p->app_ms = p->total_ms = p->after_reply_ms = NAN;
+  return self;
+}
+
+Heron_Profiler_RequestProfile *Heron_Profiler_RequestProfile_get(VALUE self)
+{
+  return rb_check_typeddata(self, &Heron_Profiler_RequestProfile_type);
+}
+
+/* CLOCK_MONOTONIC in seconds, the clock Process.clock_gettime(Process::CLOCK_MONOTONIC) reads. */
+double Heron_Profiler_monotonic(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Reads the three counters FiberAccounting charges: allocated objects, GC runs, thread CPU. */
+void Heron_Profiler_Counters_read(Heron_Profiler_Counters *counters)
+{
+  struct timespec ts;
+  counters->allocated = rb_gc_stat(sym_total_allocated_objects);
+  counters->gcs = rb_gc_count();
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  counters->cpu_ms = (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* Remembers the counters at the moment this profile's fiber was switched in. */
+void Heron_Profiler_RequestProfile_mark(Heron_Profiler_RequestProfile *profile, const Heron_Profiler_Counters *now)
+{
+  profile->mark_allocated = now->allocated;
+  profile->mark_gcs = now->gcs;
+  profile->mark_cpu = now->cpu_ms;
+}
+
+/* Charges the counters' growth since the last mark to this profile. */
+void Heron_Profiler_RequestProfile_charge(Heron_Profiler_RequestProfile *profile, const Heron_Profiler_Counters *now)
+{
+  profile->allocations += (long)(now->allocated - profile->mark_allocated);
+  profile->gc_count += (long)(now->gcs - profile->mark_gcs);
+  profile->cpu_ms += now->cpu_ms - profile->mark_cpu;
+}
+
+static double Heron_Profiler_optional_float(VALUE value, double fallback)
+{
+  return NIL_P(value) ? fallback : NUM2DBL(value);
+}
+
+static VALUE Heron_Profiler_float_or_nil(double value)
+{
+  return isnan(value) ? Qnil : DBL2NUM(value);
+}
+
+/*
+ * call-seq: RequestProfile.new(method, path, query, queue_ms = nil, started = nil, now = nil)
+ *
+ * method, path, query: the request's (Strings, kept as given). queue_ms: time waited before the
+ * app in ms (Float or nil). started: CLOCK_MONOTONIC seconds the request started (the server's
+ * first byte; `now` when nil). now: CLOCK_MONOTONIC seconds the app starts (read when nil).
+ */
+static VALUE Heron_Profiler_RequestProfile_initialize(int argc, VALUE *argv, VALUE self)
+{
+  Heron_Profiler_RequestProfile *p = Heron_Profiler_RequestProfile_get(self);
+  VALUE method, path, query, queue_ms, started, now;
+  rb_scan_args(argc, argv, "33", &method, &path, &query, &queue_ms, &started, &now);
+  RB_OBJ_WRITE(self, &p->method, method);
+  RB_OBJ_WRITE(self, &p->path, path);
+  RB_OBJ_WRITE(self, &p->query, query);
+  p->queue_ms = Heron_Profiler_optional_float(queue_ms, NAN);
+  p->app_start = NIL_P(now) ? Heron_Profiler_monotonic() : NUM2DBL(now);
+  p->started = Heron_Profiler_optional_float(started, p->app_start);
+  return self;
+}
+
+static double Heron_Profiler_elapsed_ms(double since)
+{
+  return (Heron_Profiler_monotonic() - since) * 1000.0;
+}
+
+/* call-seq: app_returned(status) -> nil. Stamps the end of the app's call. */
+VALUE Heron_Profiler_RequestProfile_app_returned(VALUE self, VALUE status)
+{
+  Heron_Profiler_RequestProfile *p = Heron_Profiler_RequestProfile_get(self);
+  RB_OBJ_WRITE(self, &p->status, status);
+  p->app_ms = Heron_Profiler_elapsed_ms(p->app_start);
+  return Qnil;
+}
+
+/* call-seq: finished -> nil. Stamps the last byte written (or the body closed). */
+VALUE Heron_Profiler_RequestProfile_finished(VALUE self)
+{
+  Heron_Profiler_RequestProfile *p = Heron_Profiler_RequestProfile_get(self);
+  if (isnan(p->app_ms)) p->app_ms = Heron_Profiler_elapsed_ms(p->app_start);
+  p->total_ms = Heron_Profiler_elapsed_ms(p->started);
+  return Qnil;
+}
+
+/* call-seq: finished? -> true or false. Whether #finished was called. */
+static VALUE Heron_Profiler_RequestProfile_finished_p(VALUE self)
+{
+  return isnan(Heron_Profiler_RequestProfile_get(self)->total_ms) ? Qfalse : Qtrue;
+}
+
+static void Heron_Profiler_forked(void)
+{
+  Heron_Profiler_pid = 0;
+}
+
+static size_t Heron_Profiler_base36(char *out, unsigned long value)
+{
+  char digits[16];
+  size_t n = 0, i;
+  do {
+    digits[n++] = "0123456789abcdefghijklmnopqrstuvwxyz"[value % 36];
+    value /= 36;
+  } while (value);
+  for (i = 0; i < n; i++) out[i] = digits[n - 1 - i];
+  return n;
+}
+
+/*
+ * call-seq: id -> String
+ *
+ * The record's id, unique within the process: "<pid>-<number>" in base 36 (the object's
+ * address until the profile is numbered by FiberAccounting#open). Frozen, built once.
+ */
+static VALUE Heron_Profiler_RequestProfile_id(VALUE self)
+{
+  Heron_Profiler_RequestProfile *p = Heron_Profiler_RequestProfile_get(self);
+  char buf[40];
+  size_t len;
+  if (!NIL_P(p->id)) return p->id;
+  if (!Heron_Profiler_pid) Heron_Profiler_pid = getpid();
+  len = Heron_Profiler_base36(buf, (unsigned long)Heron_Profiler_pid);
+  buf[len++] = '-';
+  len += Heron_Profiler_base36(buf + len, p->number ? (unsigned long)p->number : (unsigned long)(self >> 3));
+  RB_OBJ_WRITE(self, &p->id, rb_obj_freeze(rb_utf8_str_new(buf, (long)len)));
+  return p->id;
+}
+
+/* A small writer of Server-Timing text: snprintf's float formatting alone cost more than the
+ * rest of a profiled request. */
+typedef struct Heron_Profiler_Text {
+  char buf[256];
+  size_t len;
+} Heron_Profiler_Text;
+
+static void Heron_Profiler_Text_bytes(Heron_Profiler_Text *text, const char *s, size_t n)
+{
+  if (text->len + n < sizeof(text->buf)) {
+    memcpy(text->buf + text->len, s, n);
+    text->len += n;
+  }
+}
+
+/* Appends a string literal (its length known at compile time). */
+#define Heron_Profiler_Text_add(text, literal) Heron_Profiler_Text_bytes((text), (literal), sizeof(literal) - 1)
+
+static void Heron_Profiler_Text_long(Heron_Profiler_Text *text, long value)
+{
+  char digits[24];
+  size_t n = 0;
+  unsigned long v = value < 0 ? 0 : (unsigned long)value;
+  do {
+    digits[n++] = (char)('0' + v % 10);
+    v /= 10;
+  } while (v);
+  while (n > 0 && text->len + 1 < sizeof(text->buf)) text->buf[text->len++] = digits[--n];
+}
+
+/* Milliseconds with two decimals, like "%.2f" (negative values, from clock skew, as 0.00). */
+static void Heron_Profiler_Text_ms(Heron_Profiler_Text *text, double ms)
+{
+  long hundredths = (ms > 0 && ms < 1e15) ? (long)(ms * 100.0 + 0.5) : 0;
+  char decimals[3] = { '.', (char)('0' + hundredths / 10 % 10), (char)('0' + hundredths % 10) };
+  Heron_Profiler_Text_long(text, hundredths / 100);
+  Heron_Profiler_Text_bytes(text, decimals, sizeof(decimals));
+}
+
+/*
+ * call-seq: server_timing -> String
+ *
+ * The W3C Server-Timing value of a profile whose app has returned:
+ * `app;dur=1.20, db;dur=0.31;desc="2 queries", queue;dur=0.05, cpu;dur=0.90, gc;desc="0 runs",
+ * alloc;desc="120 objects"` (no queue entry when the queue time is unknown).
+ */
+static VALUE Heron_Profiler_RequestProfile_server_timing(VALUE self)
+{
+  Heron_Profiler_RequestProfile *p = Heron_Profiler_RequestProfile_get(self);
+  Heron_Profiler_Text text;
+  text.len = 0;
+  Heron_Profiler_Text_add(&text, "app;dur=");
+  Heron_Profiler_Text_ms(&text, isnan(p->app_ms) ? 0.0 : p->app_ms);
+  Heron_Profiler_Text_add(&text, ", db;dur=");
+  Heron_Profiler_Text_ms(&text, p->db_ms);
+  Heron_Profiler_Text_add(&text, ";desc=\"");
+  Heron_Profiler_Text_long(&text, p->db_count);
+  Heron_Profiler_Text_add(&text, " queries\"");
+  if (!isnan(p->queue_ms)) {
+    Heron_Profiler_Text_add(&text, ", queue;dur=");
+    Heron_Profiler_Text_ms(&text, p->queue_ms);
+  }
+  Heron_Profiler_Text_add(&text, ", cpu;dur=");
+  Heron_Profiler_Text_ms(&text, p->cpu_ms);
+  Heron_Profiler_Text_add(&text, ", gc;desc=\"");
+  Heron_Profiler_Text_long(&text, p->gc_count);
+  Heron_Profiler_Text_add(&text, " runs\", alloc;desc=\"");
+  Heron_Profiler_Text_long(&text, p->allocations);
+  Heron_Profiler_Text_add(&text, " objects\"");
+  return rb_utf8_str_new(text.buf, (long)text.len);
+}
+
+static double Heron_Profiler_realtime(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Queue time in ms: a proxy's X-Request-Start / X-Queue-Start wins (it covers the hop to
+ * Heron; Heron::Profiler::QueueTime.from_header reads it), else the server's own stamp of the
+ * request's first byte; NAN when neither tells. */
+static double Heron_Profiler_queue_ms(VALUE env, VALUE request_start, double now)
+{
+  VALUE header = rb_hash_aref(env, str_X_REQUEST_START), ms;
+  if (NIL_P(header)) header = rb_hash_aref(env, str_X_QUEUE_START);
+  if (!NIL_P(header)) {
+    ms = rb_funcall(rb_const_get(mHeron_Profiler, id_QueueTime), id_from_header, 2, header, DBL2NUM(Heron_Profiler_realtime()));
+    return NIL_P(ms) ? NAN : NUM2DBL(ms);
+  }
+  if (NIL_P(request_start)) return NAN;
+  return now > NUM2DBL(request_start) ? (now - NUM2DBL(request_start)) * 1000.0 : 0.0;
+}
+
+/*
+ * call-seq: RequestProfile.start(env) -> RequestProfile
+ *
+ * A profile for the request in a Rack env, starting now: its method, path and query string,
+ * `heron.request_start` (the server's first byte, CLOCK_MONOTONIC seconds) as its start, and
+ * its queue time (see QueueTime).
+ */
+static VALUE Heron_Profiler_RequestProfile_start(VALUE klass, VALUE env)
+{
+  Check_Type(env, T_HASH);
+  return Heron_Profiler_RequestProfile_for(env, rb_hash_aref(env, str_PATH_INFO), rb_hash_aref(env, str_QUERY_STRING));
+}
+
+/* RequestProfile.start(env) for a caller that has read the path and query already. */
+VALUE Heron_Profiler_RequestProfile_for(VALUE env, VALUE path, VALUE query)
+{
+  VALUE self = Heron_Profiler_RequestProfile_alloc(cHeron_Profiler_RequestProfile), request_start;
+  Heron_Profiler_RequestProfile *p = Heron_Profiler_RequestProfile_get(self);
+  RB_OBJ_WRITE(self, &p->method, rb_hash_aref(env, str_REQUEST_METHOD));
+  RB_OBJ_WRITE(self, &p->path, path);
+  RB_OBJ_WRITE(self, &p->query, query);
+  request_start = rb_hash_aref(env, str_request_start);
+  p->app_start = Heron_Profiler_monotonic();
+  p->started = NIL_P(request_start) ? p->app_start : NUM2DBL(request_start);
+  p->queue_ms = Heron_Profiler_queue_ms(env, request_start, p->app_start);
+  return self;
+}
+
+/* The Server-Timing value with the app's own in front, in the form the app used. */
+static VALUE Heron_Profiler_merged_server_timing(VALUE existing, VALUE ours)
+{
+  if (NIL_P(existing)) return ours;
+  if (RB_TYPE_P(existing, T_ARRAY)) {
+    if (RARRAY_LEN(existing) == 0) return ours;
+    existing = rb_ary_dup(existing);
+    rb_ary_push(existing, ours);
+    return existing;
+  }
+  existing = rb_String(existing);
+  if (RSTRING_LEN(existing) == 0) return ours;
+  return rb_str_plus(rb_str_plus(existing, str_separator), ours);
+}
+
+/*
+ * call-seq: add_headers(headers) -> headers
+ *
+ * Adds the profile's #server_timing to the response headers (Rack 3, lower-case names), after
+ * any `server-timing` the app set, and its #id as `x-heron-profile-id`.
+ */
+VALUE Heron_Profiler_RequestProfile_add_headers(VALUE self, VALUE headers)
+{
+  VALUE ours = Heron_Profiler_RequestProfile_server_timing(self);
+  rb_hash_aset(headers, str_server_timing, Heron_Profiler_merged_server_timing(rb_hash_aref(headers, str_server_timing), ours));
+  rb_hash_aset(headers, str_profile_id, Heron_Profiler_RequestProfile_id(self));
+  return headers;
+}
+
+/*
+ * call-seq: add_query(query) -> query
+ *
+ * Records a statement this request ran (a Heron::Profiler::Query): kept in #queries, its
+ * duration_ms added to #db_ms, and #db_count incremented.
+ */
+static VALUE Heron_Profiler_RequestProfile_add_query(VALUE self, VALUE query)
+{
+  Heron_Profiler_RequestProfile *p = Heron_Profiler_RequestProfile_get(self);
+  double duration = NUM2DBL(rb_funcall(query, id_duration_ms, 0));
+  if (p->queries == Heron_Profiler_RequestProfile_NONE) RB_OBJ_WRITE(self, &p->queries, rb_ary_new());
+  rb_ary_push(p->queries, query);
+  p->db_ms += duration;
+  p->db_count++;
+  return query;
+}
+
+/*
+ * call-seq: trim_queries(limit = 1000) -> nil
+ *
+ * Forgets all but the first `limit` queries, so a record kept in the Store stays small;
+ * #db_ms and #db_count still cover them all.
+ */
+static VALUE Heron_Profiler_RequestProfile_trim_queries(int argc, VALUE *argv, VALUE self)
+{
+  Heron_Profiler_RequestProfile *p = Heron_Profiler_RequestProfile_get(self);
+  VALUE limit;
+  long keep;
+  rb_scan_args(argc, argv, "01", &limit);
+  keep = NIL_P(limit) ? KEPT_QUERIES : NUM2LONG(limit);
+  if (RARRAY_LEN(p->queries) > keep) RB_OBJ_WRITE(self, &p->queries, rb_ary_subseq(p->queries, 0, keep));
+  return Qnil;
+}
+
+/* call-seq: fibers -> Array of the fibers charged to this profile (empty once closed). */
+static VALUE Heron_Profiler_RequestProfile_fibers(VALUE self)
+{
+  Heron_Profiler_RequestProfile *p = Heron_Profiler_RequestProfile_get(self);
+  VALUE fibers = rb_ary_new();
+  if (!NIL_P(p->fiber)) rb_ary_push(fibers, p->fiber);
+  if (!NIL_P(p->fibers)) rb_ary_concat(fibers, p->fibers);
+  return fibers;
+}
+
+#define HERON_VALUE_READER(name) \
+  static VALUE Heron_Profiler_RequestProfile_##name(VALUE self) { return Heron_Profiler_RequestProfile_get(self)->name; }
+#define HERON_VALUE_WRITER(name) \
+  static VALUE Heron_Profiler_RequestProfile_set_##name(VALUE self, VALUE value) \
+  { RB_OBJ_WRITE(self, &Heron_Profiler_RequestProfile_get(self)->name, value); return value; }
+#define HERON_FLOAT_READER(name) \
+  static VALUE Heron_Profiler_RequestProfile_##name(VALUE self) \
+  { return Heron_Profiler_float_or_nil(Heron_Profiler_RequestProfile_get(self)->name); }
+#define HERON_LONG_READER(name) \
+  static VALUE Heron_Profiler_RequestProfile_##name(VALUE self) { return LONG2NUM(Heron_Profiler_RequestProfile_get(self)->name); }
+
+HERON_VALUE_READER(method)
+HERON_VALUE_READER(path)
+HERON_VALUE_READER(query)
+HERON_VALUE_READER(status)
+HERON_VALUE_READER(queries)
+HERON_VALUE_READER(n_plus_one)
+HERON_VALUE_WRITER(status)
+HERON_VALUE_WRITER(n_plus_one)
+HERON_FLOAT_READER(queue_ms)
+HERON_FLOAT_READER(app_ms)
+HERON_FLOAT_READER(total_ms)
+HERON_FLOAT_READER(after_reply_ms)
+HERON_FLOAT_READER(cpu_ms)
+HERON_FLOAT_READER(db_ms)
+HERON_FLOAT_READER(started)
+HERON_LONG_READER(allocations)
+HERON_LONG_READER(gc_count)
+HERON_LONG_READER(db_count)
+
+/* call-seq: after_reply_ms = Float or nil. Time the request's after-reply callbacks took. */
+static VALUE Heron_Profiler_RequestProfile_set_after_reply_ms(VALUE self, VALUE ms)
+{
+  Heron_Profiler_RequestProfile_get(self)->after_reply_ms = Heron_Profiler_optional_float(ms, NAN);
+  return ms;
+}
+
+/* call-seq: number -> Integer or nil. The profile's number in this process (see FiberAccounting#open). */
+static VALUE Heron_Profiler_RequestProfile_number(VALUE self)
+{
+  long number = Heron_Profiler_RequestProfile_get(self)->number;
+  return number ? LONG2NUM(number) : Qnil;
+}
+
+/* call-seq: number = Integer. Numbers the profile (before its #id is first read). */
+static VALUE Heron_Profiler_RequestProfile_set_number(VALUE self, VALUE number)
+{
+  Heron_Profiler_RequestProfile_get(self)->number = NUM2LONG(number);
+  return number;
+}
+
+static void Heron_Profiler_RequestProfile_define_readers(VALUE klass)
+{
+  rb_define_method(klass, "request_method", Heron_Profiler_RequestProfile_method, 0);
+  rb_define_method(klass, "path", Heron_Profiler_RequestProfile_path, 0);
+  rb_define_method(klass, "query", Heron_Profiler_RequestProfile_query, 0);
+  rb_define_method(klass, "status", Heron_Profiler_RequestProfile_status, 0);
+  rb_define_method(klass, "queries", Heron_Profiler_RequestProfile_queries, 0);
+  rb_define_method(klass, "n_plus_one", Heron_Profiler_RequestProfile_n_plus_one, 0);
+  rb_define_method(klass, "queue_ms", Heron_Profiler_RequestProfile_queue_ms, 0);
+  rb_define_method(klass, "app_ms", Heron_Profiler_RequestProfile_app_ms, 0);
+  rb_define_method(klass, "total_ms", Heron_Profiler_RequestProfile_total_ms, 0);
+  rb_define_method(klass, "after_reply_ms", Heron_Profiler_RequestProfile_after_reply_ms, 0);
+  rb_define_method(klass, "cpu_ms", Heron_Profiler_RequestProfile_cpu_ms, 0);
+  rb_define_method(klass, "db_ms", Heron_Profiler_RequestProfile_db_ms, 0);
+  rb_define_method(klass, "started", Heron_Profiler_RequestProfile_started, 0);
+  rb_define_method(klass, "allocations", Heron_Profiler_RequestProfile_allocations, 0);
+  rb_define_method(klass, "gc_count", Heron_Profiler_RequestProfile_gc_count, 0);
+  rb_define_method(klass, "db_count", Heron_Profiler_RequestProfile_db_count, 0);
+  rb_define_method(klass, "number", Heron_Profiler_RequestProfile_number, 0);
+  rb_define_method(klass, "fibers", Heron_Profiler_RequestProfile_fibers, 0);
+}
+
+static void Heron_Profiler_RequestProfile_define_writers(VALUE klass)
+{
+  rb_define_method(klass, "status=", Heron_Profiler_RequestProfile_set_status, 1);
+  rb_define_method(klass, "n_plus_one=", Heron_Profiler_RequestProfile_set_n_plus_one, 1);
+  rb_define_method(klass, "after_reply_ms=", Heron_Profiler_RequestProfile_set_after_reply_ms, 1);
+  rb_define_method(klass, "number=", Heron_Profiler_RequestProfile_set_number, 1);
+}
+
+/* A frozen String kept alive for good: env and header keys. */
+VALUE Heron_Profiler_fstring(const char *s)
+{
+  VALUE str = rb_obj_freeze(rb_utf8_str_new_cstr(s));
+  rb_gc_register_mark_object(str);
+  return str;
+}
+
+static void Heron_Profiler_RequestProfile_init_strings(void)
+{
+  str_REQUEST_METHOD = Heron_Profiler_fstring("REQUEST_METHOD");
+  str_PATH_INFO = Heron_Profiler_fstring("PATH_INFO");
+  str_QUERY_STRING = Heron_Profiler_fstring("QUERY_STRING");
+  str_request_start = Heron_Profiler_fstring("heron.request_start");
+  str_X_REQUEST_START = Heron_Profiler_fstring("HTTP_X_REQUEST_START");
+  str_X_QUEUE_START = Heron_Profiler_fstring("HTTP_X_QUEUE_START");
+  str_server_timing = Heron_Profiler_fstring("server-timing");
+  str_profile_id = Heron_Profiler_fstring("x-heron-profile-id");
+  str_separator = Heron_Profiler_fstring(", ");
+  id_from_header = rb_intern("from_header");
+  id_QueueTime = rb_intern("QueueTime");
+}
+
+void Init_Heron_Profiler_RequestProfile(VALUE mProfiler)
+{
+  VALUE klass;
+  mHeron_Profiler = mProfiler;
+  klass = cHeron_Profiler_RequestProfile = rb_define_class_under(mProfiler, "RequestProfile", rb_cObject);
+  Heron_Profiler_RequestProfile_NONE = rb_obj_freeze(rb_ary_new());
+  rb_define_const(klass, "NONE", Heron_Profiler_RequestProfile_NONE);
+  rb_define_const(klass, "KEPT_QUERIES", INT2FIX(KEPT_QUERIES));
+  id_duration_ms = rb_intern("duration_ms");
+  sym_total_allocated_objects = ID2SYM(rb_intern("total_allocated_objects"));
+  pthread_atfork(NULL, NULL, Heron_Profiler_forked);
+  Heron_Profiler_RequestProfile_init_strings();
+  rb_define_alloc_func(klass, Heron_Profiler_RequestProfile_alloc);
+  rb_define_singleton_method(klass, "start", Heron_Profiler_RequestProfile_start, 1);
+  rb_define_method(klass, "add_headers", Heron_Profiler_RequestProfile_add_headers, 1);
+  rb_define_method(klass, "initialize", Heron_Profiler_RequestProfile_initialize, -1);
+  rb_define_method(klass, "app_returned", Heron_Profiler_RequestProfile_app_returned, 1);
+  rb_define_method(klass, "finished", Heron_Profiler_RequestProfile_finished, 0);
+  rb_define_method(klass, "finished?", Heron_Profiler_RequestProfile_finished_p, 0);
+  rb_define_method(klass, "id", Heron_Profiler_RequestProfile_id, 0);
+  rb_define_method(klass, "server_timing", Heron_Profiler_RequestProfile_server_timing, 0);
+  rb_define_method(klass, "add_query", Heron_Profiler_RequestProfile_add_query, 1);
+  rb_define_method(klass, "trim_queries", Heron_Profiler_RequestProfile_trim_queries, -1);
+  Heron_Profiler_RequestProfile_define_readers(klass);
+  Heron_Profiler_RequestProfile_define_writers(klass);
+}
