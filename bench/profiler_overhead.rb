@@ -1,8 +1,8 @@
 # frozen_string_literal: true
 
 # Measures what Heron's per-request profiler costs: the same app served by the real server
-# (`exe/heron`, one process, one reactor thread) with --no-profile and with --profile, and with
-# --profile but the fiber-switch TracePoint stubbed out (to see its own share). Starts one
+# (`exe/heron`, one process, one reactor thread) with --no-profile, with --profile, and with
+# --profile --profile-sample 10 (one request in ten measured). Starts one
 # server per variant and runs wrk against each in turn, round after round (the machine may be
 # shared, so each round is compared with its own profiling-off run), and
 # writes bench/results/profiler_overhead.md. Two numbers per run: req/s as wrk saw it, and the
@@ -24,18 +24,15 @@ class ProfilerOverheadBench
   ROOT = File.expand_path("..", __dir__)
   RESULTS = File.join(ROOT, "bench/results/profiler_overhead.md")
   HELLO = %(run ->(_env) { [200, { "content-type" => "text/plain" }, ["Hello, world!\\n"]] }\n)
-  NO_TRACEPOINT = <<~RUBY
-    require "heron/profiler"
-    Heron::Profiler::FiberAccounting.prepend(Module.new { def open(profile) = (attach(profile); profile) })
-  RUBY
-  VARIANTS = { "off" => ["--no-profile"], "on" => ["--profile"], "on, no TracePoint" => ["--profile"] }.freeze
+  VARIANTS = { "off" => ["--no-profile"], "on" => ["--profile"],
+               "on, 1 in 10 sampled" => ["--profile", "--profile-sample", "10"] }.freeze
+  MEASURED = VARIANTS.keys.drop(1).freeze
 
   # @param options [Hash] rounds, duration, connections.
   def initialize(options)
     @options = options
     @dir = Dir.mktmpdir("heron-bench")
     File.write(File.join(@dir, "hello.ru"), HELLO)
-    File.write(File.join(@dir, "no_tracepoint.rb"), NO_TRACEPOINT)
   end
 
   # Runs everything and writes the report.
@@ -99,8 +96,7 @@ class ProfilerOverheadBench
   end
 
   def server_command(variant, rackup, port)
-    preload = variant.include?("no TracePoint") ? ["-r", File.join(@dir, "no_tracepoint.rb")] : []
-    [RbConfig.ruby, "-rbundler/setup", "-I", File.join(ROOT, "lib"), *preload, File.join(ROOT, "exe/heron"),
+    [RbConfig.ruby, "-rbundler/setup", "-I", File.join(ROOT, "lib"), File.join(ROOT, "exe/heron"),
      "-p", port.to_s, "-o", "127.0.0.1", "-e", "production", "-q", "--no-metrics", *VARIANTS.fetch(variant), rackup]
   end
 
@@ -149,30 +145,30 @@ class ProfilerOverheadBench
         (hello world: #{@options[:connections]} connections; /users: 2); #{@options[:rounds]} rounds, each running wrk
         against every variant in turn (rotating order) on servers started once; req/s and µs are medians,
         "lost" and "added" are medians of each round's ratio to its own profiling-off run
-      - "on, no TracePoint": profiling on with the fiber-switch TracePoint never enabled (its own cost)
+      - "1 in 10 sampled": `--profile --profile-sample 10`, every tenth request measured
 
       Throughput (wrk's req/s; "lost" is the share of the profiling-off rate):
 
-      | endpoint | off req/s | on req/s | lost | on, no TracePoint req/s | lost |
+      | endpoint | off req/s | on req/s | lost | 1 in 10 sampled req/s | lost |
       |---|---:|---:|---:|---:|---:|
       #{rows.map { |name, values| row(name, values) }.join("\n")}
 
       Server CPU per request (µs; "added" is relative to profiling off; a CPU-bound server loses
       about added / (100% + added) of its throughput):
 
-      | endpoint | off µs/req | on µs/req | added | on, no TracePoint µs/req | added |
+      | endpoint | off µs/req | on µs/req | added | 1 in 10 sampled µs/req | added |
       |---|---:|---:|---:|---:|---:|
       #{rows.map { |name, values| cpu_row(name, values) }.join("\n")}
     MARKDOWN
   end
 
   def row(name, values)
-    cells = ["on", "on, no TracePoint"].map { |variant| [rate_text(values[variant][:rate]), percent(values[variant][:lost])] }
+    cells = MEASURED.map { |variant| [rate_text(values[variant][:rate]), percent(values[variant][:lost])] }
     "| #{name} | #{rate_text(values['off'][:rate])} | #{cells.flatten.join(' | ')} |"
   end
 
   def cpu_row(name, values)
-    cells = ["on", "on, no TracePoint"].map { |variant| [values[variant][:cpu].round(1), percent(values[variant][:added], "%+.1f%%")] }
+    cells = MEASURED.map { |variant| [values[variant][:cpu].round(1), percent(values[variant][:added], "%+.1f%%")] }
     "| #{name} | #{values['off'][:cpu].round(1)} | #{cells.flatten.join(' | ')} |"
   end
 

@@ -20,7 +20,7 @@ static VALUE str_PATH_INFO, str_QUERY_STRING, str_after_reply;
 typedef struct Heron_Profiler_Middleware_request {
   VALUE self, env, profile;
 } Heron_Profiler_Middleware_request;
-static ID id_app, id_accounting, id_store, id_profile_path, id_sql_hooked;
+static ID id_app, id_accounting, id_store, id_profile_path, id_sql_hooked, id_sample, id_requests;
 static ID id_call, id_new, id_push, id_dashboard, id_memory_profile, id_install_hooks;
 static ID id_report_n_plus_one, id_time_after_reply, id_check_queries;
 
@@ -83,6 +83,18 @@ static VALUE Heron_Profiler_Middleware_returned(VALUE self, VALUE profile, VALUE
   return headers;
 }
 
+/* Whether this request is one of those measured: the first, then one in every @sample
+ * (config.profile_sample). */
+static int Heron_Profiler_Middleware_sampled_p(VALUE self)
+{
+  VALUE sample = Heron_Profiler_Middleware_ivar(self, id_sample);
+  long every = FIXNUM_P(sample) ? FIX2LONG(sample) : 1, count;
+  if (every <= 1) return 1;
+  count = FIX2LONG(Heron_Profiler_Middleware_ivar(self, id_requests));
+  rb_ivar_set(self, id_requests, LONG2FIX((count + 1) % every));
+  return count == 0;
+}
+
 /*
  * Calls the app and measures it. An Array body has no app code left to run once the app
  * returns, so its request is finished there; any other body is wrapped in a ProfiledBody that
@@ -116,9 +128,9 @@ static VALUE Heron_Profiler_Middleware_measure(VALUE arg)
  * call-seq: call(env) -> [status, headers, body]
  *
  * Rack entry point. Requests under config.profile_path go to the dashboard, `?__heron=memory`
- * to the memory profile (when memory_profiler is there); every other request is measured
- * (see RequestProfile, FiberAccounting) and answered with a Server-Timing and an
- * x-heron-profile-id header. Whatever the app raises, the profile is finished (status 500)
+ * to the memory profile (when memory_profiler is there); every other request (or one in
+ * config.profile_sample, the rest going straight to the app) is measured (see RequestProfile,
+ * FiberAccounting) and answered with a Server-Timing and an x-heron-profile-id header. Whatever the app raises, the profile is finished (status 500)
  * and the error goes on to the server.
  */
 static VALUE Heron_Profiler_Middleware_call(VALUE self, VALUE env)
@@ -133,6 +145,9 @@ static VALUE Heron_Profiler_Middleware_call(VALUE self, VALUE env)
   if (Heron_Profiler_Middleware_memory_p(query)) {
     response = rb_funcall(self, id_memory_profile, 1, env);
     if (!NIL_P(response)) return response;
+  }
+  if (!Heron_Profiler_Middleware_sampled_p(self)) {
+    return rb_funcall(Heron_Profiler_Middleware_ivar(self, id_app), id_call, 1, env);
   }
   if (!RTEST(Heron_Profiler_Middleware_ivar(self, id_sql_hooked))) {
     rb_ivar_set(self, id_sql_hooked, rb_funcall(self, id_install_hooks, 0));
@@ -163,6 +178,8 @@ void Init_Heron_Profiler_Middleware(VALUE mProfiler)
   id_store = rb_intern("@store");
   id_profile_path = rb_intern("@profile_path");
   id_sql_hooked = rb_intern("@sql_hooked");
+  id_sample = rb_intern("@sample");
+  id_requests = rb_intern("@requests");
   id_call = rb_intern("call");
   id_new = rb_intern("new");
   id_push = rb_intern("push");

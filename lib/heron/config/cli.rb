@@ -33,6 +33,7 @@ module Heron
         [:continue_mode, ["--continue MODE"], "100-continue: lazy or eager (default lazy)"],
         [:profile, ["--[no-]profile"], "per-request profiler (default on in development)"],
         [:profile_path, ["--profile-path PATH"], "profiler pages' path (default /__heron)"],
+        [:profile_sample, ["--profile-sample N"], "profile one request in N (default 1: all)"],
         [:metrics, ["--[no-]metrics"], "metrics endpoint (default on when profiling)"],
         [:metrics_bind, ["--metrics-bind URI"], "metrics listener (default tcp://127.0.0.1:9393)"],
         [:n_plus_one_threshold, ["--n-plus-one-threshold COUNT"], "repeated-query warning (default 2)"],

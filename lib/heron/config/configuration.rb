@@ -42,6 +42,7 @@ module Heron
       after_reply_concurrency: 64,    # callbacks running at once per process
       profile: nil,                   # nil → on in development, off otherwise
       profile_path: "/__heron",
+      profile_sample: 1,              # measure one request in N (1: every request)
       profile_token: nil,
       metrics_bind: "tcp://127.0.0.1:9393",
       metrics: nil,                   # nil → on when profile is on
@@ -62,6 +63,7 @@ module Heron
       forwarded_proto: [:boolean], continue_mode: [:choice, %i[lazy eager]],
       discard_body_limit: [:non_negative_integer], after_reply_concurrency: [:positive_integer],
       profile: [:optional_boolean], profile_path: [:url_path], profile_token: [:optional_string],
+      profile_sample: [:positive_integer],
       metrics_bind: [:optional_bind], metrics: [:optional_boolean], n_plus_one_threshold: [:positive_integer],
     }.freeze
 

@@ -246,6 +246,12 @@ module Heron
         set(:profile_path, path, "profile_path")
       end
 
+      # @param every [Integer, String] profile one request in this many (default 1: every one).
+      # @return [Integer]
+      def profile_sample(every)
+        set(:profile_sample, every, "profile_sample")
+      end
+
       # @param token [String, nil] a token the profiler's pages require (default none).
       # @return [String, nil]
       def profile_token(token)

@@ -32,6 +32,8 @@ module Heron
         @detector = NPlusOneDetector.new(config.n_plus_one_threshold)
         @development = config.environment_name == "development"
         @profile_path = config.profile_path
+        @sample = config.profile_sample
+        @requests = 0
         @sql_hooked = false
       end
 

@@ -58,6 +58,7 @@ class HeronConfigCLITest < Minitest::Test
     [%w[--continue eager], :continue_mode, :eager],
     [%w[--profile], :profile, true], [%w[--no-profile], :profile, false],
     [%w[--profile-path /_p], :profile_path, "/_p"],
+    [%w[--profile-sample 10], :profile_sample, 10],
     [%w[--metrics], :metrics, true], [%w[--no-metrics], :metrics, false],
     [%w[--metrics-bind tcp://0.0.0.0:9400], :metrics_bind, "tcp://0.0.0.0:9400"],
     [%w[--n-plus-one-threshold 4], :n_plus_one_threshold, 4],

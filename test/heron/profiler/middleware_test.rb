@@ -226,3 +226,20 @@ class MiddlewareBodyTest < Minitest::Test
     refute Heron::Profiler.accounting.tracing?
   end
 end
+
+class MiddlewareSampleTest < Minitest::Test
+  def test_one_request_in_n_is_measured_the_first_included
+    store = Heron::Profiler::Store.new
+    config = Heron::Configuration.new(environment: "production", profile_sample: 3)
+    app = Heron::Profiler::Middleware.new(->(_env) { [200, {}, ["ok"]] }, config, store: store)
+    timed = Array.new(7) { |i| app.call(Rack::MockRequest.env_for("/#{i}"))[1].key?("server-timing") }
+    assert_equal [true, false, false, true, false, false, true], timed
+    assert_equal %w[/6 /3 /0], store.recent.map { |record| record[:path] }
+  end
+
+  def test_the_dashboard_answers_whatever_the_sample
+    config = Heron::Configuration.new(environment: "production", profile_sample: 1000)
+    app = Heron::Profiler::Middleware.new(->(_env) { [200, {}, ["ok"]] }, config, store: Heron::Profiler::Store.new)
+    2.times { assert_equal 200, app.call(Rack::MockRequest.env_for("/__heron.json", "REMOTE_ADDR" => "127.0.0.1"))[0] }
+  end
+end
