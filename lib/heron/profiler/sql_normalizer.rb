@@ -6,18 +6,37 @@ module Heron
     # become `?`, an IN list of them becomes `IN (?)`, and runs of white space become one space.
     # Two queries that differ only in their values normalise to the same string, which is what
     # N+1 detection groups by. Quoted identifiers (`"users2"`) are kept as written.
+    #
+    # SQL without quotes of either kind (most ORM statements with integer keys) takes a quicker
+    # road to the same shape: its IN lists of numbers collapse in one pass before literals are
+    # replaced, and literals are replaced without a block. Only quotes can hide an `IN (` or a
+    # number inside a token, so without them both roads give the same string.
     class SqlNormalizer
-      TOKEN = /("(?:[^"]|"")*")|'(?:[^']|'')*'|\$\d+|\b\d+(?:\.\d+)?(?:e[+-]?\d+)?\b/i
+      # The lookaheads only say which character a token starts with, which lets the regexp
+      # engine skip ahead to it instead of trying every position.
+      TOKEN = /(?=["'$\d])(?:("(?:[^"]|"")*")|'(?:[^']|'')*'|\$\d+|\b\d+(?:\.\d+)?(?:e[+-]?\d+)?\b)/i
+      LITERAL = /(?=[$\d])(?:\$\d+|\b\d+(?:\.\d+)?(?:e[+-]?\d+)?\b)/i
+      ITEM = /(?:\$\d+|\b\d+(?:\.\d+)?(?:e[+-]?\d+)?\b|\?)/i
+      IN_ITEMS = /\bIN\s*\(\s*#{ITEM}(?:\s*,\s*#{ITEM})*\s*\)/i
       IN_LIST = /\bIN\s*\(\s*\?(?:\s*,\s*\?)*\s*\)/i
-      SPACE = /\s+/
+      QUOTES = /["']/
+      SPACE = /\s{2,}|[^\S ]/ # a run of white space that is not already one space
 
       # @param sql [String] the SQL as sent to the database.
       # @return [String] the normalised SQL.
       def self.normalize(sql)
-        shape = sql.gsub(TOKEN) { Regexp.last_match(1) || "?" }
+        shape = QUOTES.match?(sql) ? sql.gsub(TOKEN) { Regexp.last_match(1) || "?" } : unquoted(sql)
         shape.gsub!(IN_LIST, "IN (?)")
         shape.gsub!(SPACE, " ")
         shape.strip!
+        shape
+      end
+
+      # @param sql [String] SQL with no `'` or `"` in it.
+      # @return [String] its literals replaced by `?`, IN lists of numbers already `IN (?)`.
+      def self.unquoted(sql)
+        shape = sql.gsub(IN_ITEMS, "IN (?)")
+        shape.gsub!(LITERAL, "?")
         shape
       end
     end

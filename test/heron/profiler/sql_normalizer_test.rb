@@ -28,4 +28,21 @@ class SqlNormalizerTest < Minitest::Test
   def test_white_space_folds
     assert_equal "SELECT a FROM b", normalize("  SELECT a\n\t FROM   b ")
   end
+
+  def test_a_long_in_list_collapses_with_or_without_quotes
+    ids = (1..1000).to_a.join(", ")
+    assert_equal "SELECT * FROM `roles` WHERE (`id` IN (?))", normalize("SELECT * FROM `roles` WHERE (`id` IN (#{ids}))")
+    assert_equal 'SELECT * FROM "roles" WHERE ("id" IN (?))', normalize(%(SELECT * FROM "roles" WHERE ("id" IN (#{ids}))))
+    assert_equal "SELECT ? WHERE a IN (?) AND b IN (?)", normalize("SELECT $1 WHERE a IN ($2, ?, 3.5) AND b in(4)")
+  end
+
+  def test_quotes_keep_in_and_numbers_inside_them_as_the_tokens_they_are_part_of
+    assert_equal "SELECT ?, ?, ?", normalize("SELECT 'IN (', 1, ')'")
+    assert_equal 'SELECT "x IN (1, 2)" FROM t', normalize('SELECT "x IN (1, 2)" FROM t')
+    assert_equal "SELECT ?IN (?)", normalize("SELECT $1IN (2)")
+  end
+
+  def test_single_spaces_stay_and_other_white_space_folds
+    assert_equal "a b c d", normalize("a b\tc\r\n d")
+  end
 end

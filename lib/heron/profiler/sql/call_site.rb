@@ -8,9 +8,14 @@ module Heron
       # Finds where in the application a query came from: the first frame of the current stack
       # that is not inside an installed gem, Ruby's own library or Heron. Paths under the working
       # directory are shown relative to it (`app/users.rb:14`).
+      #
+      # Whether a file is library code is decided once per path and remembered (a query's stack
+      # repeats the same few files), so the prefix pattern does not run on every frame of every
+      # query; the memory is cleared when it passes {CACHE_LIMIT} paths.
       class CallSite
         BATCH = 16
         DEPTH = 256
+        CACHE_LIMIT = 10_000
 
         # @return [Array<String>] path prefixes that are not application code.
         def self.library_prefixes
@@ -25,6 +30,7 @@ module Heron
         def initialize(prefixes = self.class.library_prefixes, root = Dir.pwd)
           @library = prefixes.empty? ? /(?!)/ : /\A(?:#{prefixes.map { |prefix| Regexp.escape(prefix) }.join('|')})/
           @root = File.join(root, "")
+          @shown = {}
         end
 
         # @param skip [Integer] frames above the caller to skip.
@@ -32,8 +38,10 @@ module Heron
         def find(skip = 1)
           start = skip + 1
           while start < DEPTH && (batch = caller_locations(start, BATCH))
-            frame = batch.find { |location| app?(location.absolute_path || location.path) }
-            return format_frame(frame) if frame
+            batch.each do |location|
+              shown = shown_path(location.absolute_path || location.path)
+              return "#{shown}:#{location.lineno}" if shown
+            end
             start += BATCH
           end
         end
@@ -41,15 +49,22 @@ module Heron
         # @param path [String] a frame's file.
         # @return [Boolean] whether the file is application code.
         def app?(path)
-          !@library.match?(path)
+          !shown_path(path).nil?
+        end
+
+        # @return [Integer] how many paths are remembered now (at most {CACHE_LIMIT}).
+        def cached_paths
+          @shown.size
         end
 
         private
 
-        def format_frame(location)
-          path = location.absolute_path || location.path
-          path = path.delete_prefix(@root)
-          "#{path}:#{location.lineno}"
+        # The path as shown in a call site, nil for library code; remembered per path.
+        def shown_path(path)
+          shown = @shown.fetch(path, false)
+          return shown unless shown == false
+          @shown.clear if @shown.size >= CACHE_LIMIT
+          @shown[path] = @library.match?(path) ? nil : path.delete_prefix(@root).freeze
         end
       end
     end

@@ -23,4 +23,23 @@ class CallSiteTest < Minitest::Test
     everything = Heron::Profiler::Sql::CallSite.new(["/", "<"])
     assert_nil everything.find
   end
+
+  def test_the_library_or_app_decision_is_remembered_per_path_and_bounded
+    site = Heron::Profiler::Sql::CallSite.new(["/lib/"], "/app")
+    assert site.app?("/app/a.rb")
+    refute site.app?("/lib/b.rb")
+    assert site.app?("/app/a.rb")
+    assert_equal 2, site.cached_paths
+    limit = Heron::Profiler::Sql::CallSite::CACHE_LIMIT
+    (limit - 2).times { |i| site.app?("/app/#{i}.rb") }
+    assert_equal limit, site.cached_paths
+    refute site.app?("/lib/c.rb")
+    assert_equal 1, site.cached_paths
+  end
+
+  def test_a_remembered_path_is_still_shown_relative_with_its_own_line
+    site = Heron::Profiler::Sql::CallSite.new
+    lines = 2.times.map { site.find(0) }
+    assert_equal ["test/heron/profiler/sql/call_site_test.rb:#{__LINE__ - 1}"] * 2, lines
+  end
 end
