@@ -82,10 +82,11 @@ module Heron
         AfterReplyTimer.new(callables) { |ms| profile.after_reply_ms = ms }.wrap
       end
 
-      # Checks a finished request's queries for N+1s and trims the list kept in the store.
+      # Checks a finished request's queries for N+1s and trims what the store keeps of them.
       def check_queries(profile)
         profile.n_plus_one = @detector.detect(profile.queries)
         profile.trim_queries
+        profile.queries.each(&:compact)
       end
     end
   end

@@ -5,6 +5,9 @@ module Heron
     # One SQL statement a request ran: the text, its shape, how long it took and where in the
     # application it came from.
     class Query
+      # Longest SQL text a stored record keeps (see {#compact}).
+      KEPT_SQL = 2048
+
       attr_reader :sql, :duration_ms, :call_site, :adapter
 
       # @param sql [String] the SQL as sent.
@@ -21,6 +24,18 @@ module Heron
       # @return [String] the statement's shape (see {SqlNormalizer}), worked out on first use.
       def normalized
         @normalized ||= SqlNormalizer.normalize(@sql)
+      end
+
+      # Shortens a long statement once its request is over, so records in the store do not hold
+      # on to huge texts (an eager load's `IN (1, 2, …, 1000)`): its shape is worked out from the
+      # whole text first, then the text is cut to `limit` characters and marked as cut.
+      # @param limit [Integer] characters to keep.
+      # @return [self]
+      def compact(limit = KEPT_SQL)
+        return self if @sql.bytesize <= limit
+        normalized
+        @sql = "#{@sql[0, limit]}… (#{@sql.bytesize} bytes)"
+        self
       end
 
       # @return [Array(String, String)] what N+1 detection groups by.
