@@ -114,11 +114,19 @@ static VALUE Heron_Profiler_FiberAccounting_alloc(VALUE klass)
   return self;
 }
 
-/* call-seq: FiberAccounting.new. Starts with no profile open and the TracePoint disabled. */
+/*
+ * call-seq: FiberAccounting.new
+ *
+ * Starts with no profile open and the TracePoint disabled. The instance then lives as long as
+ * the process: its TracePoint's hook holds a pointer to it, and a profile left open would keep
+ * the hook enabled after the last reference to the instance was gone. A process needs one
+ * (Heron::Profiler.accounting).
+ */
 static VALUE Heron_Profiler_FiberAccounting_initialize(VALUE self)
 {
   Heron_Profiler_FiberAccounting *a = Heron_Profiler_FiberAccounting_get(self);
   a->trace = rb_tracepoint_new(Qnil, RUBY_EVENT_FIBER_SWITCH, Heron_Profiler_FiberAccounting_hook, a);
+  rb_gc_register_mark_object(self);
   return self;
 }
 
