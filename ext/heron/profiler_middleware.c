@@ -105,7 +105,7 @@ static VALUE Heron_Profiler_Middleware_measure(VALUE arg)
   const Heron_Profiler_Middleware_request *request = (const Heron_Profiler_Middleware_request *)arg;
   VALUE self = request->self, env = request->env, profile = request->profile;
   VALUE response = rb_funcall(Heron_Profiler_Middleware_ivar(self, id_app), id_call, 1, env);
-  VALUE status, headers, body;
+  VALUE status, headers, body, added;
   if (!RB_TYPE_P(response, T_ARRAY) || RARRAY_LEN(response) != 3) { /* the server will refuse it */
     Heron_Profiler_Middleware_finish(self, profile, INT2FIX(500));
     return response;
@@ -120,8 +120,9 @@ static VALUE Heron_Profiler_Middleware_measure(VALUE arg)
     Heron_Profiler_FiberAccounting_checkpoint(Heron_Profiler_Middleware_ivar(self, id_accounting));
     body = rb_funcall(cHeron_Profiler_ProfiledBody, id_new, 4, body, self, profile, status);
   }
-  headers = Heron_Profiler_Middleware_returned(self, profile, env, headers);
-  return rb_ary_new_from_args(3, status, headers, body);
+  added = Heron_Profiler_Middleware_returned(self, profile, env, headers);
+  if (added == headers && body == RARRAY_AREF(response, 2)) return response; /* same three values */
+  return rb_ary_new_from_args(3, status, added, body);
 }
 
 /*

@@ -193,8 +193,9 @@ class MiddlewareBodyTest < Minitest::Test
 
   def test_an_array_body_is_finished_when_the_app_returns
     body = ["hi"]
-    status, headers, returned = call(->(_env) { [201, { "content-type" => "text/plain" }, body] })
-    assert_same body, returned
+    response = [201, { "content-type" => "text/plain" }, body]
+    assert_same response, call(->(_env) { response }) # nothing replaced: the app's own Array
+    status, headers, returned = response
     record = @store.find(headers.fetch("x-heron-profile-id"))
     assert_equal [201, "/"], record.values_at(:status, :path)
     assert_operator record[:total_ms], :>=, record[:app_ms]
