@@ -16,8 +16,9 @@ module Heron
     # request, which measured at about half of a hello world's throughput (see
     # docs/profiling.md).
     #
-    # Every profiled request runs this class, so its per-request work is a handful of calls
-    # into C ({RequestProfile}, {FiberAccounting}); see docs/profiling.md for what it costs.
+    # Every profiled request runs `call`, so it and `finish` are written in C
+    # (ext/heron/profiler_middleware.c); see docs/profiling.md for what a request costs.
+    # `config.profile_sample` N measures the first request and one in N after it.
     class Middleware
       N_PLUS_ONE_HEADER = "x-heron-n-plus-one"
       UNAVAILABLE = "The Heron profiler dashboard is not available in this build.\n"
