@@ -14,10 +14,11 @@
 #
 # Needs wrk. Not a test: numbers depend on the machine.
 require "optparse"
-require "socket"
 require "tmpdir"
 require "rbconfig"
 require "etc"
+require_relative "lib/server_process"
+require_relative "lib/wrk"
 
 # Runs one benchmark session: the endpoints, the variants and the report.
 class ProfilerOverheadBench
@@ -59,13 +60,13 @@ class ProfilerOverheadBench
   # "added" are medians of each round's ratio to the profiling-off run next to it.
   def measure(rackup, path, connections)
     servers = VARIANTS.keys.to_h { |variant| [variant, start(variant, rackup)] }
-    servers.each_value { |port, pid| wrk(port, pid, path, connections, 2) }
+    servers.each_value { |server| wrk(server, path, connections, 2) }
     rounds = Array.new(@options[:rounds]) do |round|
-      VARIANTS.keys.rotate(round).to_h { |variant| [variant, wrk(*servers.fetch(variant), path, connections)] }
+      VARIANTS.keys.rotate(round).to_h { |variant| [variant, wrk(servers.fetch(variant), path, connections)] }
     end
     summary(rounds)
   ensure
-    servers&.each_value { |_port, pid| stop(pid) }
+    servers&.each_value(&:stop)
   end
 
   # @return [Hash{String => Hash}] per variant: median req/s and µs/request, and the medians of
@@ -84,53 +85,18 @@ class ProfilerOverheadBench
   end
 
   def start(variant, rackup)
-    port = free_port
-    pid = spawn(*server_command(variant, rackup, port), chdir: ROOT, out: File::NULL, err: File.join(@dir, "server.log"))
-    wait_for(port)
-    [port, pid]
-  end
-
-  def stop(pid)
-    Process.kill("TERM", pid)
-    Process.wait(pid)
-  end
-
-  def server_command(variant, rackup, port)
-    [RbConfig.ruby, "-rbundler/setup", "-I", File.join(ROOT, "lib"), File.join(ROOT, "exe/heron"),
-     "-p", port.to_s, "-o", "127.0.0.1", "-e", "production", "-q", "--no-metrics", *VARIANTS.fetch(variant), rackup]
+    port = Bench::ServerProcess.free_port
+    argv = [RbConfig.ruby, "-rbundler/setup", "-I", File.join(ROOT, "lib"), File.join(ROOT, "exe/heron"), "-p", port.to_s,
+            "-o", "127.0.0.1", "-e", "production", "-q", "--no-metrics", *VARIANTS.fetch(variant), rackup]
+    Bench::ServerProcess.new(argv, port: port, log: File.join(@dir, "server.log"), chdir: ROOT).start
   end
 
   # @return [Array(Float, Float)] req/s, and the server's CPU µs per request.
-  def wrk(port, pid, path, connections, duration = @options[:duration])
-    url = "http://127.0.0.1:#{port}#{path}"
-    cpu = cpu_seconds(pid)
-    output = `wrk -t1 -c#{connections} -d#{duration}s --timeout 60s #{url}`
-    cpu = cpu_seconds(pid) - cpu
-    requests, seconds = output.match(/(\d+) requests in ([\d.]+)s/)&.captures&.map(&:to_f)
-    requests ? [requests / seconds, cpu / requests * 1e6] : [0.0, Float::NAN]
-  end
-
-  def cpu_seconds(pid)
-    fields = File.read("/proc/#{pid}/stat").split(") ").last.split
-    (fields[11].to_i + fields[12].to_i) / Etc.sysconf(Etc::SC_CLK_TCK).to_f
-  end
-
-  def wait_for(port, timeout = 20)
-    deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + timeout
-    begin
-      TCPSocket.new("127.0.0.1", port).close
-    rescue SystemCallError
-      raise "server did not start; see #{@dir}/server.log" if Process.clock_gettime(Process::CLOCK_MONOTONIC) > deadline
-      sleep 0.1
-      retry
-    end
-  end
-
-  def free_port
-    server = TCPServer.new("127.0.0.1", 0)
-    server.addr[1]
-  ensure
-    server&.close
+  def wrk(server, path, connections, duration = @options[:duration])
+    result = Bench::Wrk.run(server.url(path), server: server, connections: connections, seconds: duration, threads: 1,
+                                              timeout: 60)
+    return [0.0, Float::NAN] if result.requests.zero?
+    [result.rps, result.server_cpu_s / result.requests * 1e6]
   end
 
   def report(rows)

@@ -16,10 +16,12 @@ module Bench
       out[/wrk \S+/] || "wrk"
     end
 
-    # `cpu`, when given, pins wrk to that CPU list with taskset.
-    def command(url, connections:, seconds:, threads: 2, latency: false, cpu: nil)
+    # `cpu`, when given, pins wrk to that CPU list with taskset; `timeout` (seconds) replaces
+    # wrk's 2 s limit for a response.
+    def command(url, connections:, seconds:, threads: 2, latency: false, cpu: nil, timeout: nil)
       argv = cpu ? ["taskset", "-c", cpu.to_s] : []
       argv += ["wrk", "-t#{threads}", "-c#{connections}", "-d#{seconds}s"]
+      argv << "--timeout" << "#{timeout}s" if timeout
       argv << "--latency" if latency
       argv << url
     end
