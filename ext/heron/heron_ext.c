@@ -43,7 +43,9 @@ typedef struct Heron_HTTPParser {
 
 /* ---- frozen, shared strings -------------------------------------------- */
 
-static VALUE Heron_str(const char *s)
+/* A frozen (binary) String kept alive for good: env keys and shared values. The profiler's
+ * files use it too (profiler.h). */
+VALUE Heron_str(const char *s)
 {
   VALUE str = rb_obj_freeze(rb_str_new_cstr(s));
   rb_gc_register_mark_object(str);

@@ -9,6 +9,7 @@
 #define HERON_PROFILER_H
 
 #include <ruby.h>
+#include <math.h>
 #include <stddef.h>
 
 typedef struct Heron_Profiler_RequestProfile {
@@ -29,10 +30,17 @@ typedef struct Heron_Profiler_Counters {
 } Heron_Profiler_Counters;
 
 extern VALUE cHeron_Profiler_RequestProfile;
+extern VALUE Heron_Profiler_str_PATH_INFO, Heron_Profiler_str_QUERY_STRING;
+
+/* Whether the profile's request is over (RequestProfile#finished was called). */
+static inline int Heron_Profiler_RequestProfile_done(const Heron_Profiler_RequestProfile *profile)
+{
+  return !isnan(profile->total_ms);
+}
 
 Heron_Profiler_RequestProfile *Heron_Profiler_RequestProfile_get(VALUE self);
 double Heron_Profiler_monotonic(void);
-VALUE Heron_Profiler_fstring(const char *s);
+VALUE Heron_str(const char *s); /* heron_ext.c */
 void Heron_Profiler_Counters_read(Heron_Profiler_Counters *counters);
 void Heron_Profiler_RequestProfile_mark(Heron_Profiler_RequestProfile *profile, const Heron_Profiler_Counters *now);
 void Heron_Profiler_RequestProfile_charge(Heron_Profiler_RequestProfile *profile, const Heron_Profiler_Counters *now);

@@ -18,7 +18,6 @@
 #include "profiler.h"
 #include <ruby/debug.h>
 #include <ruby/st.h>
-#include <math.h>
 
 typedef struct Heron_Profiler_FiberAccounting {
   st_table *fibers;  /* Fiber -> RequestProfile it works for */
@@ -100,7 +99,7 @@ static void Heron_Profiler_FiberAccounting_hook(VALUE tracepoint, void *data)
 {
   Heron_Profiler_FiberAccounting *a = data;
   VALUE profile = Heron_Profiler_FiberAccounting_lookup(a->fibers, rb_fiber_current());
-  if (!NIL_P(profile) && !isnan(Heron_Profiler_RequestProfile_get(profile)->total_ms)) profile = Qnil;
+  if (!NIL_P(profile) && Heron_Profiler_RequestProfile_done(Heron_Profiler_RequestProfile_get(profile))) profile = Qnil;
   Heron_Profiler_FiberAccounting_switch_to(a, profile);
 }
 

@@ -10,10 +10,9 @@
  */
 #include "profiler.h"
 #include <string.h>
-#include <math.h>
 
 static VALUE cHeron_Profiler_ProfiledBody;
-static VALUE str_PATH_INFO, str_QUERY_STRING, str_after_reply;
+static VALUE str_after_reply;
 
 /* What rb_protect hands to Heron_Profiler_Middleware_measure (the values stay on this stack,
  * where the GC sees them). */
@@ -24,15 +23,10 @@ static ID id_app, id_accounting, id_store, id_profile_path, id_sql_hooked, id_sa
 static ID id_call, id_new, id_push, id_dashboard, id_memory_profile, id_install_hooks;
 static ID id_report_n_plus_one, id_time_after_reply, id_check_queries;
 
-static VALUE Heron_Profiler_Middleware_ivar(VALUE self, ID name)
-{
-  return rb_ivar_get(self, name);
-}
-
 /* Whether the request's path lies under the dashboard's (config.profile_path). */
 static int Heron_Profiler_Middleware_dashboard_p(VALUE self, VALUE path)
 {
-  VALUE prefix = Heron_Profiler_Middleware_ivar(self, id_profile_path);
+  VALUE prefix = rb_ivar_get(self, id_profile_path);
   if (!RB_TYPE_P(path, T_STRING) || !RB_TYPE_P(prefix, T_STRING)) return 0;
   return RSTRING_LEN(path) >= RSTRING_LEN(prefix) &&
          memcmp(RSTRING_PTR(path), RSTRING_PTR(prefix), (size_t)RSTRING_LEN(prefix)) == 0;
@@ -57,12 +51,12 @@ static int Heron_Profiler_Middleware_memory_p(VALUE query)
 static VALUE Heron_Profiler_Middleware_finish(VALUE self, VALUE profile, VALUE status)
 {
   Heron_Profiler_RequestProfile *p = Heron_Profiler_RequestProfile_get(profile);
-  if (!isnan(p->total_ms)) return Qnil;
+  if (Heron_Profiler_RequestProfile_done(p)) return Qnil;
   if (NIL_P(p->status)) RB_OBJ_WRITE(profile, &p->status, status);
   Heron_Profiler_RequestProfile_finished(profile);
-  Heron_Profiler_FiberAccounting_close(Heron_Profiler_Middleware_ivar(self, id_accounting), profile);
+  Heron_Profiler_FiberAccounting_close(rb_ivar_get(self, id_accounting), profile);
   if (RARRAY_LEN(p->queries) > 0) rb_funcall(self, id_check_queries, 1, profile);
-  rb_funcall(Heron_Profiler_Middleware_ivar(self, id_store), id_push, 1, profile);
+  rb_funcall(rb_ivar_get(self, id_store), id_push, 1, profile);
   return Qnil;
 }
 
@@ -87,10 +81,10 @@ static VALUE Heron_Profiler_Middleware_returned(VALUE self, VALUE profile, VALUE
  * (config.profile_sample). */
 static int Heron_Profiler_Middleware_sampled_p(VALUE self)
 {
-  VALUE sample = Heron_Profiler_Middleware_ivar(self, id_sample);
+  VALUE sample = rb_ivar_get(self, id_sample);
   long every = FIXNUM_P(sample) ? FIX2LONG(sample) : 1, count;
   if (every <= 1) return 1;
-  count = FIX2LONG(Heron_Profiler_Middleware_ivar(self, id_requests));
+  count = FIX2LONG(rb_ivar_get(self, id_requests));
   rb_ivar_set(self, id_requests, LONG2FIX((count + 1) % every));
   return count == 0;
 }
@@ -104,7 +98,7 @@ static VALUE Heron_Profiler_Middleware_measure(VALUE arg)
 {
   const Heron_Profiler_Middleware_request *request = (const Heron_Profiler_Middleware_request *)arg;
   VALUE self = request->self, env = request->env, profile = request->profile;
-  VALUE response = rb_funcall(Heron_Profiler_Middleware_ivar(self, id_app), id_call, 1, env);
+  VALUE response = rb_funcall(rb_ivar_get(self, id_app), id_call, 1, env);
   VALUE status, headers, body, added;
   if (!RB_TYPE_P(response, T_ARRAY) || RARRAY_LEN(response) != 3) { /* the server will refuse it */
     Heron_Profiler_Middleware_finish(self, profile, INT2FIX(500));
@@ -117,7 +111,7 @@ static VALUE Heron_Profiler_Middleware_measure(VALUE arg)
   if (rb_obj_class(body) == rb_cArray) {
     Heron_Profiler_Middleware_finish(self, profile, status);
   } else {
-    Heron_Profiler_FiberAccounting_checkpoint(Heron_Profiler_Middleware_ivar(self, id_accounting));
+    Heron_Profiler_FiberAccounting_checkpoint(rb_ivar_get(self, id_accounting));
     body = rb_funcall(cHeron_Profiler_ProfiledBody, id_new, 4, body, self, profile, status);
   }
   added = Heron_Profiler_Middleware_returned(self, profile, env, headers);
@@ -140,21 +134,21 @@ static VALUE Heron_Profiler_Middleware_call(VALUE self, VALUE env)
   Heron_Profiler_Middleware_request request;
   int state = 0;
   Check_Type(env, T_HASH);
-  path = rb_hash_aref(env, str_PATH_INFO);
+  path = rb_hash_aref(env, Heron_Profiler_str_PATH_INFO);
   if (Heron_Profiler_Middleware_dashboard_p(self, path)) return rb_funcall(self, id_dashboard, 1, env);
-  query = rb_hash_aref(env, str_QUERY_STRING);
+  query = rb_hash_aref(env, Heron_Profiler_str_QUERY_STRING);
   if (Heron_Profiler_Middleware_memory_p(query)) {
     response = rb_funcall(self, id_memory_profile, 1, env);
     if (!NIL_P(response)) return response;
   }
   if (!Heron_Profiler_Middleware_sampled_p(self)) {
-    return rb_funcall(Heron_Profiler_Middleware_ivar(self, id_app), id_call, 1, env);
+    return rb_funcall(rb_ivar_get(self, id_app), id_call, 1, env);
   }
-  if (!RTEST(Heron_Profiler_Middleware_ivar(self, id_sql_hooked))) {
+  if (!RTEST(rb_ivar_get(self, id_sql_hooked))) {
     rb_ivar_set(self, id_sql_hooked, rb_funcall(self, id_install_hooks, 0));
   }
   profile = Heron_Profiler_RequestProfile_for(env, path, query);
-  Heron_Profiler_FiberAccounting_open(Heron_Profiler_Middleware_ivar(self, id_accounting), profile);
+  Heron_Profiler_FiberAccounting_open(rb_ivar_get(self, id_accounting), profile);
   request.self = self;
   request.env = env;
   request.profile = profile;
@@ -171,9 +165,7 @@ void Init_Heron_Profiler_Middleware(VALUE mProfiler)
 {
   VALUE klass = rb_define_class_under(mProfiler, "Middleware", rb_cObject);
   cHeron_Profiler_ProfiledBody = rb_define_class_under(mProfiler, "ProfiledBody", rb_cObject);
-  str_PATH_INFO = Heron_Profiler_fstring("PATH_INFO");
-  str_QUERY_STRING = Heron_Profiler_fstring("QUERY_STRING");
-  str_after_reply = Heron_Profiler_fstring("rack.after_reply");
+  str_after_reply = Heron_str("rack.after_reply");
   id_app = rb_intern("@app");
   id_accounting = rb_intern("@accounting");
   id_store = rb_intern("@store");

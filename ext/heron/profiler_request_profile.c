@@ -9,8 +9,8 @@
  *   #app_returned(status) #add_headers(headers) #finished #finished? #id #server_timing
  *   #add_query(query) #trim_queries(limit = 1000) #fibers
  *   readers: request_method path query status queries queue_ms app_ms total_ms cpu_ms
- *            allocations gc_count db_ms db_count after_reply_ms n_plus_one number started
- *   writers: status= n_plus_one= after_reply_ms= number=
+ *            allocations gc_count db_ms db_count after_reply_ms n_plus_one started
+ *   writers: status= n_plus_one= after_reply_ms=
  */
 #include "profiler.h"
 #include <math.h>
@@ -26,7 +26,8 @@ static VALUE Heron_Profiler_RequestProfile_NONE;
 static ID id_duration_ms;
 static VALUE sym_total_allocated_objects;
 static volatile pid_t Heron_Profiler_pid; /* 0 after a fork, until read again */
-static VALUE str_REQUEST_METHOD, str_PATH_INFO, str_QUERY_STRING, str_request_start;
+VALUE Heron_Profiler_str_PATH_INFO, Heron_Profiler_str_QUERY_STRING;
+static VALUE str_REQUEST_METHOD, str_request_start;
 static VALUE str_X_REQUEST_START, str_X_QUEUE_START, str_server_timing, str_profile_id, str_separator;
 static ID id_from_header, id_QueueTime;
 static VALUE mHeron_Profiler;
@@ -66,12 +67,17 @@ Heron_Profiler_RequestProfile *Heron_Profiler_RequestProfile_get(VALUE self)
   return rb_check_typeddata(self, &Heron_Profiler_RequestProfile_type);
 }
 
+static double Heron_Profiler_seconds(clockid_t clock)
+{
+  struct timespec ts;
+  clock_gettime(clock, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 /* CLOCK_MONOTONIC in seconds, the clock Process.clock_gettime(Process::CLOCK_MONOTONIC) reads. */
 double Heron_Profiler_monotonic(void)
 {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+  return Heron_Profiler_seconds(CLOCK_MONOTONIC);
 }
 
 /* Reads the three counters FiberAccounting charges: allocated objects, GC runs, thread CPU. */
@@ -157,7 +163,7 @@ VALUE Heron_Profiler_RequestProfile_finished(VALUE self)
 /* call-seq: finished? -> true or false. Whether #finished was called. */
 static VALUE Heron_Profiler_RequestProfile_finished_p(VALUE self)
 {
-  return isnan(Heron_Profiler_RequestProfile_get(self)->total_ms) ? Qfalse : Qtrue;
+  return Heron_Profiler_RequestProfile_done(Heron_Profiler_RequestProfile_get(self)) ? Qtrue : Qfalse;
 }
 
 static void Heron_Profiler_forked(void)
@@ -269,13 +275,6 @@ static VALUE Heron_Profiler_RequestProfile_server_timing(VALUE self)
   return rb_utf8_str_new(text.buf, (long)text.len);
 }
 
-static double Heron_Profiler_realtime(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* Queue time in ms: a proxy's X-Request-Start / X-Queue-Start wins (it covers the hop to
  * Heron; Heron::Profiler::QueueTime.from_header reads it), else the server's own stamp of the
  * request's first byte; NAN when neither tells. */
@@ -284,7 +283,7 @@ static double Heron_Profiler_queue_ms(VALUE env, VALUE request_start, double now
   VALUE header = rb_hash_aref(env, str_X_REQUEST_START), ms;
   if (NIL_P(header)) header = rb_hash_aref(env, str_X_QUEUE_START);
   if (!NIL_P(header)) {
-    ms = rb_funcall(rb_const_get(mHeron_Profiler, id_QueueTime), id_from_header, 2, header, DBL2NUM(Heron_Profiler_realtime()));
+    ms = rb_funcall(rb_const_get(mHeron_Profiler, id_QueueTime), id_from_header, 2, header, DBL2NUM(Heron_Profiler_seconds(CLOCK_REALTIME)));
     return NIL_P(ms) ? NAN : NUM2DBL(ms);
   }
   if (NIL_P(request_start)) return NAN;
@@ -301,7 +300,7 @@ static double Heron_Profiler_queue_ms(VALUE env, VALUE request_start, double now
 static VALUE Heron_Profiler_RequestProfile_start(VALUE klass, VALUE env)
 {
   Check_Type(env, T_HASH);
-  return Heron_Profiler_RequestProfile_for(env, rb_hash_aref(env, str_PATH_INFO), rb_hash_aref(env, str_QUERY_STRING));
+  return Heron_Profiler_RequestProfile_for(env, rb_hash_aref(env, Heron_Profiler_str_PATH_INFO), rb_hash_aref(env, Heron_Profiler_str_QUERY_STRING));
 }
 
 /* RequestProfile.start(env) for a caller that has read the path and query already. */
@@ -429,20 +428,6 @@ static VALUE Heron_Profiler_RequestProfile_set_after_reply_ms(VALUE self, VALUE 
   return ms;
 }
 
-/* call-seq: number -> Integer or nil. The profile's number in this process (see FiberAccounting#open). */
-static VALUE Heron_Profiler_RequestProfile_number(VALUE self)
-{
-  long number = Heron_Profiler_RequestProfile_get(self)->number;
-  return number ? LONG2NUM(number) : Qnil;
-}
-
-/* call-seq: number = Integer. Numbers the profile (before its #id is first read). */
-static VALUE Heron_Profiler_RequestProfile_set_number(VALUE self, VALUE number)
-{
-  Heron_Profiler_RequestProfile_get(self)->number = NUM2LONG(number);
-  return number;
-}
-
 static void Heron_Profiler_RequestProfile_define_readers(VALUE klass)
 {
   rb_define_method(klass, "request_method", Heron_Profiler_RequestProfile_method, 0);
@@ -461,7 +446,6 @@ static void Heron_Profiler_RequestProfile_define_readers(VALUE klass)
   rb_define_method(klass, "allocations", Heron_Profiler_RequestProfile_allocations, 0);
   rb_define_method(klass, "gc_count", Heron_Profiler_RequestProfile_gc_count, 0);
   rb_define_method(klass, "db_count", Heron_Profiler_RequestProfile_db_count, 0);
-  rb_define_method(klass, "number", Heron_Profiler_RequestProfile_number, 0);
   rb_define_method(klass, "fibers", Heron_Profiler_RequestProfile_fibers, 0);
 }
 
@@ -470,28 +454,19 @@ static void Heron_Profiler_RequestProfile_define_writers(VALUE klass)
   rb_define_method(klass, "status=", Heron_Profiler_RequestProfile_set_status, 1);
   rb_define_method(klass, "n_plus_one=", Heron_Profiler_RequestProfile_set_n_plus_one, 1);
   rb_define_method(klass, "after_reply_ms=", Heron_Profiler_RequestProfile_set_after_reply_ms, 1);
-  rb_define_method(klass, "number=", Heron_Profiler_RequestProfile_set_number, 1);
-}
-
-/* A frozen String kept alive for good: env and header keys. */
-VALUE Heron_Profiler_fstring(const char *s)
-{
-  VALUE str = rb_obj_freeze(rb_utf8_str_new_cstr(s));
-  rb_gc_register_mark_object(str);
-  return str;
 }
 
 static void Heron_Profiler_RequestProfile_init_strings(void)
 {
-  str_REQUEST_METHOD = Heron_Profiler_fstring("REQUEST_METHOD");
-  str_PATH_INFO = Heron_Profiler_fstring("PATH_INFO");
-  str_QUERY_STRING = Heron_Profiler_fstring("QUERY_STRING");
-  str_request_start = Heron_Profiler_fstring("heron.request_start");
-  str_X_REQUEST_START = Heron_Profiler_fstring("HTTP_X_REQUEST_START");
-  str_X_QUEUE_START = Heron_Profiler_fstring("HTTP_X_QUEUE_START");
-  str_server_timing = Heron_Profiler_fstring("server-timing");
-  str_profile_id = Heron_Profiler_fstring("x-heron-profile-id");
-  str_separator = Heron_Profiler_fstring(", ");
+  str_REQUEST_METHOD = Heron_str("REQUEST_METHOD");
+  Heron_Profiler_str_PATH_INFO = Heron_str("PATH_INFO");
+  Heron_Profiler_str_QUERY_STRING = Heron_str("QUERY_STRING");
+  str_request_start = Heron_str("heron.request_start");
+  str_X_REQUEST_START = Heron_str("HTTP_X_REQUEST_START");
+  str_X_QUEUE_START = Heron_str("HTTP_X_QUEUE_START");
+  str_server_timing = Heron_str("server-timing");
+  str_profile_id = Heron_str("x-heron-profile-id");
+  str_separator = Heron_str(", ");
   id_from_header = rb_intern("from_header");
   id_QueueTime = rb_intern("QueueTime");
 }
@@ -502,8 +477,7 @@ void Init_Heron_Profiler_RequestProfile(VALUE mProfiler)
   mHeron_Profiler = mProfiler;
   klass = cHeron_Profiler_RequestProfile = rb_define_class_under(mProfiler, "RequestProfile", rb_cObject);
   Heron_Profiler_RequestProfile_NONE = rb_obj_freeze(rb_ary_new());
-  rb_define_const(klass, "NONE", Heron_Profiler_RequestProfile_NONE);
-  rb_define_const(klass, "KEPT_QUERIES", INT2FIX(KEPT_QUERIES));
+  rb_gc_register_mark_object(Heron_Profiler_RequestProfile_NONE);
   id_duration_ms = rb_intern("duration_ms");
   sym_total_allocated_objects = ID2SYM(rb_intern("total_allocated_objects"));
   pthread_atfork(NULL, NULL, Heron_Profiler_forked);

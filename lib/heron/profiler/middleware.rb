@@ -79,7 +79,6 @@ module Heron
       end
 
       def time_after_reply(profile, callables)
-        return profile.after_reply_ms = 0.0 if callables.empty?
         AfterReplyTimer.new(callables) { |ms| profile.after_reply_ms = ms }.wrap
       end
 
