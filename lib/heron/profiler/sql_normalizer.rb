@@ -14,9 +14,10 @@ module Heron
     class SqlNormalizer
       # The lookaheads only say which character a token starts with, which lets the regexp
       # engine skip ahead to it instead of trying every position.
-      TOKEN = /(?=["'$\d])(?:("(?:[^"]|"")*")|'(?:[^']|'')*'|\$\d+|\b\d+(?:\.\d+)?(?:e[+-]?\d+)?\b)/i
-      LITERAL = /(?=[$\d])(?:\$\d+|\b\d+(?:\.\d+)?(?:e[+-]?\d+)?\b)/i
-      ITEM = /(?:\$\d+|\b\d+(?:\.\d+)?(?:e[+-]?\d+)?\b|\?)/i
+      NUMBER = /\$\d+|\b\d+(?:\.\d+)?(?:e[+-]?\d+)?\b/i # a number or a $n placeholder
+      TOKEN = /(?=["'$\d])(?:("(?:[^"]|"")*")|'(?:[^']|'')*'|#{NUMBER})/i
+      LITERAL = /(?=[$\d])#{NUMBER}/i
+      ITEM = /#{NUMBER}|\?/i
       IN_ITEMS = /\bIN\s*\(\s*#{ITEM}(?:\s*,\s*#{ITEM})*\s*\)/i
       IN_LIST = /\bIN\s*\(\s*\?(?:\s*,\s*\?)*\s*\)/i
       QUOTES = /["']/
