@@ -56,9 +56,12 @@ static void Heron_Head_check_name(VALUE name)
  * times; head is binary). */
 static void Heron_Head_append_line(VALUE head, VALUE name, const char *value, long value_len)
 {
-  long name_len = RSTRING_LEN(name), at = RSTRING_LEN(head);
+  long name_len = RSTRING_LEN(name), at = RSTRING_LEN(head), need = name_len + value_len + 4;
   char *out;
-  rb_str_modify_expand(head, name_len + value_len + 4);
+  /* rb_str_modify_expand reallocates to exactly the size asked, even to shrink: call it only
+   * when the line does not fit, and then to at least double the buffer. */
+  if ((long)rb_str_capacity(head) - at < need) rb_str_modify_expand(head, need + at);
+  else rb_str_modify(head);
   out = RSTRING_PTR(head) + at;
   memcpy(out, RSTRING_PTR(name), (size_t)name_len);
   out += name_len;
@@ -68,7 +71,7 @@ static void Heron_Head_append_line(VALUE head, VALUE name, const char *value, lo
   out += value_len;
   *out++ = '\r';
   *out++ = '\n';
-  rb_str_set_len(head, at + name_len + value_len + 4);
+  rb_str_set_len(head, at + need);
 }
 
 static void Heron_Head_add_line(VALUE head, VALUE name, VALUE value)
