@@ -16,6 +16,7 @@
  *   #reset                  -> self
  */
 #include <ruby.h>
+#include <ruby/encoding.h>
 #include <string.h>
 #include "http_parser.h"
 #include "profiler.h"
@@ -44,10 +45,11 @@ typedef struct Heron_HTTPParser {
 /* ---- frozen, shared strings -------------------------------------------- */
 
 /* A frozen (binary) String kept alive for good: env keys and shared values. The profiler's
- * files use it too (profiler.h). */
+ * files use it too (profiler.h). Interned, so every file gets the same object for the same
+ * text: the profiler finds the parser's env keys by identity. */
 VALUE Heron_str(const char *s)
 {
-  VALUE str = rb_obj_freeze(rb_str_new_cstr(s));
+  VALUE str = rb_enc_interned_str(s, (long)strlen(s), rb_ascii8bit_encoding());
   rb_gc_register_mark_object(str);
   return str;
 }

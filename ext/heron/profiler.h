@@ -39,6 +39,11 @@ static inline int Heron_Profiler_RequestProfile_done(const Heron_Profiler_Reques
 }
 
 Heron_Profiler_RequestProfile *Heron_Profiler_RequestProfile_get(VALUE self);
+int Heron_Profiler_RequestProfile_p(VALUE value);
+VALUE Heron_Profiler_RequestProfile_restore(const Heron_Profiler_RequestProfile *record, VALUE method, VALUE path, VALUE query, VALUE id);
+VALUE Heron_Profiler_RequestProfile_id(VALUE self);
+#define HERON_PROFILER_ID_MAX 40 /* bytes of a record id, at most */
+size_t Heron_Profiler_RequestProfile_id_text(VALUE self, const Heron_Profiler_RequestProfile *p, char *buf);
 double Heron_Profiler_monotonic(void);
 VALUE Heron_str(const char *s); /* heron_ext.c */
 void Heron_Profiler_Counters_read(Heron_Profiler_Counters *counters);
@@ -46,13 +51,23 @@ void Heron_Profiler_RequestProfile_mark(Heron_Profiler_RequestProfile *profile, 
 void Heron_Profiler_RequestProfile_charge(Heron_Profiler_RequestProfile *profile, const Heron_Profiler_Counters *now);
 
 VALUE Heron_Profiler_RequestProfile_for(VALUE env, VALUE path, VALUE query);
-VALUE Heron_Profiler_RequestProfile_app_returned(VALUE self, VALUE status);
-VALUE Heron_Profiler_RequestProfile_finished(VALUE self);
-VALUE Heron_Profiler_RequestProfile_add_headers(VALUE self, VALUE headers);
+void Heron_Profiler_RequestProfile_stamp_app(VALUE self, Heron_Profiler_RequestProfile *p, VALUE status);
+void Heron_Profiler_RequestProfile_stamp_end(Heron_Profiler_RequestProfile *p);
+void Heron_Profiler_RequestProfile_add_timing(VALUE self, const Heron_Profiler_RequestProfile *p, VALUE headers);
 
-VALUE Heron_Profiler_FiberAccounting_open(VALUE self, VALUE profile);
-VALUE Heron_Profiler_FiberAccounting_checkpoint(VALUE self);
-VALUE Heron_Profiler_FiberAccounting_close(VALUE self, VALUE profile);
+/* The RequestProfile struct of a value known to be one (created here, or taken from tables
+ * that hold only RequestProfiles), without rb_check_typeddata's cost. */
+#define HERON_PROFILE(value) ((Heron_Profiler_RequestProfile *)RTYPEDDATA_DATA(value))
+
+typedef struct Heron_Profiler_FiberAccounting Heron_Profiler_FiberAccounting;
+Heron_Profiler_FiberAccounting *Heron_Profiler_FiberAccounting_get(VALUE self);
+void Heron_Profiler_FiberAccounting_open_profile(Heron_Profiler_FiberAccounting *a, VALUE profile, Heron_Profiler_RequestProfile *p);
+void Heron_Profiler_FiberAccounting_charge_running(Heron_Profiler_FiberAccounting *a);
+void Heron_Profiler_FiberAccounting_close_profile(Heron_Profiler_FiberAccounting *a, VALUE profile, Heron_Profiler_RequestProfile *p);
+
+int Heron_Profiler_Store_p(VALUE value);
+VALUE Heron_Profiler_Store_push(VALUE self, VALUE record);
+void Heron_Profiler_Store_push_profile(VALUE self, VALUE profile, const Heron_Profiler_RequestProfile *p);
 
 void Init_Heron_Profiler_RequestProfile(VALUE mProfiler);
 void Init_Heron_Profiler_FiberAccounting(VALUE mProfiler);

@@ -19,12 +19,12 @@
 #include <ruby/debug.h>
 #include <ruby/st.h>
 
-typedef struct Heron_Profiler_FiberAccounting {
+struct Heron_Profiler_FiberAccounting {
   st_table *fibers;  /* Fiber -> RequestProfile it works for */
   st_table *running; /* Thread -> RequestProfile being charged on it (absent: none) */
   long open, opened;
   VALUE trace;
-} Heron_Profiler_FiberAccounting;
+};
 
 static int Heron_Profiler_FiberAccounting_mark_entry(st_data_t key, st_data_t value, st_data_t arg)
 {
@@ -61,7 +61,7 @@ static const rb_data_type_t Heron_Profiler_FiberAccounting_type = {
   0, 0, RUBY_TYPED_FREE_IMMEDIATELY,
 };
 
-static Heron_Profiler_FiberAccounting *Heron_Profiler_FiberAccounting_get(VALUE self)
+Heron_Profiler_FiberAccounting *Heron_Profiler_FiberAccounting_get(VALUE self)
 {
   return rb_check_typeddata(self, &Heron_Profiler_FiberAccounting_type);
 }
@@ -83,13 +83,13 @@ static void Heron_Profiler_FiberAccounting_switch_to(Heron_Profiler_FiberAccount
   Heron_Profiler_Counters now;
   if (NIL_P(previous) && NIL_P(profile)) return;
   Heron_Profiler_Counters_read(&now);
-  if (!NIL_P(previous)) Heron_Profiler_RequestProfile_charge(Heron_Profiler_RequestProfile_get(previous), &now);
+  if (!NIL_P(previous)) Heron_Profiler_RequestProfile_charge(HERON_PROFILE(previous), &now);
   if (NIL_P(profile)) {
     st_data_t key = (st_data_t)thread;
     st_delete(a->running, &key, NULL);
     return;
   }
-  Heron_Profiler_RequestProfile_mark(Heron_Profiler_RequestProfile_get(profile), &now);
+  Heron_Profiler_RequestProfile_mark(HERON_PROFILE(profile), &now);
   st_insert(a->running, (st_data_t)thread, (st_data_t)profile);
 }
 
@@ -99,7 +99,7 @@ static void Heron_Profiler_FiberAccounting_hook(VALUE tracepoint, void *data)
 {
   Heron_Profiler_FiberAccounting *a = data;
   VALUE profile = Heron_Profiler_FiberAccounting_lookup(a->fibers, rb_fiber_current());
-  if (!NIL_P(profile) && Heron_Profiler_RequestProfile_done(Heron_Profiler_RequestProfile_get(profile))) profile = Qnil;
+  if (!NIL_P(profile) && Heron_Profiler_RequestProfile_done(HERON_PROFILE(profile))) profile = Qnil;
   Heron_Profiler_FiberAccounting_switch_to(a, profile);
 }
 
@@ -147,6 +147,18 @@ static VALUE Heron_Profiler_FiberAccounting_tracing_p(VALUE self)
   return rb_tracepoint_enabled_p(Heron_Profiler_FiberAccounting_get(self)->trace);
 }
 
+/* Charges `fiber` to the profile from now on (see #attach). */
+static void Heron_Profiler_FiberAccounting_attach_fiber(Heron_Profiler_FiberAccounting *a, VALUE profile, Heron_Profiler_RequestProfile *p, VALUE fiber, VALUE current)
+{
+  st_insert(a->fibers, (st_data_t)fiber, (st_data_t)profile);
+  if (NIL_P(p->fiber)) RB_OBJ_WRITE(profile, &p->fiber, fiber);
+  else {
+    if (NIL_P(p->fibers)) RB_OBJ_WRITE(profile, &p->fibers, rb_ary_new());
+    rb_ary_push(p->fibers, fiber);
+  }
+  if (fiber == current) Heron_Profiler_FiberAccounting_switch_to(a, profile);
+}
+
 /*
  * call-seq: attach(profile, fiber = Fiber.current) -> nil
  *
@@ -157,18 +169,18 @@ static VALUE Heron_Profiler_FiberAccounting_attach(int argc, VALUE *argv, VALUE 
 {
   Heron_Profiler_FiberAccounting *a = Heron_Profiler_FiberAccounting_get(self);
   VALUE profile, fiber, current = rb_fiber_current();
-  Heron_Profiler_RequestProfile *p;
   rb_scan_args(argc, argv, "11", &profile, &fiber);
-  p = Heron_Profiler_RequestProfile_get(profile);
-  if (NIL_P(fiber)) fiber = current;
-  st_insert(a->fibers, (st_data_t)fiber, (st_data_t)profile);
-  if (NIL_P(p->fiber)) RB_OBJ_WRITE(profile, &p->fiber, fiber);
-  else {
-    if (NIL_P(p->fibers)) RB_OBJ_WRITE(profile, &p->fibers, rb_ary_new());
-    rb_ary_push(p->fibers, fiber);
-  }
-  if (fiber == current) Heron_Profiler_FiberAccounting_switch_to(a, profile);
+  Heron_Profiler_FiberAccounting_attach_fiber(a, profile, Heron_Profiler_RequestProfile_get(profile), NIL_P(fiber) ? current : fiber, current);
   return Qnil;
+}
+
+/* #open for a caller holding the pointers. */
+void Heron_Profiler_FiberAccounting_open_profile(Heron_Profiler_FiberAccounting *a, VALUE profile, Heron_Profiler_RequestProfile *p)
+{
+  VALUE current = rb_fiber_current();
+  p->number = ++a->opened;
+  if (++a->open == 1) rb_tracepoint_enable(a->trace);
+  Heron_Profiler_FiberAccounting_attach_fiber(a, profile, p, current, current);
 }
 
 /*
@@ -177,20 +189,22 @@ static VALUE Heron_Profiler_FiberAccounting_attach(int argc, VALUE *argv, VALUE 
  * Numbers the profile (see RequestProfile#id), charges the current fiber to it from now on,
  * and enables the TracePoint when it is the first one open.
  */
-VALUE Heron_Profiler_FiberAccounting_open(VALUE self, VALUE profile)
+static VALUE Heron_Profiler_FiberAccounting_open(VALUE self, VALUE profile)
 {
-  Heron_Profiler_FiberAccounting *a = Heron_Profiler_FiberAccounting_get(self);
-  Heron_Profiler_RequestProfile_get(profile)->number = ++a->opened;
-  if (++a->open == 1) rb_tracepoint_enable(a->trace);
-  Heron_Profiler_FiberAccounting_attach(1, &profile, self);
+  Heron_Profiler_FiberAccounting_open_profile(Heron_Profiler_FiberAccounting_get(self), profile, Heron_Profiler_RequestProfile_get(profile));
   return profile;
 }
 
-/* call-seq: checkpoint -> nil. Charges what the running profile used so far, so its counters are current. */
-VALUE Heron_Profiler_FiberAccounting_checkpoint(VALUE self)
+/* #checkpoint for a caller holding the pointer. */
+void Heron_Profiler_FiberAccounting_charge_running(Heron_Profiler_FiberAccounting *a)
 {
-  Heron_Profiler_FiberAccounting *a = Heron_Profiler_FiberAccounting_get(self);
   Heron_Profiler_FiberAccounting_switch_to(a, Heron_Profiler_FiberAccounting_lookup(a->running, rb_thread_current()));
+}
+
+/* call-seq: checkpoint -> nil. Charges what the running profile used so far, so its counters are current. */
+static VALUE Heron_Profiler_FiberAccounting_checkpoint(VALUE self)
+{
+  Heron_Profiler_FiberAccounting_charge_running(Heron_Profiler_FiberAccounting_get(self));
   return Qnil;
 }
 
@@ -200,17 +214,9 @@ static void Heron_Profiler_FiberAccounting_forget(Heron_Profiler_FiberAccounting
   if (Heron_Profiler_FiberAccounting_lookup(a->fibers, fiber) == profile) st_delete(a->fibers, &key, NULL);
 }
 
-/*
- * call-seq: close(profile) -> nil
- *
- * Stops charging a profile: its fibers are forgotten (a stored profile holding on to fibers
- * would keep them in the old generation and bring on extra major GCs), and the TracePoint is
- * disabled once no profile is open.
- */
-VALUE Heron_Profiler_FiberAccounting_close(VALUE self, VALUE profile)
+/* #close for a caller holding the pointers. */
+void Heron_Profiler_FiberAccounting_close_profile(Heron_Profiler_FiberAccounting *a, VALUE profile, Heron_Profiler_RequestProfile *p)
 {
-  Heron_Profiler_FiberAccounting *a = Heron_Profiler_FiberAccounting_get(self);
-  Heron_Profiler_RequestProfile *p = Heron_Profiler_RequestProfile_get(profile);
   long i;
   if (Heron_Profiler_FiberAccounting_lookup(a->running, rb_thread_current()) == profile) {
     Heron_Profiler_FiberAccounting_switch_to(a, Qnil);
@@ -224,6 +230,18 @@ VALUE Heron_Profiler_FiberAccounting_close(VALUE self, VALUE profile)
     rb_tracepoint_disable(a->trace);
     st_clear(a->running);
   }
+}
+
+/*
+ * call-seq: close(profile) -> nil
+ *
+ * Stops charging a profile: its fibers are forgotten (a stored profile holding on to fibers
+ * would keep them in the old generation and bring on extra major GCs), and the TracePoint is
+ * disabled once no profile is open.
+ */
+static VALUE Heron_Profiler_FiberAccounting_close(VALUE self, VALUE profile)
+{
+  Heron_Profiler_FiberAccounting_close_profile(Heron_Profiler_FiberAccounting_get(self), profile, Heron_Profiler_RequestProfile_get(profile));
   return Qnil;
 }
 

@@ -5,6 +5,10 @@
  * constructor and everything that is not on every request (the dashboard, the memory
  * profile, N+1 reports, after-reply timing, checking a request's queries).
  *
+ * The values the hot path reads live in a C struct, not in instance variables (reading one of
+ * those costs as much as a hash lookup); Ruby's #initialize hands them over with #configure.
+ *
+ *   #configure(app, accounting, store, profile_path, sample) (private)
  *   #call(env)              -> [status, headers, body]
  *   #finish(profile, status) -> nil
  */
@@ -13,20 +17,90 @@
 
 static VALUE cHeron_Profiler_ProfiledBody;
 static VALUE str_after_reply;
+static VALUE Heron_Profiler_loaded_features; /* $LOADED_FEATURES */
+
+typedef struct Heron_Profiler_Middleware {
+  VALUE app, accounting, store, profile_path;
+  Heron_Profiler_FiberAccounting *a; /* accounting's */
+  int c_store;                       /* whether store is a Heron::Profiler::Store */
+  long sample, requests;
+  long features_seen; /* $LOADED_FEATURES' size when the SQL hooks were last installed; -1: all are */
+} Heron_Profiler_Middleware;
 
 /* What rb_protect hands to Heron_Profiler_Middleware_measure (the values stay on this stack,
  * where the GC sees them). */
 typedef struct Heron_Profiler_Middleware_request {
   VALUE self, env, profile;
+  Heron_Profiler_Middleware *m;
+  Heron_Profiler_RequestProfile *p;
 } Heron_Profiler_Middleware_request;
-static ID id_app, id_accounting, id_store, id_profile_path, id_sql_hooked, id_sample, id_requests;
 static ID id_call, id_new, id_push, id_dashboard, id_memory_profile, id_install_hooks;
 static ID id_report_n_plus_one, id_time_after_reply, id_check_queries;
 
-/* Whether the request's path lies under the dashboard's (config.profile_path). */
-static int Heron_Profiler_Middleware_dashboard_p(VALUE self, VALUE path)
+static void Heron_Profiler_Middleware_mark(void *ptr)
 {
-  VALUE prefix = rb_ivar_get(self, id_profile_path);
+  Heron_Profiler_Middleware *m = ptr;
+  rb_gc_mark(m->app);
+  rb_gc_mark(m->accounting);
+  rb_gc_mark(m->store);
+  rb_gc_mark(m->profile_path);
+}
+
+static const rb_data_type_t Heron_Profiler_Middleware_type = {
+  "Heron::Profiler::Middleware",
+  { Heron_Profiler_Middleware_mark, RUBY_TYPED_DEFAULT_FREE, NULL, },
+  0, 0, RUBY_TYPED_FREE_IMMEDIATELY | RUBY_TYPED_WB_PROTECTED,
+};
+
+static Heron_Profiler_Middleware *Heron_Profiler_Middleware_get(VALUE self)
+{
+  Heron_Profiler_Middleware *m = rb_check_typeddata(self, &Heron_Profiler_Middleware_type);
+  if (NIL_P(m->app)) rb_raise(rb_eRuntimeError, "Heron::Profiler::Middleware not configured");
+  return m;
+}
+
+static VALUE Heron_Profiler_Middleware_alloc(VALUE klass)
+{
+  Heron_Profiler_Middleware *m;
+  VALUE self = TypedData_Make_Struct(klass, Heron_Profiler_Middleware, &Heron_Profiler_Middleware_type, m);
+  m->app = m->accounting = m->store = m->profile_path = Qnil;
+  return self;
+}
+
+/*
+ * call-seq: configure(app, accounting, store, profile_path, sample) -> self
+ *
+ * What #call needs: the Rack app, the FiberAccounting, the Store, the dashboard's path prefix
+ * (a String, or nil for none) and the sampling period (an Integer; 1 or less: every request).
+ */
+static VALUE Heron_Profiler_Middleware_configure(VALUE self, VALUE app, VALUE accounting, VALUE store, VALUE profile_path, VALUE sample)
+{
+  Heron_Profiler_Middleware *m = rb_check_typeddata(self, &Heron_Profiler_Middleware_type);
+  m->a = Heron_Profiler_FiberAccounting_get(accounting);
+  m->c_store = Heron_Profiler_Store_p(store);
+  RB_OBJ_WRITE(self, &m->app, app);
+  RB_OBJ_WRITE(self, &m->accounting, accounting);
+  RB_OBJ_WRITE(self, &m->store, store);
+  RB_OBJ_WRITE(self, &m->profile_path, profile_path);
+  m->sample = NUM2LONG(sample);
+  m->requests = 0;
+  m->features_seen = -2;
+  return self;
+}
+
+/* Installs the SQL hooks of the database libraries loaded by now (ActiveRecord may load after
+ * the app is built). Asked again only after something new was required. */
+static void Heron_Profiler_Middleware_hook_sql(VALUE self, Heron_Profiler_Middleware *m)
+{
+  long loaded = RARRAY_LEN(Heron_Profiler_loaded_features);
+  if (m->features_seen == -1 || m->features_seen == loaded) return;
+  m->features_seen = RTEST(rb_funcall(self, id_install_hooks, 0)) ? -1 : loaded;
+}
+
+/* Whether the request's path lies under the dashboard's (config.profile_path). */
+static int Heron_Profiler_Middleware_dashboard_p(const Heron_Profiler_Middleware *m, VALUE path)
+{
+  VALUE prefix = m->profile_path;
   if (!RB_TYPE_P(path, T_STRING) || !RB_TYPE_P(prefix, T_STRING)) return 0;
   return RSTRING_LEN(path) >= RSTRING_LEN(prefix) &&
          memcmp(RSTRING_PTR(path), RSTRING_PTR(prefix), (size_t)RSTRING_LEN(prefix)) == 0;
@@ -40,6 +114,18 @@ static int Heron_Profiler_Middleware_memory_p(VALUE query)
   return memmem(RSTRING_PTR(query), (size_t)RSTRING_LEN(query), flag, sizeof(flag) - 1) != NULL;
 }
 
+/* #finish for a caller holding the pointers. */
+static void Heron_Profiler_Middleware_finish_profile(VALUE self, Heron_Profiler_Middleware *m, VALUE profile, Heron_Profiler_RequestProfile *p, VALUE status)
+{
+  if (Heron_Profiler_RequestProfile_done(p)) return;
+  if (NIL_P(p->status)) RB_OBJ_WRITE(profile, &p->status, status);
+  Heron_Profiler_RequestProfile_stamp_end(p);
+  Heron_Profiler_FiberAccounting_close_profile(m->a, profile, p);
+  if (RARRAY_LEN(p->queries) > 0) rb_funcall(self, id_check_queries, 1, profile);
+  if (m->c_store) Heron_Profiler_Store_push_profile(m->store, profile, p);
+  else rb_funcall(m->store, id_push, 1, profile);
+}
+
 /*
  * call-seq: finish(profile, status) -> nil
  *
@@ -50,42 +136,38 @@ static int Heron_Profiler_Middleware_memory_p(VALUE query)
  */
 static VALUE Heron_Profiler_Middleware_finish(VALUE self, VALUE profile, VALUE status)
 {
-  Heron_Profiler_RequestProfile *p = Heron_Profiler_RequestProfile_get(profile);
-  if (Heron_Profiler_RequestProfile_done(p)) return Qnil;
-  if (NIL_P(p->status)) RB_OBJ_WRITE(profile, &p->status, status);
-  Heron_Profiler_RequestProfile_finished(profile);
-  Heron_Profiler_FiberAccounting_close(rb_ivar_get(self, id_accounting), profile);
-  if (RARRAY_LEN(p->queries) > 0) rb_funcall(self, id_check_queries, 1, profile);
-  rb_funcall(rb_ivar_get(self, id_store), id_push, 1, profile);
+  Heron_Profiler_Middleware_finish_profile(self, Heron_Profiler_Middleware_get(self), profile, Heron_Profiler_RequestProfile_get(profile), status);
   return Qnil;
 }
 
-/* Adds the profile's headers, reports N+1s and times after-reply callbacks once the app has
- * returned. An app sharing one frozen headers Hash gets a copy, not a 500. */
-static VALUE Heron_Profiler_Middleware_returned(VALUE self, VALUE profile, VALUE env, VALUE headers)
+/* Adds the profile's headers and reports N+1s once the app has returned. An app sharing one
+ * frozen headers Hash gets a copy, not a 500. */
+static VALUE Heron_Profiler_Middleware_returned(const Heron_Profiler_Middleware_request *request, VALUE headers)
 {
-  Heron_Profiler_RequestProfile *p = Heron_Profiler_RequestProfile_get(profile);
-  VALUE callables;
   if (!RB_TYPE_P(headers, T_HASH)) return headers; /* not Rack 3: the server will refuse it */
   if (OBJ_FROZEN(headers)) headers = rb_hash_dup(headers);
-  Heron_Profiler_RequestProfile_add_headers(profile, headers);
-  if (RARRAY_LEN(p->queries) > 0) rb_funcall(self, id_report_n_plus_one, 2, profile, headers);
-  callables = rb_hash_aref(env, str_after_reply);
-  if (!RB_TYPE_P(callables, T_ARRAY)) return headers;
-  if (RARRAY_LEN(callables) == 0) p->after_reply_ms = 0.0;
-  else rb_funcall(self, id_time_after_reply, 2, profile, callables);
+  Heron_Profiler_RequestProfile_add_timing(request->profile, request->p, headers);
+  if (RARRAY_LEN(request->p->queries) > 0) rb_funcall(request->self, id_report_n_plus_one, 2, request->profile, headers);
   return headers;
+}
+
+/* Times the request's after-reply callbacks (none: 0 ms, known before the record is stored). */
+static void Heron_Profiler_Middleware_after_reply(const Heron_Profiler_Middleware_request *request)
+{
+  VALUE callables = rb_hash_aref(request->env, str_after_reply);
+  if (!RB_TYPE_P(callables, T_ARRAY)) return;
+  if (RARRAY_LEN(callables) == 0) request->p->after_reply_ms = 0.0;
+  else rb_funcall(request->self, id_time_after_reply, 2, request->profile, callables);
 }
 
 /* Whether this request is one of those measured: the first, then one in every @sample
  * (config.profile_sample). */
-static int Heron_Profiler_Middleware_sampled_p(VALUE self)
+static int Heron_Profiler_Middleware_sampled_p(Heron_Profiler_Middleware *m)
 {
-  VALUE sample = rb_ivar_get(self, id_sample);
-  long every = FIXNUM_P(sample) ? FIX2LONG(sample) : 1, count;
-  if (every <= 1) return 1;
-  count = FIX2LONG(rb_ivar_get(self, id_requests));
-  rb_ivar_set(self, id_requests, LONG2FIX((count + 1) % every));
+  long count;
+  if (m->sample <= 1) return 1;
+  count = m->requests;
+  m->requests = (count + 1) % m->sample;
   return count == 0;
 }
 
@@ -97,24 +179,25 @@ static int Heron_Profiler_Middleware_sampled_p(VALUE self)
 static VALUE Heron_Profiler_Middleware_measure(VALUE arg)
 {
   const Heron_Profiler_Middleware_request *request = (const Heron_Profiler_Middleware_request *)arg;
-  VALUE self = request->self, env = request->env, profile = request->profile;
-  VALUE response = rb_funcall(rb_ivar_get(self, id_app), id_call, 1, env);
+  VALUE self = request->self, profile = request->profile;
+  VALUE response = rb_funcall(request->m->app, id_call, 1, request->env);
   VALUE status, headers, body, added;
   if (!RB_TYPE_P(response, T_ARRAY) || RARRAY_LEN(response) != 3) { /* the server will refuse it */
-    Heron_Profiler_Middleware_finish(self, profile, INT2FIX(500));
+    Heron_Profiler_Middleware_finish_profile(self, request->m, profile, request->p, INT2FIX(500));
     return response;
   }
   status = RARRAY_AREF(response, 0);
   headers = RARRAY_AREF(response, 1);
   body = RARRAY_AREF(response, 2);
-  Heron_Profiler_RequestProfile_app_returned(profile, status);
+  Heron_Profiler_RequestProfile_stamp_app(profile, request->p, status);
+  Heron_Profiler_Middleware_after_reply(request);
   if (rb_obj_class(body) == rb_cArray) {
-    Heron_Profiler_Middleware_finish(self, profile, status);
+    Heron_Profiler_Middleware_finish_profile(self, request->m, profile, request->p, status);
   } else {
-    Heron_Profiler_FiberAccounting_checkpoint(rb_ivar_get(self, id_accounting));
+    Heron_Profiler_FiberAccounting_charge_running(request->m->a);
     body = rb_funcall(cHeron_Profiler_ProfiledBody, id_new, 4, body, self, profile, status);
   }
-  added = Heron_Profiler_Middleware_returned(self, profile, env, headers);
+  added = Heron_Profiler_Middleware_returned(request, headers);
   if (added == headers && body == RARRAY_AREF(response, 2)) return response; /* same three values */
   return rb_ary_new_from_args(3, status, added, body);
 }
@@ -125,37 +208,37 @@ static VALUE Heron_Profiler_Middleware_measure(VALUE arg)
  * Rack entry point. Requests under config.profile_path go to the dashboard, `?__heron=memory`
  * to the memory profile (when memory_profiler is there); every other request (or one in
  * config.profile_sample, the rest going straight to the app) is measured (see RequestProfile,
- * FiberAccounting) and answered with a Server-Timing and an x-heron-profile-id header. Whatever the app raises, the profile is finished (status 500)
- * and the error goes on to the server.
+ * FiberAccounting) and answered with a Server-Timing header that also names its record.
+ * Whatever the app raises, the profile is finished (status 500) and the error goes on to the
+ * server.
  */
 static VALUE Heron_Profiler_Middleware_call(VALUE self, VALUE env)
 {
+  Heron_Profiler_Middleware *m = Heron_Profiler_Middleware_get(self);
   VALUE path, query, profile, response;
   Heron_Profiler_Middleware_request request;
   int state = 0;
   Check_Type(env, T_HASH);
   path = rb_hash_aref(env, Heron_Profiler_str_PATH_INFO);
-  if (Heron_Profiler_Middleware_dashboard_p(self, path)) return rb_funcall(self, id_dashboard, 1, env);
+  if (Heron_Profiler_Middleware_dashboard_p(m, path)) return rb_funcall(self, id_dashboard, 1, env);
   query = rb_hash_aref(env, Heron_Profiler_str_QUERY_STRING);
   if (Heron_Profiler_Middleware_memory_p(query)) {
     response = rb_funcall(self, id_memory_profile, 1, env);
     if (!NIL_P(response)) return response;
   }
-  if (!Heron_Profiler_Middleware_sampled_p(self)) {
-    return rb_funcall(rb_ivar_get(self, id_app), id_call, 1, env);
-  }
-  if (!RTEST(rb_ivar_get(self, id_sql_hooked))) {
-    rb_ivar_set(self, id_sql_hooked, rb_funcall(self, id_install_hooks, 0));
-  }
+  if (!Heron_Profiler_Middleware_sampled_p(m)) return rb_funcall(m->app, id_call, 1, env);
+  Heron_Profiler_Middleware_hook_sql(self, m);
   profile = Heron_Profiler_RequestProfile_for(env, path, query);
-  Heron_Profiler_FiberAccounting_open(rb_ivar_get(self, id_accounting), profile);
   request.self = self;
   request.env = env;
   request.profile = profile;
+  request.m = m;
+  request.p = HERON_PROFILE(profile);
+  Heron_Profiler_FiberAccounting_open_profile(m->a, profile, request.p);
   response = rb_protect(Heron_Profiler_Middleware_measure, (VALUE)&request, &state);
   RB_GC_GUARD(profile);
   if (state) {
-    Heron_Profiler_Middleware_finish(self, profile, INT2FIX(500));
+    Heron_Profiler_Middleware_finish_profile(self, m, profile, request.p, INT2FIX(500));
     rb_jump_tag(state);
   }
   return response;
@@ -166,13 +249,10 @@ void Init_Heron_Profiler_Middleware(VALUE mProfiler)
   VALUE klass = rb_define_class_under(mProfiler, "Middleware", rb_cObject);
   cHeron_Profiler_ProfiledBody = rb_define_class_under(mProfiler, "ProfiledBody", rb_cObject);
   str_after_reply = Heron_str("rack.after_reply");
-  id_app = rb_intern("@app");
-  id_accounting = rb_intern("@accounting");
-  id_store = rb_intern("@store");
-  id_profile_path = rb_intern("@profile_path");
-  id_sql_hooked = rb_intern("@sql_hooked");
-  id_sample = rb_intern("@sample");
-  id_requests = rb_intern("@requests");
+  Heron_Profiler_loaded_features = rb_gv_get("$LOADED_FEATURES");
+  rb_gc_register_mark_object(Heron_Profiler_loaded_features);
+  rb_define_alloc_func(klass, Heron_Profiler_Middleware_alloc);
+  rb_define_private_method(klass, "configure", Heron_Profiler_Middleware_configure, 5);
   id_call = rb_intern("call");
   id_new = rb_intern("new");
   id_push = rb_intern("push");

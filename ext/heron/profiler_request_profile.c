@@ -28,7 +28,7 @@ static VALUE sym_total_allocated_objects;
 static volatile pid_t Heron_Profiler_pid; /* 0 after a fork, until read again */
 VALUE Heron_Profiler_str_PATH_INFO, Heron_Profiler_str_QUERY_STRING;
 static VALUE str_REQUEST_METHOD, str_request_start;
-static VALUE str_X_REQUEST_START, str_X_QUEUE_START, str_server_timing, str_profile_id, str_separator;
+static VALUE str_X_REQUEST_START, str_X_QUEUE_START, str_server_timing, str_separator;
 static ID id_from_header, id_QueueTime;
 static VALUE mHeron_Profiler;
 
@@ -65,6 +65,32 @@ static VALUE Heron_Profiler_RequestProfile_alloc(VALUE klass)
 Heron_Profiler_RequestProfile *Heron_Profiler_RequestProfile_get(VALUE self)
 {
   return rb_check_typeddata(self, &Heron_Profiler_RequestProfile_type);
+}
+
+/* Whether `value` is a RequestProfile. */
+int Heron_Profiler_RequestProfile_p(VALUE value)
+{
+  return rb_typeddata_is_kind_of(value, &Heron_Profiler_RequestProfile_type);
+}
+
+/*
+ * A new RequestProfile with the stamps, counters, status, queries and N+1 findings of `record`
+ * (a copy the Store kept) and the given strings; it works for no fiber.
+ */
+VALUE Heron_Profiler_RequestProfile_restore(const Heron_Profiler_RequestProfile *record, VALUE method, VALUE path, VALUE query, VALUE id)
+{
+  VALUE self = Heron_Profiler_RequestProfile_alloc(cHeron_Profiler_RequestProfile);
+  Heron_Profiler_RequestProfile *p = Heron_Profiler_RequestProfile_get(self);
+  *p = *record;
+  p->fiber = p->fibers = Qnil;
+  RB_OBJ_WRITE(self, &p->method, method);
+  RB_OBJ_WRITE(self, &p->path, path);
+  RB_OBJ_WRITE(self, &p->query, query);
+  RB_OBJ_WRITE(self, &p->id, id);
+  RB_OBJ_WRITE(self, &p->status, record->status);
+  RB_OBJ_WRITE(self, &p->queries, record->queries);
+  RB_OBJ_WRITE(self, &p->n_plus_one, record->n_plus_one);
+  return self;
 }
 
 static double Heron_Profiler_seconds(clockid_t clock)
@@ -142,21 +168,31 @@ static double Heron_Profiler_elapsed_ms(double since)
   return (Heron_Profiler_monotonic() - since) * 1000.0;
 }
 
-/* call-seq: app_returned(status) -> nil. Stamps the end of the app's call. */
-VALUE Heron_Profiler_RequestProfile_app_returned(VALUE self, VALUE status)
+/* Stamps the end of the app's call (#app_returned). */
+void Heron_Profiler_RequestProfile_stamp_app(VALUE self, Heron_Profiler_RequestProfile *p, VALUE status)
 {
-  Heron_Profiler_RequestProfile *p = Heron_Profiler_RequestProfile_get(self);
   RB_OBJ_WRITE(self, &p->status, status);
   p->app_ms = Heron_Profiler_elapsed_ms(p->app_start);
+}
+
+/* call-seq: app_returned(status) -> nil. Stamps the end of the app's call. */
+static VALUE Heron_Profiler_RequestProfile_app_returned(VALUE self, VALUE status)
+{
+  Heron_Profiler_RequestProfile_stamp_app(self, Heron_Profiler_RequestProfile_get(self), status);
   return Qnil;
 }
 
-/* call-seq: finished -> nil. Stamps the last byte written (or the body closed). */
-VALUE Heron_Profiler_RequestProfile_finished(VALUE self)
+/* Stamps the end of the request (#finished). */
+void Heron_Profiler_RequestProfile_stamp_end(Heron_Profiler_RequestProfile *p)
 {
-  Heron_Profiler_RequestProfile *p = Heron_Profiler_RequestProfile_get(self);
   if (isnan(p->app_ms)) p->app_ms = Heron_Profiler_elapsed_ms(p->app_start);
   p->total_ms = Heron_Profiler_elapsed_ms(p->started);
+}
+
+/* call-seq: finished -> nil. Stamps the last byte written (or the body closed). */
+static VALUE Heron_Profiler_RequestProfile_finished(VALUE self)
+{
+  Heron_Profiler_RequestProfile_stamp_end(Heron_Profiler_RequestProfile_get(self));
   return Qnil;
 }
 
@@ -183,25 +219,41 @@ static size_t Heron_Profiler_base36(char *out, unsigned long value)
   return n;
 }
 
+/* Writes the record's id (see #id) into `buf`, which has room for HERON_PROFILER_ID_MAX bytes;
+ * returns its length. */
+size_t Heron_Profiler_RequestProfile_id_text(VALUE self, const Heron_Profiler_RequestProfile *p, char *buf)
+{
+  size_t len;
+  if (!NIL_P(p->id)) {
+    len = (size_t)RSTRING_LEN(p->id) < HERON_PROFILER_ID_MAX ? (size_t)RSTRING_LEN(p->id) : HERON_PROFILER_ID_MAX;
+    memcpy(buf, RSTRING_PTR(p->id), len);
+    return len;
+  }
+  if (!Heron_Profiler_pid) Heron_Profiler_pid = getpid();
+  len = Heron_Profiler_base36(buf, (unsigned long)Heron_Profiler_pid);
+  buf[len++] = '-';
+  return len + Heron_Profiler_base36(buf + len, p->number ? (unsigned long)p->number : (unsigned long)(self >> 3));
+}
+
 /*
  * call-seq: id -> String
  *
  * The record's id, unique within the process: "<pid>-<number>" in base 36 (the object's
- * address until the profile is numbered by FiberAccounting#open). Frozen, built once.
+ * address until the profile is numbered by FiberAccounting#open). Frozen, built once. It is
+ * also the `heron` entry of #server_timing.
  */
-static VALUE Heron_Profiler_RequestProfile_id(VALUE self)
+VALUE Heron_Profiler_RequestProfile_id(VALUE self)
 {
   Heron_Profiler_RequestProfile *p = Heron_Profiler_RequestProfile_get(self);
-  char buf[40];
+  char buf[HERON_PROFILER_ID_MAX];
   size_t len;
   if (!NIL_P(p->id)) return p->id;
-  if (!Heron_Profiler_pid) Heron_Profiler_pid = getpid();
-  len = Heron_Profiler_base36(buf, (unsigned long)Heron_Profiler_pid);
-  buf[len++] = '-';
-  len += Heron_Profiler_base36(buf + len, p->number ? (unsigned long)p->number : (unsigned long)(self >> 3));
+  len = Heron_Profiler_RequestProfile_id_text(self, p, buf);
   RB_OBJ_WRITE(self, &p->id, rb_obj_freeze(rb_utf8_str_new(buf, (long)len)));
   return p->id;
 }
+
+static VALUE Heron_Profiler_RequestProfile_timing(VALUE self, const Heron_Profiler_RequestProfile *p);
 
 /* A small writer of Server-Timing text: snprintf's float formatting alone cost more than the
  * rest of a profiled request. */
@@ -247,12 +299,19 @@ static void Heron_Profiler_Text_ms(Heron_Profiler_Text *text, double ms)
  *
  * The W3C Server-Timing value of a profile whose app has returned:
  * `app;dur=1.20, db;dur=0.31;desc="2 queries", queue;dur=0.05, cpu;dur=0.90, gc;desc="0 runs",
- * alloc;desc="120 objects"` (no queue entry when the queue time is unknown).
+ * alloc;desc="120 objects", heron;desc="5k2-1x8c"` (no queue entry when the queue time is
+ * unknown; `heron` names the record, see #id). A binary String.
  */
 static VALUE Heron_Profiler_RequestProfile_server_timing(VALUE self)
 {
-  Heron_Profiler_RequestProfile *p = Heron_Profiler_RequestProfile_get(self);
+  return Heron_Profiler_RequestProfile_timing(self, Heron_Profiler_RequestProfile_get(self));
+}
+
+/* #server_timing for a caller holding the pointer. */
+static VALUE Heron_Profiler_RequestProfile_timing(VALUE self, const Heron_Profiler_RequestProfile *p)
+{
   Heron_Profiler_Text text;
+  char id[HERON_PROFILER_ID_MAX];
   text.len = 0;
   Heron_Profiler_Text_add(&text, "app;dur=");
   Heron_Profiler_Text_ms(&text, isnan(p->app_ms) ? 0.0 : p->app_ms);
@@ -271,8 +330,10 @@ static VALUE Heron_Profiler_RequestProfile_server_timing(VALUE self)
   Heron_Profiler_Text_long(&text, p->gc_count);
   Heron_Profiler_Text_add(&text, " runs\", alloc;desc=\"");
   Heron_Profiler_Text_long(&text, p->allocations);
-  Heron_Profiler_Text_add(&text, " objects\"");
-  return rb_utf8_str_new(text.buf, (long)text.len);
+  Heron_Profiler_Text_add(&text, " objects\", heron;desc=\"");
+  Heron_Profiler_Text_bytes(&text, id, Heron_Profiler_RequestProfile_id_text(self, p, id));
+  Heron_Profiler_Text_add(&text, "\"");
+  return rb_str_new(text.buf, (long)text.len);
 }
 
 /* Queue time in ms: a proxy's X-Request-Start / X-Queue-Start wins (it covers the hop to
@@ -307,7 +368,7 @@ static VALUE Heron_Profiler_RequestProfile_start(VALUE klass, VALUE env)
 VALUE Heron_Profiler_RequestProfile_for(VALUE env, VALUE path, VALUE query)
 {
   VALUE self = Heron_Profiler_RequestProfile_alloc(cHeron_Profiler_RequestProfile), request_start;
-  Heron_Profiler_RequestProfile *p = Heron_Profiler_RequestProfile_get(self);
+  Heron_Profiler_RequestProfile *p = HERON_PROFILE(self);
   RB_OBJ_WRITE(self, &p->method, rb_hash_aref(env, str_REQUEST_METHOD));
   RB_OBJ_WRITE(self, &p->path, path);
   RB_OBJ_WRITE(self, &p->query, query);
@@ -333,17 +394,22 @@ static VALUE Heron_Profiler_merged_server_timing(VALUE existing, VALUE ours)
   return rb_str_plus(rb_str_plus(existing, str_separator), ours);
 }
 
+/* #add_headers for a caller holding the pointer. */
+void Heron_Profiler_RequestProfile_add_timing(VALUE self, const Heron_Profiler_RequestProfile *p, VALUE headers)
+{
+  VALUE ours = Heron_Profiler_RequestProfile_timing(self, p);
+  rb_hash_aset(headers, str_server_timing, Heron_Profiler_merged_server_timing(rb_hash_aref(headers, str_server_timing), ours));
+}
+
 /*
  * call-seq: add_headers(headers) -> headers
  *
  * Adds the profile's #server_timing to the response headers (Rack 3, lower-case names), after
- * any `server-timing` the app set, and its #id as `x-heron-profile-id`.
+ * any `server-timing` the app set.
  */
-VALUE Heron_Profiler_RequestProfile_add_headers(VALUE self, VALUE headers)
+static VALUE Heron_Profiler_RequestProfile_add_headers(VALUE self, VALUE headers)
 {
-  VALUE ours = Heron_Profiler_RequestProfile_server_timing(self);
-  rb_hash_aset(headers, str_server_timing, Heron_Profiler_merged_server_timing(rb_hash_aref(headers, str_server_timing), ours));
-  rb_hash_aset(headers, str_profile_id, Heron_Profiler_RequestProfile_id(self));
+  Heron_Profiler_RequestProfile_add_timing(self, Heron_Profiler_RequestProfile_get(self), headers);
   return headers;
 }
 
@@ -465,7 +531,6 @@ static void Heron_Profiler_RequestProfile_init_strings(void)
   str_X_REQUEST_START = Heron_str("HTTP_X_REQUEST_START");
   str_X_QUEUE_START = Heron_str("HTTP_X_QUEUE_START");
   str_server_timing = Heron_str("server-timing");
-  str_profile_id = Heron_str("x-heron-profile-id");
   str_separator = Heron_str(", ");
   id_from_header = rb_intern("from_header");
   id_QueueTime = rb_intern("QueueTime");

@@ -3,42 +3,94 @@
  * pushing is a C call that the GVL makes atomic (no Mutex, no block). Readers take a snapshot
  * with #entries; lib/heron/profiler/store.rb builds #recent, #find and #update on it.
  *
+ * A RequestProfile is not kept as a Ruby object: its stamps and counters are copied into the
+ * slot and its method, path, query and id into a byte buffer the slot reuses. Kept as objects,
+ * a few hundred records outlived enough minor GCs to be promoted to the old generation and
+ * then died there, which quadrupled the major GCs of a hello world profiled on every request
+ * (docs/profiling.md). Its queries and N+1 findings, when it has any, stay Ruby objects.
+ * #entries rebuilds RequestProfiles from the copies. Any other record (a Hash) is kept as is.
+ *
  *   Store.new(capacity = 200)
- *   #push(record) #entries(limit = nil) #size #capacity #clear
+ *   #push(record) #amend(profile) #entries(limit = nil) #size #capacity #clear
  */
 #include "profiler.h"
+#include <ruby/encoding.h>
+#include <string.h>
 
 #define DEFAULT_CAPACITY 200
+#define MAX_TEXT 2048 /* bytes kept of a path or a query string */
+
+enum { TEXT_METHOD, TEXT_PATH, TEXT_QUERY, TEXT_ID, TEXTS };
+
+typedef struct Heron_Profiler_Store_slot {
+  VALUE record; /* a record kept as given; Qnil when `copied` or empty */
+  int copied;   /* whether `copy` and `text` hold a RequestProfile */
+  Heron_Profiler_RequestProfile copy; /* only status, queries and n_plus_one of its VALUEs are set */
+  char *text;   /* the TEXTS strings, one after another */
+  size_t text_capa;
+  long length[TEXTS]; /* -1: nil */
+  int encoding[TEXTS];
+} Heron_Profiler_Store_slot;
 
 typedef struct Heron_Profiler_Store {
-  VALUE ring; /* Array of `capacity` slots */
+  Heron_Profiler_Store_slot *slots; /* `capacity` of them */
   long capacity, next, size;
 } Heron_Profiler_Store;
 
 static void Heron_Profiler_Store_mark(void *ptr)
 {
-  rb_gc_mark(((Heron_Profiler_Store *)ptr)->ring);
+  Heron_Profiler_Store *store = ptr;
+  long i;
+  for (i = 0; store->slots && i < store->capacity; i++) {
+    Heron_Profiler_Store_slot *slot = &store->slots[i];
+    rb_gc_mark(slot->record);
+    if (!slot->copied) continue;
+    rb_gc_mark(slot->copy.status);
+    rb_gc_mark(slot->copy.queries);
+    rb_gc_mark(slot->copy.n_plus_one);
+  }
+}
+
+static void Heron_Profiler_Store_free_slots(Heron_Profiler_Store *store)
+{
+  long i;
+  for (i = 0; store->slots && i < store->capacity; i++) ruby_xfree(store->slots[i].text);
+  ruby_xfree(store->slots);
+  store->slots = NULL;
+}
+
+static void Heron_Profiler_Store_free(void *ptr)
+{
+  Heron_Profiler_Store_free_slots(ptr);
+  ruby_xfree(ptr);
+}
+
+static size_t Heron_Profiler_Store_memsize(const void *ptr)
+{
+  const Heron_Profiler_Store *store = ptr;
+  size_t size = sizeof(*store);
+  long i;
+  for (i = 0; store->slots && i < store->capacity; i++) size += sizeof(store->slots[i]) + store->slots[i].text_capa;
+  return size;
 }
 
 static const rb_data_type_t Heron_Profiler_Store_type = {
   "Heron::Profiler::Store",
-  { Heron_Profiler_Store_mark, RUBY_TYPED_DEFAULT_FREE, NULL, },
+  { Heron_Profiler_Store_mark, Heron_Profiler_Store_free, Heron_Profiler_Store_memsize, },
   0, 0, RUBY_TYPED_FREE_IMMEDIATELY | RUBY_TYPED_WB_PROTECTED,
 };
 
 static Heron_Profiler_Store *Heron_Profiler_Store_get(VALUE self)
 {
   Heron_Profiler_Store *store = rb_check_typeddata(self, &Heron_Profiler_Store_type);
-  if (NIL_P(store->ring)) rb_raise(rb_eRuntimeError, "Heron::Profiler::Store not initialized");
+  if (!store->slots) rb_raise(rb_eRuntimeError, "Heron::Profiler::Store not initialized");
   return store;
 }
 
 static VALUE Heron_Profiler_Store_alloc(VALUE klass)
 {
   Heron_Profiler_Store *store;
-  VALUE self = TypedData_Make_Struct(klass, Heron_Profiler_Store, &Heron_Profiler_Store_type, store);
-  store->ring = Qnil;
-  return self;
+  return TypedData_Make_Struct(klass, Heron_Profiler_Store, &Heron_Profiler_Store_type, store);
 }
 
 /*
@@ -50,29 +102,163 @@ static VALUE Heron_Profiler_Store_initialize(int argc, VALUE *argv, VALUE self)
 {
   Heron_Profiler_Store *store = rb_check_typeddata(self, &Heron_Profiler_Store_type);
   VALUE capacity;
+  long i, count;
   rb_scan_args(argc, argv, "01", &capacity);
-  store->capacity = NIL_P(capacity) ? DEFAULT_CAPACITY : NUM2LONG(capacity);
-  if (store->capacity <= 0) rb_raise(rb_eArgError, "capacity must be positive");
-  RB_OBJ_WRITE(self, &store->ring, rb_ary_new_capa(store->capacity));
+  count = NIL_P(capacity) ? DEFAULT_CAPACITY : NUM2LONG(capacity);
+  if (count <= 0) rb_raise(rb_eArgError, "capacity must be positive");
+  Heron_Profiler_Store_free_slots(store);
+  store->slots = ruby_xcalloc((size_t)count, sizeof(Heron_Profiler_Store_slot));
+  store->capacity = count;
+  for (i = 0; i < count; i++) store->slots[i].record = Qnil;
   store->next = store->size = 0;
   return self;
 }
 
-/* call-seq: push(record) -> record. Adds a record, dropping the oldest when full. */
-static VALUE Heron_Profiler_Store_push(VALUE self, VALUE record)
+/* The strings a slot keeps of a profile: 0 when one is neither a String nor nil. */
+static int Heron_Profiler_Store_texts(const Heron_Profiler_RequestProfile *p, VALUE texts[TEXT_ID])
 {
-  Heron_Profiler_Store *store = Heron_Profiler_Store_get(self);
-  rb_ary_store(store->ring, store->next, record);
+  int i;
+  texts[TEXT_METHOD] = p->method;
+  texts[TEXT_PATH] = p->path;
+  texts[TEXT_QUERY] = p->query;
+  for (i = 0; i < TEXT_ID; i++) {
+    if (!NIL_P(texts[i]) && !RB_TYPE_P(texts[i], T_STRING)) return 0;
+  }
+  return 1;
+}
+
+/* Copies the strings and the id into the slot's buffer (growing it; may run the GC). */
+static void Heron_Profiler_Store_write_texts(Heron_Profiler_Store_slot *slot, VALUE texts[TEXT_ID], const char *id, size_t id_length)
+{
+  size_t need = id_length, at = 0;
+  int i;
+  for (i = 0; i < TEXT_ID; i++) {
+    long length = NIL_P(texts[i]) ? -1 : RSTRING_LEN(texts[i]);
+    slot->length[i] = length > MAX_TEXT ? MAX_TEXT : length;
+    if (length > 0) need += (size_t)slot->length[i];
+  }
+  if (need > slot->text_capa) {
+    slot->text = ruby_xrealloc(slot->text, need);
+    slot->text_capa = need;
+  }
+  for (i = 0; i < TEXT_ID; i++) {
+    if (slot->length[i] < 0) continue;
+    slot->encoding[i] = RB_ENCODING_GET_INLINED(texts[i]);
+    if (slot->encoding[i] == RUBY_ENCODING_INLINE_MAX) slot->encoding[i] = rb_enc_get_index(texts[i]);
+    if (slot->length[i] > 0) memcpy(slot->text + at, RSTRING_PTR(texts[i]), (size_t)slot->length[i]);
+    at += (size_t)slot->length[i];
+  }
+  slot->length[TEXT_ID] = (long)id_length;
+  slot->encoding[TEXT_ID] = rb_utf8_encindex();
+  memcpy(slot->text + at, id, id_length);
+}
+
+/* Copies a RequestProfile into a slot: its numbers, its strings' bytes, and the few Ruby
+ * values it may hold (status, queries, N+1 findings). Returns 0, copying nothing, when its
+ * strings are not Strings. */
+static int Heron_Profiler_Store_copy(VALUE self, Heron_Profiler_Store_slot *slot, VALUE profile, const Heron_Profiler_RequestProfile *p)
+{
+  VALUE texts[TEXT_ID];
+  char id[HERON_PROFILER_ID_MAX];
+  if (!Heron_Profiler_Store_texts(p, texts)) return 0;
+  slot->copied = 0;
+  slot->record = Qnil;
+  Heron_Profiler_Store_write_texts(slot, texts, id, Heron_Profiler_RequestProfile_id_text(profile, p, id));
+  slot->copy = *p; /* from here on nothing allocates until the barriers below */
+  slot->copy.method = slot->copy.path = slot->copy.query = slot->copy.id = Qnil;
+  slot->copy.fiber = slot->copy.fibers = Qnil;
+  RB_OBJ_WRITE(self, &slot->copy.status, p->status);
+  RB_OBJ_WRITE(self, &slot->copy.queries, p->queries);
+  RB_OBJ_WRITE(self, &slot->copy.n_plus_one, p->n_plus_one);
+  slot->copied = 1;
+  return 1;
+}
+
+/* Whether `value` is a Store. */
+int Heron_Profiler_Store_p(VALUE value)
+{
+  return rb_typeddata_is_kind_of(value, &Heron_Profiler_Store_type);
+}
+
+/* call-seq: push(record) -> record. Adds a record, dropping the oldest when full. */
+static void Heron_Profiler_Store_add(VALUE self, Heron_Profiler_Store *store, VALUE record, const Heron_Profiler_RequestProfile *p)
+{
+  Heron_Profiler_Store_slot *slot = &store->slots[store->next];
+  if (!p || !Heron_Profiler_Store_copy(self, slot, record, p)) {
+    slot->copied = 0;
+    RB_OBJ_WRITE(self, &slot->record, record);
+  }
   store->next = (store->next + 1) % store->capacity;
   if (store->size < store->capacity) store->size++;
+}
+
+VALUE Heron_Profiler_Store_push(VALUE self, VALUE record)
+{
+  const Heron_Profiler_RequestProfile *p = Heron_Profiler_RequestProfile_p(record) ? HERON_PROFILE(record) : NULL;
+  Heron_Profiler_Store_add(self, Heron_Profiler_Store_get(self), record, p);
   return record;
+}
+
+/* #push of a RequestProfile, for a caller that knows `self` is an initialized Store. */
+void Heron_Profiler_Store_push_profile(VALUE self, VALUE profile, const Heron_Profiler_RequestProfile *p)
+{
+  Heron_Profiler_Store_add(self, RTYPEDDATA_DATA(self), profile, p);
+}
+
+/* Whether a slot holds the copy of the record with this id. */
+static int Heron_Profiler_Store_holds(const Heron_Profiler_Store_slot *slot, const char *id, size_t id_length)
+{
+  long at = 0;
+  int i;
+  if (!slot->copied || slot->length[TEXT_ID] != (long)id_length) return 0;
+  for (i = 0; i < TEXT_ID; i++) at += slot->length[i] > 0 ? slot->length[i] : 0;
+  return memcmp(slot->text + at, id, id_length) == 0;
+}
+
+/*
+ * call-seq: amend(profile) -> true or false
+ *
+ * Copies a pushed RequestProfile again, with what changed since (its after_reply_ms, set once
+ * its after-reply callbacks ran). False when the store no longer holds it.
+ */
+static VALUE Heron_Profiler_Store_amend(VALUE self, VALUE profile)
+{
+  Heron_Profiler_Store *store = Heron_Profiler_Store_get(self);
+  char id[HERON_PROFILER_ID_MAX];
+  const Heron_Profiler_RequestProfile *p = Heron_Profiler_RequestProfile_get(profile);
+  size_t id_length = Heron_Profiler_RequestProfile_id_text(profile, p, id);
+  long i;
+  for (i = 0; i < store->size; i++) {
+    Heron_Profiler_Store_slot *slot = &store->slots[((store->next - 1 - i) % store->capacity + store->capacity) % store->capacity];
+    if (slot->record == profile) return Qtrue;
+    if (Heron_Profiler_Store_holds(slot, id, id_length)) return Heron_Profiler_Store_copy(self, slot, profile, p) ? Qtrue : Qfalse;
+  }
+  return Qfalse;
+}
+
+/* The RequestProfile a slot's copy stands for (a new object each time). */
+static VALUE Heron_Profiler_Store_restore(const Heron_Profiler_Store_slot *slot)
+{
+  VALUE texts[TEXTS];
+  long at = 0;
+  int i;
+  for (i = 0; i < TEXTS; i++) {
+    if (slot->length[i] < 0) {
+      texts[i] = Qnil;
+      continue;
+    }
+    texts[i] = rb_enc_str_new(slot->text ? slot->text + at : "", slot->length[i], rb_enc_from_index(slot->encoding[i]));
+    at += slot->length[i];
+  }
+  rb_obj_freeze(texts[TEXT_ID]);
+  return Heron_Profiler_RequestProfile_restore(&slot->copy, texts[TEXT_METHOD], texts[TEXT_PATH], texts[TEXT_QUERY], texts[TEXT_ID]);
 }
 
 /*
  * call-seq: entries(limit = nil) -> Array
  *
- * The records held (at most `limit` of them), newest first, as they are: a snapshot that
- * later pushes do not change.
+ * The records held (at most `limit` of them), newest first: the pushed objects, and new
+ * RequestProfiles in place of pushed ones. A snapshot that later pushes do not change.
  */
 static VALUE Heron_Profiler_Store_entries(int argc, VALUE *argv, VALUE self)
 {
@@ -84,9 +270,9 @@ static VALUE Heron_Profiler_Store_entries(int argc, VALUE *argv, VALUE self)
   if (count > store->size) count = store->size;
   if (count < 0) count = 0;
   entries = rb_ary_new_capa(count);
-  for (i = 0; i < count; i++) {
-    long slot = ((store->next - 1 - i) % store->capacity + store->capacity) % store->capacity;
-    rb_ary_push(entries, rb_ary_entry(store->ring, slot));
+  for (i = 0; i < count && i < store->size; i++) {
+    const Heron_Profiler_Store_slot *slot = &store->slots[((store->next - 1 - i) % store->capacity + store->capacity) % store->capacity];
+    rb_ary_push(entries, slot->copied ? Heron_Profiler_Store_restore(slot) : slot->record);
   }
   return entries;
 }
@@ -107,7 +293,11 @@ static VALUE Heron_Profiler_Store_capacity(VALUE self)
 static VALUE Heron_Profiler_Store_clear(VALUE self)
 {
   Heron_Profiler_Store *store = Heron_Profiler_Store_get(self);
-  rb_ary_clear(store->ring);
+  long i;
+  for (i = 0; i < store->capacity; i++) {
+    store->slots[i].copied = 0;
+    store->slots[i].record = Qnil;
+  }
   store->next = store->size = 0;
   return Qnil;
 }
@@ -116,9 +306,11 @@ void Init_Heron_Profiler_Store(VALUE mProfiler)
 {
   VALUE klass = rb_define_class_under(mProfiler, "Store", rb_cObject);
   rb_define_const(klass, "DEFAULT_SIZE", INT2FIX(DEFAULT_CAPACITY));
+  rb_define_const(klass, "MAX_TEXT", INT2FIX(MAX_TEXT));
   rb_define_alloc_func(klass, Heron_Profiler_Store_alloc);
   rb_define_method(klass, "initialize", Heron_Profiler_Store_initialize, -1);
   rb_define_method(klass, "push", Heron_Profiler_Store_push, 1);
+  rb_define_method(klass, "amend", Heron_Profiler_Store_amend, 1);
   rb_define_method(klass, "entries", Heron_Profiler_Store_entries, -1);
   rb_define_method(klass, "size", Heron_Profiler_Store_size, 0);
   rb_define_method(klass, "capacity", Heron_Profiler_Store_capacity, 0);

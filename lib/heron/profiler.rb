@@ -24,6 +24,8 @@ module Heron
   # Server-Timing headers, and a store of recent requests for the dashboard. See
   # docs/profiling.md.
   module Profiler
+    RECORD_ID = /(?:\A|,)\s*heron;desc="([^"]*)"/.freeze
+
     class << self
       # @param value [Boolean] whether a request with N+1 queries raises {NPlusOneError}
       #   (process-wide; meant for tests).
@@ -39,6 +41,15 @@ module Heron
         AsyncTaskHook.install
         instrumentation.install
         Middleware.new(app, config, logger: logger)
+      end
+
+      # The id of the record a profiled response was measured into: the `heron` entry of its
+      # `server-timing` header (`heron;desc="5k2-1x8c"`), which names it in the {Store} and on
+      # the dashboard (`/__heron/requests/ID`).
+      # @param server_timing [String, Array<String>, nil] the response's `server-timing` value.
+      # @return [String, nil] the id, nil when the response was not profiled.
+      def record_id(server_timing)
+        Array(server_timing).join(", ")[RECORD_ID, 1]
       end
 
       # @return [Store] this process's store of recent request records.

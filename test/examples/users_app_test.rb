@@ -101,8 +101,8 @@ class UsersAppTest < Minitest::Test
   def test_the_profiler_sees_the_n_plus_one_through_the_real_server
     app = Heron::Profiler.wrap(Demo::UsersApp.new, Heron::Configuration.new(profile: true), logger: Logger.new(nil))
     with_server(app) do |port|
-      lazy = recorded(request(port, "/")["x-heron-profile-id"])
-      eager = recorded(request(port, "/?eager=1")["x-heron-profile-id"])
+      lazy = recorded(Heron::Profiler.record_id(request(port, "/")["server-timing"]))
+      eager = recorded(Heron::Profiler.record_id(request(port, "/?eager=1")["server-timing"]))
       assert_equal [1 + 4 * USERS, 5], [lazy[:db_count], eager[:db_count]]
       assert_equal 4, lazy[:n_plus_one].size
       assert_empty eager[:n_plus_one]

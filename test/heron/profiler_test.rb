@@ -14,6 +14,13 @@ class ProfilerTest < Minitest::Test
     assert_same Heron::Profiler.store, Heron::Profiler.store
   end
 
+  def test_record_id_reads_the_heron_entry_of_server_timing
+    assert_equal "5k2-1x8c", Heron::Profiler.record_id('app;dur=1.00, heron;desc="5k2-1x8c"')
+    assert_equal "ab-1", Heron::Profiler.record_id(["cache;desc=hit", 'app;dur=1.00, heron;desc="ab-1"'])
+    assert_nil Heron::Profiler.record_id('myheron;desc="x"')
+    assert_nil Heron::Profiler.record_id(nil)
+  end
+
   def test_raising_n_plus_one_checks_the_blocks_own_queries
     db = DatabaseFixtures.databases.fetch(:postgres)
     error = assert_raises(Heron::Profiler::NPlusOneError) { Heron::Profiler.raising_n_plus_one { load_posts_one_by_one(db) } }

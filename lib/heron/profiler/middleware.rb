@@ -4,8 +4,8 @@ require_relative "../heron_ext"
 
 module Heron
   module Profiler
-    # Measures each request (see {RequestProfile}), adds a `server-timing` header and the record's
-    # id (`x-heron-profile-id`), reports N+1 queries, and keeps the record in the {Store}.
+    # Measures each request (see {RequestProfile}), adds a `server-timing` header whose `heron`
+    # entry is the record's id, reports N+1 queries, and keeps the record in the {Store}.
     # Requests under `config.profile_path` go to the dashboard and `?__heron=memory` to the memory
     # profile, when those are available.
     #
@@ -32,10 +32,7 @@ module Heron
         @app, @config, @logger, @store, @accounting = app, config, logger, store, accounting
         @detector = NPlusOneDetector.new(config.n_plus_one_threshold)
         @development = config.environment_name == "development"
-        @profile_path = config.profile_path
-        @sample = config.profile_sample
-        @requests = 0
-        @sql_hooked = false
+        configure(app, accounting, store, config.profile_path, config.profile_sample)
       end
 
       # `call(env)` and `finish(profile, status)` are in C (ext/heron/profiler_middleware.c,
@@ -79,7 +76,10 @@ module Heron
       end
 
       def time_after_reply(profile, callables)
-        AfterReplyTimer.new(callables) { |ms| profile.after_reply_ms = ms }.wrap
+        AfterReplyTimer.new(callables) do |ms|
+          profile.after_reply_ms = ms
+          @store.amend(profile)
+        end.wrap
       end
 
       # Checks a finished request's queries for N+1s and trims what the store keeps of them.

@@ -31,7 +31,7 @@ class DashboardServerTest < Minitest::Test
 
   def test_recorded_request_shows_in_the_list_and_the_detail
     with_server(@app) do |port|
-      id = recorded(get(port, "/authors")[1]["x-heron-profile-id"])
+      id = recorded(Heron::Profiler.record_id(get(port, "/authors")[1]["server-timing"]))
       status, headers, body = get(port, "/__heron")
       assert_equal [200, "text/html; charset=utf-8"], [status, headers["content-type"]]
       assert_includes body, %(href="/__heron/requests/#{id}")
@@ -45,7 +45,7 @@ class DashboardServerTest < Minitest::Test
 
   def test_json_endpoints
     with_server(@app) do |port|
-      id = recorded(get(port, "/authors")[1]["x-heron-profile-id"])
+      id = recorded(Heron::Profiler.record_id(get(port, "/authors")[1]["server-timing"]))
       listed = JSON.parse(get(port, "/__heron.json")[2])["requests"].find { |item| item["id"] == id }
       assert_equal ["/authors", 6], listed.values_at("path", "db_count")
       detail = JSON.parse(get(port, "/__heron/requests/#{id}", "Accept: application/json\r\n")[2])["request"]

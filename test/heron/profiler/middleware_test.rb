@@ -24,6 +24,11 @@ class MiddlewareTest < Minitest::Test
     Rack::Lint.new(inner)
   end
 
+  # @return [String, nil] the store id a response's server-timing names.
+  def record_id(headers)
+    Heron::Profiler.record_id(headers["server-timing"])
+  end
+
   def get(app, path = "/", env = {})
     Rack::MockRequest.new(app).get(path, env)
   end
@@ -38,7 +43,7 @@ class MiddlewareTest < Minitest::Test
   def test_server_timing_id_header_and_record_on_body_close
     response = get(middleware, "/hello?a=1", "HTTP_X_REQUEST_START" => "t=#{Time.now.to_f - 0.01}")
     assert_match(/\Aapp;dur=[\d.]+, db;dur=0\.00;desc="0 queries", queue;dur=[\d.]+, cpu;/, response["server-timing"])
-    record = @store.find(response["x-heron-profile-id"])
+    record = @store.find(record_id(response))
     assert_equal ["GET", "/hello", "a=1", 200], record.values_at(:method, :path, :query, :status)
     assert_operator record[:queue_ms], :>=, 10.0
     assert_operator record[:total_ms], :>=, record[:app_ms]
@@ -67,7 +72,7 @@ class MiddlewareTest < Minitest::Test
     env = Rack::MockRequest.env_for("/", "rack.after_reply" => [-> { sleep 0.01 }],
                                          "heron.request_start" => Process.clock_gettime(Process::CLOCK_MONOTONIC))
     _status, headers, body = middleware.call(env)
-    id = headers["x-heron-profile-id"]
+    id = record_id(headers)
     assert_nil @store.find(id)
     body.close
     assert_nil @store.find(id)[:after_reply_ms]
@@ -79,7 +84,7 @@ class MiddlewareTest < Minitest::Test
     env = Rack::MockRequest.env_for("/", "rack.after_reply" => [])
     _status, headers, body = middleware.call(env)
     body.close
-    assert_equal [0.0, 200], @store.find(headers["x-heron-profile-id"]).values_at(:after_reply_ms, :status)
+    assert_equal [0.0, 200], @store.find(record_id(headers)).values_at(:after_reply_ms, :status)
   end
 
   def test_an_app_error_is_recorded_as_500_and_raised
@@ -92,7 +97,7 @@ class MiddlewareTest < Minitest::Test
     response = get(middleware(posts_app), "/users")
     assert_match(/\A1 query x3 at test\/heron\/profiler\/sql\/database_fixtures\.rb:\d+ \(SELECT/, response["x-heron-n-plus-one"])
     assert_match(/heron: N\+1 query in GET \/users: 3x at .*database_fixtures\.rb:\d+: SELECT/, @log.string)
-    record = @store.find(response["x-heron-profile-id"])
+    record = @store.find(record_id(response))
     assert_equal [4, 3], [record[:db_count], record[:n_plus_one].first[:count]]
     assert_match(/db;dur=[\d.]+;desc="4 queries"/, response["server-timing"])
   end
@@ -187,6 +192,11 @@ class MiddlewareBodyTest < Minitest::Test
     @config = Heron::Configuration.new(environment: "production", error_io: StringIO.new)
   end
 
+  # @return [String, nil] the store id a response's server-timing names.
+  def record_id(headers)
+    Heron::Profiler.record_id(headers["server-timing"])
+  end
+
   def call(app, path = "/")
     Heron::Profiler::Middleware.new(app, @config, store: @store).call(Rack::MockRequest.env_for(path))
   end
@@ -196,7 +206,7 @@ class MiddlewareBodyTest < Minitest::Test
     response = [201, { "content-type" => "text/plain" }, body]
     assert_same response, call(->(_env) { response }) # nothing replaced: the app's own Array
     status, headers, returned = response
-    record = @store.find(headers.fetch("x-heron-profile-id"))
+    record = @store.find(record_id(headers))
     assert_equal [201, "/"], record.values_at(:status, :path)
     assert_operator record[:total_ms], :>=, record[:app_ms]
     assert_equal 201, status
@@ -206,9 +216,9 @@ class MiddlewareBodyTest < Minitest::Test
     body = Struct.new(:parts) { def each(&) = parts.each(&) }.new(["a"])
     _status, headers, returned = call(->(_env) { [200, {}, body] })
     assert_instance_of Heron::Profiler::ProfiledBody, returned
-    assert_nil @store.find(headers["x-heron-profile-id"])
+    assert_nil @store.find(record_id(headers))
     returned.close
-    assert_equal 200, @store.find(headers["x-heron-profile-id"])[:status]
+    assert_equal 200, @store.find(record_id(headers))[:status]
   end
 
   def test_a_response_that_is_not_a_triple_passes_through_and_is_recorded

@@ -35,12 +35,12 @@ module ProfiledServer
   end
 
   # Waits until the request's record is complete (after-reply callbacks included).
-  # @param headers [Hash] the response headers (x-heron-profile-id).
+  # @param headers [Hash] the response headers (server-timing names the record).
   # @return [Hash] the store record.
   def profile_record(headers, timeout: 5)
     deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + timeout
     loop do
-      record = Heron::Profiler.store.find(headers.fetch("x-heron-profile-id"))
+      record = Heron::Profiler.store.find(Heron::Profiler.record_id(headers.fetch("server-timing")))
       return record if record && record[:after_reply_ms]
       flunk "no complete profile record within #{timeout}s" if Process.clock_gettime(Process::CLOCK_MONOTONIC) > deadline
       sleep 0.01

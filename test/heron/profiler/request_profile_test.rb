@@ -89,9 +89,10 @@ class RequestProfileHeadersTest < Minitest::Test
   end
 
   def test_server_timing_lists_every_metric_in_w3c_syntax
-    value = profile.server_timing
+    p = profile
+    value = p.server_timing
     assert_match(/\Aapp;dur=\d+\.\d\d, db;dur=2\.00;desc="1 queries", queue;dur=1\.23, cpu;dur=\d+\.\d\d, /, value)
-    assert_match(/gc;desc="0 runs", alloc;desc="0 objects"\z/, value)
+    assert_match(/gc;desc="0 runs", alloc;desc="0 objects", heron;desc="#{p.id}"\z/, value)
     refute_includes profile(nil).server_timing, "queue"
   end
 
@@ -104,7 +105,8 @@ class RequestProfileHeadersTest < Minitest::Test
   def test_add_headers_sets_server_timing_and_the_id
     headers = profile.then { |p| [p, p.add_headers({})] }
     assert_match(/\Aapp;dur=/, headers[1]["server-timing"])
-    assert_equal headers[0].id, headers[1]["x-heron-profile-id"]
+    assert_equal headers[0].id, Heron::Profiler.record_id(headers[1]["server-timing"])
+    assert_equal ["server-timing"], headers[1].keys
   end
 
   def test_add_headers_appends_to_the_apps_value_in_its_form

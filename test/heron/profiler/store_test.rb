@@ -65,3 +65,68 @@ class StoreObjectEntryTest < Minitest::Test
     assert_nil store.find("a")
   end
 end
+
+# The middleware's records: RequestProfiles, which the store copies instead of keeping.
+class StoreProfileEntryTest < Minitest::Test
+  def profile(path = "/a", query = "q=1")
+    profile = Heron::Profiler::RequestProfile.new("GET", path, query)
+    profile.app_returned(201)
+    profile.finished
+    profile
+  end
+
+  def test_a_profile_is_copied_not_kept
+    store = Heron::Profiler::Store.new(2)
+    original = profile
+    store.push(original)
+    entry = store.entries.first
+    refute_same original, entry
+    assert_instance_of Heron::Profiler::RequestProfile, entry
+    assert_equal original.to_h.merge(started_at: nil), entry.to_h.merge(started_at: nil)
+    assert_equal original.id, store.recent.first[:id]
+    assert entry.id.frozen?
+    assert_empty entry.fibers
+  end
+
+  def test_copies_keep_encodings_and_nil_and_cut_long_strings
+    store = Heron::Profiler::Store.new(2)
+    long = "/#{'x' * 5000}"
+    store.push(Heron::Profiler::RequestProfile.new("GET".b, long, nil))
+    entry = store.entries.first
+    assert_equal Encoding::BINARY, entry.request_method.encoding
+    assert_equal long[0, Heron::Profiler::Store::MAX_TEXT], entry.path
+    assert_nil entry.query
+  end
+
+  def test_amend_copies_what_changed_later
+    store = Heron::Profiler::Store.new(2)
+    original = profile
+    store.push(original)
+    original.after_reply_ms = 2.5
+    assert_nil store.find(original.id)[:after_reply_ms]
+    assert store.amend(original)
+    assert_equal 2.5, store.find(original.id)[:after_reply_ms]
+    2.times { store.push(profile) }
+    refute store.amend(original), "dropped from the ring"
+  end
+
+  def test_queries_stay_and_slots_are_reused
+    store = Heron::Profiler::Store.new(1)
+    with_query = profile
+    with_query.add_query(Heron::Profiler::Query.new("SELECT 1", 1.5, nil, :sequel))
+    store.push(with_query)
+    GC.start
+    assert_equal ["SELECT 1"], store.entries.first.queries.map(&:sql)
+    store.push(profile("/b" * 100, ""))
+    store.push(profile("/c", ""))
+    assert_equal ["/c", ""], store.recent.first.values_at(:path, :query)
+  end
+
+  def test_a_profile_with_odd_strings_is_kept_as_it_is
+    store = Heron::Profiler::Store.new(1)
+    odd = Heron::Profiler::RequestProfile.new(:GET, "/", "")
+    store.push(odd)
+    assert_same odd, store.entries.first
+    assert store.amend(odd)
+  end
+end
