@@ -76,6 +76,7 @@ class ProfilerOverheadBench
       pairs = rounds.map { |round| [round.fetch("off"), round.fetch(variant)] }
       [variant, { rate: median(pairs.map { |_, (rate, _)| rate }), cpu: median(pairs.map { |_, (_, cpu)| cpu }),
                   lost: median(pairs.map { |(off, _), (rate, _)| (off - rate) / off }),
+                  losses: pairs.map { |(off, _), (rate, _)| (off - rate) / off },
                   added: median(pairs.map { |(_, off), (_, cpu)| (cpu - off) / off }) }]
     end
   end
@@ -119,6 +120,10 @@ class ProfilerOverheadBench
       |---|---:|---:|---:|---:|---:|
       #{rows.map { |name, values| row(name, values) }.join("\n")}
 
+      Each round's share lost, in round order (the spread shows how noisy the machine was):
+
+      #{rows.map { |name, values| spread(name, values) }.join("\n")}
+
       Server CPU per request (µs; "added" is relative to profiling off; a CPU-bound server loses
       about added / (100% + added) of its throughput):
 
@@ -131,6 +136,11 @@ class ProfilerOverheadBench
   def row(name, values)
     cells = MEASURED.map { |variant| [rate_text(values[variant][:rate]), percent(values[variant][:lost])] }
     "| #{name} | #{rate_text(values['off'][:rate])} | #{cells.flatten.join(' | ')} |"
+  end
+
+  def spread(name, values)
+    lists = MEASURED.map { |variant| "#{variant}: #{values[variant][:losses].map { |share| percent(share) }.join(', ')}" }
+    "- #{name}: #{lists.join('; ')}"
   end
 
   def cpu_row(name, values)

@@ -30,6 +30,7 @@ typedef struct Heron_Profiler_Counters {
 } Heron_Profiler_Counters;
 
 extern VALUE cHeron_Profiler_RequestProfile;
+extern VALUE Heron_Profiler_RequestProfile_NONE; /* the frozen empty Array of a profile without queries or findings */
 extern VALUE Heron_Profiler_str_PATH_INFO, Heron_Profiler_str_QUERY_STRING;
 
 /* Whether the profile's request is over (RequestProfile#finished was called). */
@@ -40,6 +41,7 @@ static inline int Heron_Profiler_RequestProfile_done(const Heron_Profiler_Reques
 
 Heron_Profiler_RequestProfile *Heron_Profiler_RequestProfile_get(VALUE self);
 int Heron_Profiler_RequestProfile_p(VALUE value);
+void Heron_Profiler_RequestProfile_set_queries(VALUE self, VALUE queries, VALUE n_plus_one);
 VALUE Heron_Profiler_RequestProfile_restore(const Heron_Profiler_RequestProfile *record, VALUE method, VALUE path, VALUE query, VALUE id);
 VALUE Heron_Profiler_RequestProfile_id(VALUE self);
 #define HERON_PROFILER_ID_MAX 40 /* bytes of a record id, at most */

@@ -24,6 +24,7 @@ struct Heron_Profiler_FiberAccounting {
   st_table *running; /* Thread -> RequestProfile being charged on it (absent: none) */
   long open, opened;
   VALUE trace;
+  VALUE self; /* this object, for the write barriers of the tables' entries */
 };
 
 static int Heron_Profiler_FiberAccounting_mark_entry(st_data_t key, st_data_t value, st_data_t arg)
@@ -58,7 +59,7 @@ static size_t Heron_Profiler_FiberAccounting_memsize(const void *ptr)
 static const rb_data_type_t Heron_Profiler_FiberAccounting_type = {
   "Heron::Profiler::FiberAccounting",
   { Heron_Profiler_FiberAccounting_mark, Heron_Profiler_FiberAccounting_free, Heron_Profiler_FiberAccounting_memsize, },
-  0, 0, RUBY_TYPED_FREE_IMMEDIATELY,
+  0, 0, RUBY_TYPED_FREE_IMMEDIATELY | RUBY_TYPED_WB_PROTECTED,
 };
 
 Heron_Profiler_FiberAccounting *Heron_Profiler_FiberAccounting_get(VALUE self)
@@ -91,6 +92,8 @@ static void Heron_Profiler_FiberAccounting_switch_to(Heron_Profiler_FiberAccount
   }
   Heron_Profiler_RequestProfile_mark(HERON_PROFILE(profile), &now);
   st_insert(a->running, (st_data_t)thread, (st_data_t)profile);
+  RB_OBJ_WRITTEN(a->self, Qundef, thread);
+  RB_OBJ_WRITTEN(a->self, Qundef, profile);
 }
 
 /* The TracePoint's hook: a fiber was switched in. A finished profile is charged no more (a
@@ -110,6 +113,7 @@ static VALUE Heron_Profiler_FiberAccounting_alloc(VALUE klass)
   a->fibers = st_init_numtable();
   a->running = st_init_numtable();
   a->trace = Qnil;
+  a->self = self;
   return self;
 }
 
@@ -124,7 +128,7 @@ static VALUE Heron_Profiler_FiberAccounting_alloc(VALUE klass)
 static VALUE Heron_Profiler_FiberAccounting_initialize(VALUE self)
 {
   Heron_Profiler_FiberAccounting *a = Heron_Profiler_FiberAccounting_get(self);
-  a->trace = rb_tracepoint_new(Qnil, RUBY_EVENT_FIBER_SWITCH, Heron_Profiler_FiberAccounting_hook, a);
+  RB_OBJ_WRITE(self, &a->trace, rb_tracepoint_new(Qnil, RUBY_EVENT_FIBER_SWITCH, Heron_Profiler_FiberAccounting_hook, a));
   rb_gc_register_mark_object(self);
   return self;
 }
@@ -151,6 +155,8 @@ static VALUE Heron_Profiler_FiberAccounting_tracing_p(VALUE self)
 static void Heron_Profiler_FiberAccounting_attach_fiber(Heron_Profiler_FiberAccounting *a, VALUE profile, Heron_Profiler_RequestProfile *p, VALUE fiber, VALUE current)
 {
   st_insert(a->fibers, (st_data_t)fiber, (st_data_t)profile);
+  RB_OBJ_WRITTEN(a->self, Qundef, fiber);
+  RB_OBJ_WRITTEN(a->self, Qundef, profile);
   if (NIL_P(p->fiber)) RB_OBJ_WRITE(profile, &p->fiber, fiber);
   else {
     if (NIL_P(p->fibers)) RB_OBJ_WRITE(profile, &p->fibers, rb_ary_new());

@@ -22,7 +22,7 @@
 #define KEPT_QUERIES 1000
 
 VALUE cHeron_Profiler_RequestProfile;
-static VALUE Heron_Profiler_RequestProfile_NONE;
+VALUE Heron_Profiler_RequestProfile_NONE;
 static ID id_duration_ms;
 static VALUE sym_total_allocated_objects;
 static volatile pid_t Heron_Profiler_pid; /* 0 after a fork, until read again */
@@ -65,6 +65,14 @@ static VALUE Heron_Profiler_RequestProfile_alloc(VALUE klass)
 Heron_Profiler_RequestProfile *Heron_Profiler_RequestProfile_get(VALUE self)
 {
   return rb_check_typeddata(self, &Heron_Profiler_RequestProfile_type);
+}
+
+/* Gives a profile (a restored one) its queries and N+1 findings. */
+void Heron_Profiler_RequestProfile_set_queries(VALUE self, VALUE queries, VALUE n_plus_one)
+{
+  Heron_Profiler_RequestProfile *p = HERON_PROFILE(self);
+  RB_OBJ_WRITE(self, &p->queries, queries);
+  RB_OBJ_WRITE(self, &p->n_plus_one, n_plus_one);
 }
 
 /* Whether `value` is a RequestProfile. */

@@ -4,11 +4,13 @@
  * with #entries; lib/heron/profiler/store.rb builds #recent, #find and #update on it.
  *
  * A RequestProfile is not kept as a Ruby object: its stamps and counters are copied into the
- * slot and its method, path, query and id into a byte buffer the slot reuses. Kept as objects,
- * a few hundred records outlived enough minor GCs to be promoted to the old generation and
- * then died there, which quadrupled the major GCs of a hello world profiled on every request
- * (docs/profiling.md). Its queries and N+1 findings, when it has any, stay Ruby objects.
- * #entries rebuilds RequestProfiles from the copies. Any other record (a Hash) is kept as is.
+ * slot and its method, path, query and id into a byte buffer the slot reuses; its queries and
+ * N+1 findings, when it has any, into one String (Heron::Profiler::Query.pack). Kept as
+ * objects, a few hundred records outlived enough minor GCs to be promoted to the old
+ * generation and then died there, which quadrupled the major GCs of a hello world profiled on
+ * every request, and cost /users?eager=1 (five Query objects a record) a third of its req/s
+ * (docs/profiling.md). #entries rebuilds RequestProfiles from the copies. Any other record (a
+ * Hash) is kept as is.
  *
  *   Store.new(capacity = 200)
  *   #push(record) #amend(profile) #entries(limit = nil) #size #capacity #clear
@@ -18,13 +20,17 @@
 #include <string.h>
 
 #define DEFAULT_CAPACITY 200
+
+static VALUE mHeron_Profiler;
+static ID id_Query, id_pack, id_unpack;
 #define MAX_TEXT 2048 /* bytes kept of a path or a query string */
 
 enum { TEXT_METHOD, TEXT_PATH, TEXT_QUERY, TEXT_ID, TEXTS };
 
 typedef struct Heron_Profiler_Store_slot {
   VALUE record; /* a record kept as given; Qnil when `copied` or empty */
-  int copied;   /* whether `copy` and `text` hold a RequestProfile */
+  int copied;   /* whether `copy`, `text` and `packed` hold a RequestProfile */
+  VALUE packed; /* its queries and N+1 findings (Query.pack), or Qnil when it had none */
   Heron_Profiler_RequestProfile copy; /* only status, queries and n_plus_one of its VALUEs are set */
   char *text;   /* the TEXTS strings, one after another */
   size_t text_capa;
@@ -46,8 +52,7 @@ static void Heron_Profiler_Store_mark(void *ptr)
     rb_gc_mark(slot->record);
     if (!slot->copied) continue;
     rb_gc_mark(slot->copy.status);
-    rb_gc_mark(slot->copy.queries);
-    rb_gc_mark(slot->copy.n_plus_one);
+    rb_gc_mark(slot->packed);
   }
 }
 
@@ -109,7 +114,7 @@ static VALUE Heron_Profiler_Store_initialize(int argc, VALUE *argv, VALUE self)
   Heron_Profiler_Store_free_slots(store);
   store->slots = ruby_xcalloc((size_t)count, sizeof(Heron_Profiler_Store_slot));
   store->capacity = count;
-  for (i = 0; i < count; i++) store->slots[i].record = Qnil;
+  for (i = 0; i < count; i++) store->slots[i].record = store->slots[i].packed = Qnil;
   store->next = store->size = 0;
   return self;
 }
@@ -158,18 +163,22 @@ static void Heron_Profiler_Store_write_texts(Heron_Profiler_Store_slot *slot, VA
  * strings are not Strings. */
 static int Heron_Profiler_Store_copy(VALUE self, Heron_Profiler_Store_slot *slot, VALUE profile, const Heron_Profiler_RequestProfile *p)
 {
-  VALUE texts[TEXT_ID];
+  VALUE texts[TEXT_ID], packed = Qnil;
   char id[HERON_PROFILER_ID_MAX];
   if (!Heron_Profiler_Store_texts(p, texts)) return 0;
+  if (p->queries != Heron_Profiler_RequestProfile_NONE || p->n_plus_one != Heron_Profiler_RequestProfile_NONE) {
+    packed = rb_funcall(rb_const_get(mHeron_Profiler, id_Query), id_pack, 2, p->queries, p->n_plus_one);
+  }
   slot->copied = 0;
-  slot->record = Qnil;
+  slot->record = slot->packed = Qnil;
   Heron_Profiler_Store_write_texts(slot, texts, id, Heron_Profiler_RequestProfile_id_text(profile, p, id));
   slot->copy = *p; /* from here on nothing allocates until the barriers below */
   slot->copy.method = slot->copy.path = slot->copy.query = slot->copy.id = Qnil;
   slot->copy.fiber = slot->copy.fibers = Qnil;
+  slot->copy.queries = slot->copy.n_plus_one = Heron_Profiler_RequestProfile_NONE;
   RB_OBJ_WRITE(self, &slot->copy.status, p->status);
-  RB_OBJ_WRITE(self, &slot->copy.queries, p->queries);
-  RB_OBJ_WRITE(self, &slot->copy.n_plus_one, p->n_plus_one);
+  RB_OBJ_WRITE(self, &slot->packed, packed);
+  RB_GC_GUARD(packed);
   slot->copied = 1;
   return 1;
 }
@@ -239,7 +248,7 @@ static VALUE Heron_Profiler_Store_amend(VALUE self, VALUE profile)
 /* The RequestProfile a slot's copy stands for (a new object each time). */
 static VALUE Heron_Profiler_Store_restore(const Heron_Profiler_Store_slot *slot)
 {
-  VALUE texts[TEXTS];
+  VALUE texts[TEXTS], profile, unpacked;
   long at = 0;
   int i;
   for (i = 0; i < TEXTS; i++) {
@@ -251,7 +260,11 @@ static VALUE Heron_Profiler_Store_restore(const Heron_Profiler_Store_slot *slot)
     at += slot->length[i];
   }
   rb_obj_freeze(texts[TEXT_ID]);
-  return Heron_Profiler_RequestProfile_restore(&slot->copy, texts[TEXT_METHOD], texts[TEXT_PATH], texts[TEXT_QUERY], texts[TEXT_ID]);
+  profile = Heron_Profiler_RequestProfile_restore(&slot->copy, texts[TEXT_METHOD], texts[TEXT_PATH], texts[TEXT_QUERY], texts[TEXT_ID]);
+  if (NIL_P(slot->packed)) return profile;
+  unpacked = rb_funcall(rb_const_get(mHeron_Profiler, id_Query), id_unpack, 1, slot->packed);
+  Heron_Profiler_RequestProfile_set_queries(profile, rb_ary_entry(unpacked, 0), rb_ary_entry(unpacked, 1));
+  return profile;
 }
 
 /*
@@ -296,7 +309,7 @@ static VALUE Heron_Profiler_Store_clear(VALUE self)
   long i;
   for (i = 0; i < store->capacity; i++) {
     store->slots[i].copied = 0;
-    store->slots[i].record = Qnil;
+    store->slots[i].record = store->slots[i].packed = Qnil;
   }
   store->next = store->size = 0;
   return Qnil;
@@ -305,6 +318,10 @@ static VALUE Heron_Profiler_Store_clear(VALUE self)
 void Init_Heron_Profiler_Store(VALUE mProfiler)
 {
   VALUE klass = rb_define_class_under(mProfiler, "Store", rb_cObject);
+  mHeron_Profiler = mProfiler;
+  id_Query = rb_intern("Query");
+  id_pack = rb_intern("pack");
+  id_unpack = rb_intern("unpack");
   rb_define_const(klass, "DEFAULT_SIZE", INT2FIX(DEFAULT_CAPACITY));
   rb_define_const(klass, "MAX_TEXT", INT2FIX(MAX_TEXT));
   rb_define_alloc_func(klass, Heron_Profiler_Store_alloc);

@@ -10,6 +10,25 @@ module Heron
 
       attr_reader :sql, :duration_ms, :call_site, :adapter
 
+      # One String holding a stored record's queries and N+1 findings: the {Store} keeps that
+      # instead of their hundreds of objects, which would otherwise reach Ruby's old generation
+      # and die there, bringing on major GCs (see docs/profiling.md).
+      # @param queries [Array<Query>]
+      # @param findings [Array<Hash>] the record's N+1 findings.
+      # @return [String, Array] the packed data (an Array of the two, kept as they are, if
+      #   something in them cannot be packed).
+      def self.pack(queries, findings)
+        Marshal.dump([queries, findings])
+      rescue StandardError
+        [queries, findings]
+      end
+
+      # @param packed [String, Array] what {.pack} returned.
+      # @return [Array(Array<Query>, Array<Hash>)] new copies of the queries and findings.
+      def self.unpack(packed)
+        packed.is_a?(String) ? Marshal.load(packed) : packed # rubocop:disable Security/MarshalLoad -- the store's own data
+      end
+
       # @param sql [String] the SQL as sent.
       # @param duration_ms [Float] wall time the statement took.
       # @param call_site [String, nil] "path:line" of the first application frame.
