@@ -126,6 +126,27 @@ class MiddlewareTest < Minitest::Test
     assert_empty @store.recent
   end
 
+  # The SQL hooks are looked for again only once something new was required (ActiveRecord may
+  # load after the app is built), not on every request.
+  def test_sql_hooks_are_installed_again_only_after_a_require
+    counting = Class.new(Heron::Profiler::Middleware) do
+      attr_reader :installs
+
+      def install_hooks
+        @installs = (@installs || 0) + 1
+        false
+      end
+    end
+    inner = counting.new(HELLO, config, store: @store)
+    3.times { get(inner) }
+    assert_equal 1, inner.installs
+    $LOADED_FEATURES << "/heron-test/loaded_later.rb"
+    2.times { get(inner) }
+    assert_equal 2, inner.installs
+  ensure
+    $LOADED_FEATURES.delete("/heron-test/loaded_later.rb")
+  end
+
   def test_memory_query_delegates_when_available
     memory = Struct.new(:app, :config) { def call(_env) = [200, { "content-type" => "text/plain" }, ["mem"]] }
     Heron::Profiler.stub(:memory_profile_class, memory) { assert_equal "mem", get(middleware, "/?__heron=memory").body }
