@@ -158,17 +158,23 @@ static void Heron_Profiler_Store_write_texts(Heron_Profiler_Store_slot *slot, VA
   memcpy(slot->text + at, id, id_length);
 }
 
-/* Copies a RequestProfile into a slot: its numbers, its strings' bytes, and the few Ruby
- * values it may hold (status, queries, N+1 findings). Returns 0, copying nothing, when its
- * strings are not Strings. */
-static int Heron_Profiler_Store_copy(VALUE self, Heron_Profiler_Store_slot *slot, VALUE profile, const Heron_Profiler_RequestProfile *p)
+/* A profile's queries and N+1 findings packed into one String (Query.pack), or Qnil when it
+ * has none. It runs Ruby code, so callers do it before they pick a slot: another thread may
+ * push meanwhile. */
+static VALUE Heron_Profiler_Store_pack(const Heron_Profiler_RequestProfile *p)
 {
-  VALUE texts[TEXT_ID], packed = Qnil;
+  if (p->queries == Heron_Profiler_RequestProfile_NONE && p->n_plus_one == Heron_Profiler_RequestProfile_NONE) return Qnil;
+  return rb_funcall(rb_const_get(mHeron_Profiler, id_Query), id_pack, 2, p->queries, p->n_plus_one);
+}
+
+/* Copies a RequestProfile into a slot: its numbers, its strings' bytes, its status, and its
+ * `packed` queries and findings. Runs no Ruby code. Returns 0, copying nothing, when its
+ * strings are not Strings. */
+static int Heron_Profiler_Store_copy(VALUE self, Heron_Profiler_Store_slot *slot, VALUE profile, const Heron_Profiler_RequestProfile *p, VALUE packed)
+{
+  VALUE texts[TEXT_ID];
   char id[HERON_PROFILER_ID_MAX];
   if (!Heron_Profiler_Store_texts(p, texts)) return 0;
-  if (p->queries != Heron_Profiler_RequestProfile_NONE || p->n_plus_one != Heron_Profiler_RequestProfile_NONE) {
-    packed = rb_funcall(rb_const_get(mHeron_Profiler, id_Query), id_pack, 2, p->queries, p->n_plus_one);
-  }
   slot->copied = 0;
   slot->record = slot->packed = Qnil;
   Heron_Profiler_Store_write_texts(slot, texts, id, Heron_Profiler_RequestProfile_id_text(profile, p, id));
@@ -189,11 +195,13 @@ int Heron_Profiler_Store_p(VALUE value)
   return rb_typeddata_is_kind_of(value, &Heron_Profiler_Store_type);
 }
 
-/* call-seq: push(record) -> record. Adds a record, dropping the oldest when full. */
+/* Adds a record (`p`: its struct when it is a RequestProfile, else NULL), dropping the oldest
+ * when full. */
 static void Heron_Profiler_Store_add(VALUE self, Heron_Profiler_Store *store, VALUE record, const Heron_Profiler_RequestProfile *p)
 {
+  VALUE packed = p ? Heron_Profiler_Store_pack(p) : Qnil;
   Heron_Profiler_Store_slot *slot = &store->slots[store->next];
-  if (!p || !Heron_Profiler_Store_copy(self, slot, record, p)) {
+  if (!p || !Heron_Profiler_Store_copy(self, slot, record, p, packed)) {
     slot->copied = 0;
     RB_OBJ_WRITE(self, &slot->record, record);
   }
@@ -201,6 +209,7 @@ static void Heron_Profiler_Store_add(VALUE self, Heron_Profiler_Store *store, VA
   if (store->size < store->capacity) store->size++;
 }
 
+/* call-seq: push(record) -> record. Adds a record, dropping the oldest when full. */
 VALUE Heron_Profiler_Store_push(VALUE self, VALUE record)
 {
   const Heron_Profiler_RequestProfile *p = Heron_Profiler_RequestProfile_p(record) ? HERON_PROFILE(record) : NULL;
@@ -236,11 +245,12 @@ static VALUE Heron_Profiler_Store_amend(VALUE self, VALUE profile)
   char id[HERON_PROFILER_ID_MAX];
   const Heron_Profiler_RequestProfile *p = Heron_Profiler_RequestProfile_get(profile);
   size_t id_length = Heron_Profiler_RequestProfile_id_text(profile, p, id);
+  VALUE packed = Heron_Profiler_Store_pack(p);
   long i;
   for (i = 0; i < store->size; i++) {
     Heron_Profiler_Store_slot *slot = &store->slots[((store->next - 1 - i) % store->capacity + store->capacity) % store->capacity];
     if (slot->record == profile) return Qtrue;
-    if (Heron_Profiler_Store_holds(slot, id, id_length)) return Heron_Profiler_Store_copy(self, slot, profile, p) ? Qtrue : Qfalse;
+    if (Heron_Profiler_Store_holds(slot, id, id_length)) return Heron_Profiler_Store_copy(self, slot, profile, p, packed) ? Qtrue : Qfalse;
   }
   return Qfalse;
 }

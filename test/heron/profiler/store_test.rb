@@ -122,6 +122,29 @@ class StoreProfileEntryTest < Minitest::Test
     assert_equal ["/c", ""], store.recent.first.values_at(:path, :query)
   end
 
+  # Packing a record's queries runs Ruby code, so another thread may push meanwhile: every
+  # slot must still hold one whole record.
+  def test_threads_pushing_profiles_with_queries_keep_whole_records
+    store = Heron::Profiler::Store.new(8)
+    threads = Array.new(4) do |t|
+      Thread.new do
+        50.times do |i|
+          record = profile("/t#{t}/#{i}", "")
+          record.add_query(Heron::Profiler::Query.new("SELECT #{t}, #{i}", 0.1, nil, :sequel))
+          store.push(record)
+        end
+      end
+    end
+    threads.each(&:join)
+    entries = store.entries
+    assert_equal 8, entries.size
+    entries.each do |entry|
+      t, i = entry.path.scan(/\d+/)
+      assert_equal ["SELECT #{t}, #{i}"], entry.queries.map(&:sql)
+    end
+    assert_equal 8, entries.map(&:id).uniq.size
+  end
+
   def test_a_profile_with_odd_strings_is_kept_as_it_is
     store = Heron::Profiler::Store.new(1)
     odd = Heron::Profiler::RequestProfile.new(:GET, "/", "")
