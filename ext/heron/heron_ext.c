@@ -46,7 +46,8 @@ typedef struct Heron_HTTPParser {
 
 /* A frozen (binary) String kept alive for good: env keys and shared values. The profiler's
  * files use it too (profiler.h). Interned, so every file gets the same object for the same
- * text: the profiler finds the parser's env keys by identity. */
+ * text: a hash lookup with the profiler's key matches the parser's key by identity, without
+ * comparing bytes. */
 VALUE Heron_str(const char *s)
 {
   VALUE str = rb_enc_interned_str(s, (long)strlen(s), rb_ascii8bit_encoding());

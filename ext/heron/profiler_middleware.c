@@ -24,7 +24,8 @@ typedef struct Heron_Profiler_Middleware {
   Heron_Profiler_FiberAccounting *a; /* accounting's */
   int c_store;                       /* whether store is a Heron::Profiler::Store */
   long sample, requests;
-  long features_seen; /* $LOADED_FEATURES' size when the SQL hooks were last installed; -1: all are */
+  long features_seen; /* $LOADED_FEATURES' size when the SQL hooks were last looked for;
+                         -1: all are installed; -2: not looked for yet */
 } Heron_Profiler_Middleware;
 
 /* What rb_protect hands to Heron_Profiler_Middleware_measure (the values stay on this stack,

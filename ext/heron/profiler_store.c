@@ -189,6 +189,12 @@ static int Heron_Profiler_Store_copy(VALUE self, Heron_Profiler_Store_slot *slot
   return 1;
 }
 
+/* The slot of the `i`th newest record (0: the newest). */
+static Heron_Profiler_Store_slot *Heron_Profiler_Store_newest(const Heron_Profiler_Store *store, long i)
+{
+  return &store->slots[((store->next - 1 - i) % store->capacity + store->capacity) % store->capacity];
+}
+
 /* Whether `value` is a Store. */
 int Heron_Profiler_Store_p(VALUE value)
 {
@@ -237,7 +243,8 @@ static int Heron_Profiler_Store_holds(const Heron_Profiler_Store_slot *slot, con
  * call-seq: amend(profile) -> true or false
  *
  * Copies a pushed RequestProfile again, with what changed since (its after_reply_ms, set once
- * its after-reply callbacks ran). False when the store no longer holds it.
+ * its after-reply callbacks ran). Its queries and N+1 findings are final once it is pushed,
+ * so the slot keeps the ones it packed then. False when the store no longer holds it.
  */
 static VALUE Heron_Profiler_Store_amend(VALUE self, VALUE profile)
 {
@@ -245,12 +252,11 @@ static VALUE Heron_Profiler_Store_amend(VALUE self, VALUE profile)
   char id[HERON_PROFILER_ID_MAX];
   const Heron_Profiler_RequestProfile *p = Heron_Profiler_RequestProfile_get(profile);
   size_t id_length = Heron_Profiler_RequestProfile_id_text(profile, p, id);
-  VALUE packed = Heron_Profiler_Store_pack(p);
   long i;
   for (i = 0; i < store->size; i++) {
-    Heron_Profiler_Store_slot *slot = &store->slots[((store->next - 1 - i) % store->capacity + store->capacity) % store->capacity];
+    Heron_Profiler_Store_slot *slot = Heron_Profiler_Store_newest(store, i);
     if (slot->record == profile) return Qtrue;
-    if (Heron_Profiler_Store_holds(slot, id, id_length)) return Heron_Profiler_Store_copy(self, slot, profile, p, packed) ? Qtrue : Qfalse;
+    if (Heron_Profiler_Store_holds(slot, id, id_length)) return Heron_Profiler_Store_copy(self, slot, profile, p, slot->packed) ? Qtrue : Qfalse;
   }
   return Qfalse;
 }
@@ -294,7 +300,7 @@ static VALUE Heron_Profiler_Store_entries(int argc, VALUE *argv, VALUE self)
   if (count < 0) count = 0;
   entries = rb_ary_new_capa(count);
   for (i = 0; i < count && i < store->size; i++) {
-    const Heron_Profiler_Store_slot *slot = &store->slots[((store->next - 1 - i) % store->capacity + store->capacity) % store->capacity];
+    const Heron_Profiler_Store_slot *slot = Heron_Profiler_Store_newest(store, i);
     rb_ary_push(entries, slot->copied ? Heron_Profiler_Store_restore(slot) : slot->record);
   }
   return entries;

@@ -29,7 +29,7 @@ module Heron
       # @param store [Store] where finished records go.
       # @param accounting [FiberAccounting] the per-fiber counters.
       def initialize(app, config, logger: nil, store: Profiler.store, accounting: Profiler.accounting)
-        @app, @config, @logger, @store, @accounting = app, config, logger, store, accounting
+        @app, @config, @logger, @store = app, config, logger, store
         @detector = NPlusOneDetector.new(config.n_plus_one_threshold)
         @development = config.environment_name == "development"
         configure(app, accounting, store, config.profile_path, config.profile_sample)

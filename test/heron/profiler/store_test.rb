@@ -110,6 +110,16 @@ class StoreProfileEntryTest < Minitest::Test
     refute store.amend(original), "dropped from the ring"
   end
 
+  def test_amend_keeps_the_queries_packed_at_push
+    store = Heron::Profiler::Store.new(2)
+    original = profile
+    original.add_query(Heron::Profiler::Query.new("SELECT 1", 1.5, "app.rb:1", :sequel))
+    store.push(original)
+    original.after_reply_ms = 1.0
+    assert store.amend(original)
+    assert_equal [1.0, ["SELECT 1"]], store.entries.first.then { |entry| [entry.after_reply_ms, entry.queries.map(&:sql)] }
+  end
+
   def test_queries_stay_and_slots_are_reused
     store = Heron::Profiler::Store.new(1)
     with_query = profile
