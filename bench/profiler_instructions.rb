@@ -16,22 +16,20 @@ require "socket"
 require "tmpdir"
 require "rbconfig"
 require_relative "lib/server_process"
+require_relative "lib/profiler_variants"
 
 # One measurement session.
 class ProfilerInstructionsBench
   ROOT = File.expand_path("..", __dir__)
   RESULTS = File.join(ROOT, "bench/results/profiler_instructions.md")
-  HELLO = %(run ->(_env) { [200, { "content-type" => "text/plain" }, ["Hello, world!\\n"]] }\n)
   REQUEST = "GET / HTTP/1.1\r\nHost: bench\r\n\r\n"
   CONNECTIONS = 4
-  VARIANTS = { "off" => ["--no-profile"], "on" => ["--profile"],
-               "on, 1 in 10 sampled" => ["--profile", "--profile-sample", "10"] }.freeze
+  VARIANTS = Bench::ProfilerVariants::FLAGS
 
   # @param requests [Integer] requests per measured run.
   def initialize(requests)
     @requests = requests
     @dir = Dir.mktmpdir("heron-instructions")
-    File.write(File.join(@dir, "hello.ru"), HELLO)
   end
 
   # Measures every variant and writes the report.
@@ -52,7 +50,7 @@ class ProfilerInstructionsBench
             RbConfig.ruby, "-rbundler/setup", "-I", File.join(ROOT, "lib"), File.join(ROOT, "exe/heron"),
             "-e", "production", "-q", "--no-metrics", *flags]
     port = Bench::ServerProcess.free_port
-    server = Bench::ServerProcess.new([*argv, "-p", port.to_s, "-o", "127.0.0.1", File.join(@dir, "hello.ru")],
+    server = Bench::ServerProcess.new([*argv, "-p", port.to_s, "-o", "127.0.0.1", Bench::ProfilerVariants::HELLO],
                                       port: port, log: log, chdir: ROOT).start(timeout: 120)
     drive(port, 200)
     drive(port, count)

@@ -19,21 +19,19 @@ require "rbconfig"
 require "etc"
 require_relative "lib/server_process"
 require_relative "lib/wrk"
+require_relative "lib/profiler_variants"
 
 # Runs one benchmark session: the endpoints, the variants and the report.
 class ProfilerOverheadBench
   ROOT = File.expand_path("..", __dir__)
   RESULTS = File.join(ROOT, "bench/results/profiler_overhead.md")
-  HELLO = %(run ->(_env) { [200, { "content-type" => "text/plain" }, ["Hello, world!\\n"]] }\n)
-  VARIANTS = { "off" => ["--no-profile"], "on" => ["--profile"],
-               "on, 1 in 10 sampled" => ["--profile", "--profile-sample", "10"] }.freeze
+  VARIANTS = Bench::ProfilerVariants::FLAGS
   MEASURED = VARIANTS.keys.drop(1).freeze
 
   # @param options [Hash] rounds, duration, connections.
   def initialize(options)
     @options = options
     @dir = Dir.mktmpdir("heron-bench")
-    File.write(File.join(@dir, "hello.ru"), HELLO)
   end
 
   # Runs everything and writes the report.
@@ -49,7 +47,7 @@ class ProfilerOverheadBench
 
   def endpoints
     demo = File.join(ROOT, "examples/demo/config.ru")
-    all = { "hello" => ["hello world (`/`, bare lambda)", File.join(@dir, "hello.ru"), "/", @options[:connections]],
+    all = { "hello" => ["hello world (`/`, bare lambda)", Bench::ProfilerVariants::HELLO, "/", @options[:connections]],
             "users" => ["demo `/users` (1,000 users, N+1: 4 queries a user)", demo, "/users", 2],
             "eager" => ["demo `/users?eager=1` (1,000 users, 5 queries)", demo, "/users?eager=1", 2] }
     all.values_at(*@options[:only]).to_h { |name, *rest| [name, rest] }
