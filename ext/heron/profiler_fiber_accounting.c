@@ -2,12 +2,13 @@
  * Heron::Profiler::FiberAccounting: attributes CPU time, allocated objects and GC runs to the
  * request each fiber works for.
  *
- * A fiber_switch TracePoint, with a C hook, reads the three counters whenever a switch leaves
- * or enters a fiber that works for an open profile, and charges their growth since the
- * previous switch to the RequestProfile of the fiber that was running, so two requests
- * interleaving on one reactor each get only their own share. Switches between fibers that
- * work for nobody cost two table lookups. The TracePoint is enabled only while at least one
- * profile is open, so an idle or unprofiled server pays nothing.
+ * A C event hook on fiber switches reads the three counters whenever a switch leaves or
+ * enters a fiber that works for an open profile, and charges their growth since the previous
+ * switch to the RequestProfile of the fiber that was running, so two requests interleaving on
+ * one reactor each get only their own share. Switches between fibers that work for nobody cost
+ * a table lookup. The hook is added at the first profile opened and then stays (adding and
+ * removing it per request, or enabling a TracePoint, cost more than it does: it returns at
+ * once while no profile is open); a process that never profiles has none.
  *
  * All of it runs holding the GVL, so the tables need no lock.
  *
@@ -19,11 +20,18 @@
 #include <ruby/debug.h>
 #include <ruby/st.h>
 
+/* A thread and the profile being charged on it. */
+typedef struct Heron_Profiler_FiberAccounting_running {
+  VALUE thread, profile;
+} Heron_Profiler_FiberAccounting_running;
+
 struct Heron_Profiler_FiberAccounting {
-  st_table *fibers;  /* Fiber -> RequestProfile it works for */
-  st_table *running; /* Thread -> RequestProfile being charged on it (absent: none) */
+  st_table *fibers; /* Fiber -> RequestProfile it works for */
+  Heron_Profiler_FiberAccounting_running *running; /* one per thread charging a profile (a
+                                                      reactor has one thread: no table needed) */
+  long nrunning, running_capa;
   long open, opened;
-  VALUE trace;
+  int hooked; /* the event hook was added */
   VALUE self; /* this object, for the write barriers of the tables' entries */
 };
 
@@ -37,23 +45,26 @@ static int Heron_Profiler_FiberAccounting_mark_entry(st_data_t key, st_data_t va
 static void Heron_Profiler_FiberAccounting_mark(void *ptr)
 {
   Heron_Profiler_FiberAccounting *a = ptr;
+  long i;
   st_foreach(a->fibers, Heron_Profiler_FiberAccounting_mark_entry, 0);
-  st_foreach(a->running, Heron_Profiler_FiberAccounting_mark_entry, 0);
-  rb_gc_mark(a->trace);
+  for (i = 0; i < a->nrunning; i++) {
+    rb_gc_mark(a->running[i].thread);
+    rb_gc_mark(a->running[i].profile);
+  }
 }
 
 static void Heron_Profiler_FiberAccounting_free(void *ptr)
 {
   Heron_Profiler_FiberAccounting *a = ptr;
   st_free_table(a->fibers);
-  st_free_table(a->running);
+  ruby_xfree(a->running);
   ruby_xfree(a);
 }
 
 static size_t Heron_Profiler_FiberAccounting_memsize(const void *ptr)
 {
   const Heron_Profiler_FiberAccounting *a = ptr;
-  return sizeof(*a) + st_memsize(a->fibers) + st_memsize(a->running);
+  return sizeof(*a) + st_memsize(a->fibers) + (size_t)a->running_capa * sizeof(*a->running);
 }
 
 static const rb_data_type_t Heron_Profiler_FiberAccounting_type = {
@@ -73,6 +84,43 @@ static VALUE Heron_Profiler_FiberAccounting_lookup(st_table *table, VALUE key)
   return st_lookup(table, (st_data_t)key, &value) ? (VALUE)value : Qnil;
 }
 
+/* The index of `thread`'s entry in a->running, or -1. */
+static long Heron_Profiler_FiberAccounting_running_index(const Heron_Profiler_FiberAccounting *a, VALUE thread)
+{
+  long i;
+  for (i = 0; i < a->nrunning; i++)
+    if (a->running[i].thread == thread) return i;
+  return -1;
+}
+
+/* The profile being charged on `thread`, or Qnil. */
+static VALUE Heron_Profiler_FiberAccounting_running_on(const Heron_Profiler_FiberAccounting *a, VALUE thread)
+{
+  long i = Heron_Profiler_FiberAccounting_running_index(a, thread);
+  return i < 0 ? Qnil : a->running[i].profile;
+}
+
+/* Records that `profile` (Qnil: none) is charged on `thread` from now on. */
+static void Heron_Profiler_FiberAccounting_set_running(Heron_Profiler_FiberAccounting *a, VALUE thread, VALUE profile)
+{
+  long i = Heron_Profiler_FiberAccounting_running_index(a, thread);
+  if (NIL_P(profile)) {
+    if (i >= 0) a->running[i] = a->running[--a->nrunning];
+    return;
+  }
+  if (i < 0) {
+    if (a->nrunning == a->running_capa) {
+      a->running_capa = a->running_capa ? a->running_capa * 2 : 4;
+      REALLOC_N(a->running, Heron_Profiler_FiberAccounting_running, a->running_capa);
+    }
+    i = a->nrunning++;
+    a->running[i].thread = thread;
+    RB_OBJ_WRITTEN(a->self, Qundef, thread);
+  }
+  a->running[i].profile = profile;
+  RB_OBJ_WRITTEN(a->self, Qundef, profile);
+}
+
 /*
  * Charges the counters' growth to the profile that was running on this thread and starts
  * counting for `profile` (Qnil: nobody). Called at every fiber switch: keep it cheap.
@@ -80,28 +128,23 @@ static VALUE Heron_Profiler_FiberAccounting_lookup(st_table *table, VALUE key)
 static void Heron_Profiler_FiberAccounting_switch_to(Heron_Profiler_FiberAccounting *a, VALUE profile)
 {
   VALUE thread = rb_thread_current();
-  VALUE previous = Heron_Profiler_FiberAccounting_lookup(a->running, thread);
+  VALUE previous = Heron_Profiler_FiberAccounting_running_on(a, thread);
   Heron_Profiler_Counters now;
   if (NIL_P(previous) && NIL_P(profile)) return;
   Heron_Profiler_Counters_read(&now);
   if (!NIL_P(previous)) Heron_Profiler_RequestProfile_charge(HERON_PROFILE(previous), &now);
-  if (NIL_P(profile)) {
-    st_data_t key = (st_data_t)thread;
-    st_delete(a->running, &key, NULL);
-    return;
-  }
-  Heron_Profiler_RequestProfile_mark(HERON_PROFILE(profile), &now);
-  st_insert(a->running, (st_data_t)thread, (st_data_t)profile);
-  RB_OBJ_WRITTEN(a->self, Qundef, thread);
-  RB_OBJ_WRITTEN(a->self, Qundef, profile);
+  if (!NIL_P(profile)) Heron_Profiler_RequestProfile_mark(HERON_PROFILE(profile), &now);
+  Heron_Profiler_FiberAccounting_set_running(a, thread, profile);
 }
 
-/* The TracePoint's hook: a fiber was switched in. A finished profile is charged no more (a
- * task the request started may outlive it). */
-static void Heron_Profiler_FiberAccounting_hook(VALUE tracepoint, void *data)
+/* The event hook: a fiber was switched in (`data` is the FiberAccounting). A finished profile
+ * is charged no more (a task the request started may outlive it). */
+static void Heron_Profiler_FiberAccounting_hook(rb_event_flag_t event, VALUE data, VALUE self, ID mid, VALUE klass)
 {
-  Heron_Profiler_FiberAccounting *a = data;
-  VALUE profile = Heron_Profiler_FiberAccounting_lookup(a->fibers, rb_fiber_current());
+  Heron_Profiler_FiberAccounting *a = RTYPEDDATA_DATA(data);
+  VALUE profile;
+  if (a->open == 0) return;
+  profile = Heron_Profiler_FiberAccounting_lookup(a->fibers, rb_fiber_current());
   if (!NIL_P(profile) && Heron_Profiler_RequestProfile_done(HERON_PROFILE(profile))) profile = Qnil;
   Heron_Profiler_FiberAccounting_switch_to(a, profile);
 }
@@ -111,8 +154,6 @@ static VALUE Heron_Profiler_FiberAccounting_alloc(VALUE klass)
   Heron_Profiler_FiberAccounting *a;
   VALUE self = TypedData_Make_Struct(klass, Heron_Profiler_FiberAccounting, &Heron_Profiler_FiberAccounting_type, a);
   a->fibers = st_init_numtable();
-  a->running = st_init_numtable();
-  a->trace = Qnil;
   a->self = self;
   return self;
 }
@@ -120,15 +161,12 @@ static VALUE Heron_Profiler_FiberAccounting_alloc(VALUE klass)
 /*
  * call-seq: FiberAccounting.new
  *
- * Starts with no profile open and the TracePoint disabled. The instance then lives as long as
- * the process: its TracePoint's hook holds a pointer to it, and a profile left open would keep
- * the hook enabled after the last reference to the instance was gone. A process needs one
+ * Starts with no profile open and no event hook. The instance then lives as long as the
+ * process: once a profile is opened its hook holds on to it. A process needs one
  * (Heron::Profiler.accounting).
  */
 static VALUE Heron_Profiler_FiberAccounting_initialize(VALUE self)
 {
-  Heron_Profiler_FiberAccounting *a = Heron_Profiler_FiberAccounting_get(self);
-  RB_OBJ_WRITE(self, &a->trace, rb_tracepoint_new(Qnil, RUBY_EVENT_FIBER_SWITCH, Heron_Profiler_FiberAccounting_hook, a));
   rb_gc_register_mark_object(self);
   return self;
 }
@@ -145,10 +183,12 @@ static VALUE Heron_Profiler_FiberAccounting_profile_for(VALUE self, VALUE fiber)
   return Heron_Profiler_FiberAccounting_lookup(Heron_Profiler_FiberAccounting_get(self)->fibers, fiber);
 }
 
-/* call-seq: tracing? -> true or false. Whether the fiber-switch TracePoint is enabled. */
+/* call-seq: tracing? -> true or false. Whether fiber switches are being accounted (some
+ * profile is open). */
 static VALUE Heron_Profiler_FiberAccounting_tracing_p(VALUE self)
 {
-  return rb_tracepoint_enabled_p(Heron_Profiler_FiberAccounting_get(self)->trace);
+  const Heron_Profiler_FiberAccounting *a = Heron_Profiler_FiberAccounting_get(self);
+  return a->hooked && a->open > 0 ? Qtrue : Qfalse;
 }
 
 /* Charges `fiber` to the profile from now on (see #attach). */
@@ -185,15 +225,19 @@ void Heron_Profiler_FiberAccounting_open_profile(Heron_Profiler_FiberAccounting 
 {
   VALUE current = rb_fiber_current();
   p->number = ++a->opened;
-  if (++a->open == 1) rb_tracepoint_enable(a->trace);
+  ++a->open;
+  if (!a->hooked) {
+    rb_add_event_hook(Heron_Profiler_FiberAccounting_hook, RUBY_EVENT_FIBER_SWITCH, a->self);
+    a->hooked = 1;
+  }
   Heron_Profiler_FiberAccounting_attach_fiber(a, profile, p, current, current);
 }
 
 /*
  * call-seq: open(profile) -> profile
  *
- * Numbers the profile (see RequestProfile#id), charges the current fiber to it from now on,
- * and enables the TracePoint when it is the first one open.
+ * Numbers the profile (see RequestProfile#id) and charges the current fiber to it from now
+ * on (adding the event hook the first time).
  */
 static VALUE Heron_Profiler_FiberAccounting_open(VALUE self, VALUE profile)
 {
@@ -204,7 +248,7 @@ static VALUE Heron_Profiler_FiberAccounting_open(VALUE self, VALUE profile)
 /* #checkpoint for a caller holding the pointer. */
 void Heron_Profiler_FiberAccounting_charge_running(Heron_Profiler_FiberAccounting *a)
 {
-  Heron_Profiler_FiberAccounting_switch_to(a, Heron_Profiler_FiberAccounting_lookup(a->running, rb_thread_current()));
+  Heron_Profiler_FiberAccounting_switch_to(a, Heron_Profiler_FiberAccounting_running_on(a, rb_thread_current()));
 }
 
 /* call-seq: checkpoint -> nil. Charges what the running profile used so far, so its counters are current. */
@@ -224,7 +268,7 @@ static void Heron_Profiler_FiberAccounting_forget(Heron_Profiler_FiberAccounting
 void Heron_Profiler_FiberAccounting_close_profile(Heron_Profiler_FiberAccounting *a, VALUE profile, Heron_Profiler_RequestProfile *p)
 {
   long i;
-  if (Heron_Profiler_FiberAccounting_lookup(a->running, rb_thread_current()) == profile) {
+  if (Heron_Profiler_FiberAccounting_running_on(a, rb_thread_current()) == profile) {
     Heron_Profiler_FiberAccounting_switch_to(a, Qnil);
   }
   if (!NIL_P(p->fiber)) Heron_Profiler_FiberAccounting_forget(a, p->fiber, profile);
@@ -232,18 +276,15 @@ void Heron_Profiler_FiberAccounting_close_profile(Heron_Profiler_FiberAccounting
     Heron_Profiler_FiberAccounting_forget(a, RARRAY_AREF(p->fibers, i), profile);
   }
   p->fiber = p->fibers = Qnil;
-  if (a->open > 0 && --a->open == 0) {
-    rb_tracepoint_disable(a->trace);
-    st_clear(a->running);
-  }
+  if (a->open > 0 && --a->open == 0) a->nrunning = 0;
 }
 
 /*
  * call-seq: close(profile) -> nil
  *
  * Stops charging a profile: its fibers are forgotten (a stored profile holding on to fibers
- * would keep them in the old generation and bring on extra major GCs), and the TracePoint is
- * disabled once no profile is open.
+ * would keep them in the old generation and bring on extra major GCs); once no profile is open
+ * the hook does nothing.
  */
 static VALUE Heron_Profiler_FiberAccounting_close(VALUE self, VALUE profile)
 {

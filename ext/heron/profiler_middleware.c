@@ -10,6 +10,7 @@
  *
  *   #configure(app, accounting, store, profile_path, sample) (private)
  *   #call(env)              -> [status, headers, body]
+ *   #serve(env, parser, started_at, head) -> [status, headers, body]
  *   #finish(profile, status) -> nil
  */
 #include "profiler.h"
@@ -32,6 +33,7 @@ typedef struct Heron_Profiler_Middleware {
  * where the GC sees them). */
 typedef struct Heron_Profiler_Middleware_request {
   VALUE self, env, profile;
+  VALUE head; /* #serve's String of extra head lines, or Qnil (#call: the headers get the timing) */
   Heron_Profiler_Middleware *m;
   Heron_Profiler_RequestProfile *p;
 } Heron_Profiler_Middleware_request;
@@ -141,14 +143,19 @@ static VALUE Heron_Profiler_Middleware_finish(VALUE self, VALUE profile, VALUE s
   return Qnil;
 }
 
-/* Adds the profile's headers and reports N+1s once the app has returned. An app sharing one
- * frozen headers Hash gets a copy, not a 500. */
+/* Adds the profile's Server-Timing (to the headers, or as a line of #serve's head) and reports
+ * N+1s once the app has returned. An app sharing one frozen headers Hash gets a copy, not a
+ * 500. */
 static VALUE Heron_Profiler_Middleware_returned(const Heron_Profiler_Middleware_request *request, VALUE headers)
 {
+  int queries = RARRAY_LEN(request->p->queries) > 0;
   if (!RB_TYPE_P(headers, T_HASH)) return headers; /* not Rack 3: the server will refuse it */
-  if (OBJ_FROZEN(headers)) headers = rb_hash_dup(headers);
-  Heron_Profiler_RequestProfile_add_timing(request->profile, request->p, headers);
-  if (RARRAY_LEN(request->p->queries) > 0) rb_funcall(request->self, id_report_n_plus_one, 2, request->profile, headers);
+  if (!NIL_P(request->head)) Heron_Profiler_RequestProfile_timing_line(request->profile, request->p, request->head);
+  if (NIL_P(request->head) || queries) {
+    if (OBJ_FROZEN(headers)) headers = rb_hash_dup(headers);
+  }
+  if (NIL_P(request->head)) Heron_Profiler_RequestProfile_add_timing(request->profile, request->p, headers);
+  if (queries) rb_funcall(request->self, id_report_n_plus_one, 2, request->profile, headers);
   return headers;
 }
 
@@ -203,6 +210,43 @@ static VALUE Heron_Profiler_Middleware_measure(VALUE arg)
   return rb_ary_new_from_args(3, status, added, body);
 }
 
+/* Where a request goes instead of being measured: the dashboard, the memory profile, or
+ * (sampled out) straight to the app; Qundef when it is to be measured. */
+static VALUE Heron_Profiler_Middleware_route(VALUE self, Heron_Profiler_Middleware *m, VALUE env, VALUE path, VALUE query)
+{
+  VALUE response;
+  if (Heron_Profiler_Middleware_dashboard_p(m, path)) return rb_funcall(self, id_dashboard, 1, env);
+  if (Heron_Profiler_Middleware_memory_p(query)) {
+    response = rb_funcall(self, id_memory_profile, 1, env);
+    if (!NIL_P(response)) return response;
+  }
+  if (!Heron_Profiler_Middleware_sampled_p(m)) return rb_funcall(m->app, id_call, 1, env);
+  Heron_Profiler_Middleware_hook_sql(self, m);
+  return Qundef;
+}
+
+/* Measures the app's call for a started profile (see #call). */
+static VALUE Heron_Profiler_Middleware_run(VALUE self, Heron_Profiler_Middleware *m, VALUE env, VALUE profile, VALUE head)
+{
+  Heron_Profiler_Middleware_request request;
+  VALUE response;
+  int state = 0;
+  request.self = self;
+  request.env = env;
+  request.profile = profile;
+  request.head = head;
+  request.m = m;
+  request.p = HERON_PROFILE(profile);
+  Heron_Profiler_FiberAccounting_open_profile(m->a, profile, request.p);
+  response = rb_protect(Heron_Profiler_Middleware_measure, (VALUE)&request, &state);
+  RB_GC_GUARD(profile);
+  if (state) {
+    Heron_Profiler_Middleware_finish_profile(self, m, profile, request.p, INT2FIX(500));
+    rb_jump_tag(state);
+  }
+  return response;
+}
+
 /*
  * call-seq: call(env) -> [status, headers, body]
  *
@@ -216,33 +260,40 @@ static VALUE Heron_Profiler_Middleware_measure(VALUE arg)
 static VALUE Heron_Profiler_Middleware_call(VALUE self, VALUE env)
 {
   Heron_Profiler_Middleware *m = Heron_Profiler_Middleware_get(self);
-  VALUE path, query, profile, response;
-  Heron_Profiler_Middleware_request request;
-  int state = 0;
+  VALUE path, query, response;
   Check_Type(env, T_HASH);
   path = rb_hash_aref(env, Heron_Profiler_str_PATH_INFO);
-  if (Heron_Profiler_Middleware_dashboard_p(m, path)) return rb_funcall(self, id_dashboard, 1, env);
   query = rb_hash_aref(env, Heron_Profiler_str_QUERY_STRING);
-  if (Heron_Profiler_Middleware_memory_p(query)) {
-    response = rb_funcall(self, id_memory_profile, 1, env);
-    if (!NIL_P(response)) return response;
-  }
-  if (!Heron_Profiler_Middleware_sampled_p(m)) return rb_funcall(m->app, id_call, 1, env);
-  Heron_Profiler_Middleware_hook_sql(self, m);
-  profile = Heron_Profiler_RequestProfile_for(env, path, query);
-  request.self = self;
-  request.env = env;
-  request.profile = profile;
-  request.m = m;
-  request.p = HERON_PROFILE(profile);
-  Heron_Profiler_FiberAccounting_open_profile(m->a, profile, request.p);
-  response = rb_protect(Heron_Profiler_Middleware_measure, (VALUE)&request, &state);
-  RB_GC_GUARD(profile);
-  if (state) {
-    Heron_Profiler_Middleware_finish_profile(self, m, profile, request.p, INT2FIX(500));
-    rb_jump_tag(state);
-  }
-  return response;
+  response = Heron_Profiler_Middleware_route(self, m, env, path, query);
+  if (response != Qundef) return response;
+  return Heron_Profiler_Middleware_run(self, m, env, Heron_Profiler_RequestProfile_for(env, path, query), Qnil);
+}
+
+/*
+ * call-seq: serve(env, parser, started_at, head) -> [status, headers, body]
+ *
+ * #call for Heron's own connections, which hand over what they already know instead of
+ * leaving it to be looked up in the env: the Heron::HTTPParser that parsed the request (its
+ * method, path, query string, and whether a proxy's queue header came), the monotonic time the
+ * request started (Float), and `head`, a String the server writes after the response's
+ * header fields. `head` is emptied first; the Server-Timing goes there as a header line of its
+ * own (after any `server-timing` the app set, which a client reads as one list), so the app's
+ * headers are not touched. A parser without a complete head falls back to #call.
+ */
+static VALUE Heron_Profiler_Middleware_serve(VALUE self, VALUE env, VALUE parser, VALUE started_at, VALUE head)
+{
+  Heron_Profiler_Middleware *m = Heron_Profiler_Middleware_get(self);
+  VALUE method, path, query, response;
+  int proxy;
+  Check_Type(env, T_HASH);
+  StringValue(head);
+  rb_str_modify(head);
+  rb_str_set_len(head, 0);
+  proxy = Heron_HTTPParser_request(parser, &method, &path, &query);
+  if (proxy < 0) return Heron_Profiler_Middleware_call(self, env);
+  response = Heron_Profiler_Middleware_route(self, m, env, path, query);
+  if (response != Qundef) return response;
+  return Heron_Profiler_Middleware_run(self, m, env, Heron_Profiler_RequestProfile_begin(env, method, path, query, NUM2DBL(started_at), proxy), head);
 }
 
 void Init_Heron_Profiler_Middleware(VALUE mProfiler)
@@ -264,5 +315,6 @@ void Init_Heron_Profiler_Middleware(VALUE mProfiler)
   id_time_after_reply = rb_intern("time_after_reply");
   id_check_queries = rb_intern("check_queries");
   rb_define_method(klass, "call", Heron_Profiler_Middleware_call, 1);
+  rb_define_method(klass, "serve", Heron_Profiler_Middleware_serve, 4);
   rb_define_method(klass, "finish", Heron_Profiler_Middleware_finish, 2);
 }

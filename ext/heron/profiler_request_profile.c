@@ -215,16 +215,43 @@ static void Heron_Profiler_forked(void)
   Heron_Profiler_pid = 0;
 }
 
+/* Writes `value` in `base` (10 or 36) at `out`, which has room for 20 bytes; returns its
+ * length. Inlined, so each caller's base is a constant and the divisions are multiplications. */
+static inline size_t Heron_Profiler_digits(char *out, unsigned long value, unsigned long base)
+{
+  size_t n = 1;
+  unsigned long rest = value;
+  char *p;
+  while (rest >= base) {
+    rest /= base;
+    n++;
+  }
+  p = out + n;
+  do {
+    *--p = "0123456789abcdefghijklmnopqrstuvwxyz"[value % base];
+    value /= base;
+  } while (value);
+  return n;
+}
+
 static size_t Heron_Profiler_base36(char *out, unsigned long value)
 {
-  char digits[16];
-  size_t n = 0, i;
-  do {
-    digits[n++] = "0123456789abcdefghijklmnopqrstuvwxyz"[value % 36];
-    value /= 36;
-  } while (value);
-  for (i = 0; i < n; i++) out[i] = digits[n - 1 - i];
-  return n;
+  return Heron_Profiler_digits(out, value, 36);
+}
+
+/* "<pid in base 36>-", worked out once per process (again after a fork). */
+static char Heron_Profiler_id_prefix[24];
+static size_t Heron_Profiler_id_prefix_len;
+
+static size_t Heron_Profiler_id_prefix_text(char *buf)
+{
+  if (!Heron_Profiler_pid) {
+    Heron_Profiler_pid = getpid();
+    Heron_Profiler_id_prefix_len = Heron_Profiler_base36(Heron_Profiler_id_prefix, (unsigned long)Heron_Profiler_pid);
+    Heron_Profiler_id_prefix[Heron_Profiler_id_prefix_len++] = '-';
+  }
+  memcpy(buf, Heron_Profiler_id_prefix, Heron_Profiler_id_prefix_len);
+  return Heron_Profiler_id_prefix_len;
 }
 
 /* Writes the record's id (see #id) into `buf`, which has room for HERON_PROFILER_ID_MAX bytes;
@@ -237,9 +264,7 @@ size_t Heron_Profiler_RequestProfile_id_text(VALUE self, const Heron_Profiler_Re
     memcpy(buf, RSTRING_PTR(p->id), len);
     return len;
   }
-  if (!Heron_Profiler_pid) Heron_Profiler_pid = getpid();
-  len = Heron_Profiler_base36(buf, (unsigned long)Heron_Profiler_pid);
-  buf[len++] = '-';
+  len = Heron_Profiler_id_prefix_text(buf);
   return len + Heron_Profiler_base36(buf + len, p->number ? (unsigned long)p->number : (unsigned long)(self >> 3));
 }
 
@@ -270,7 +295,7 @@ typedef struct Heron_Profiler_Text {
   size_t len;
 } Heron_Profiler_Text;
 
-static void Heron_Profiler_Text_bytes(Heron_Profiler_Text *text, const char *s, size_t n)
+static inline void Heron_Profiler_Text_bytes(Heron_Profiler_Text *text, const char *s, size_t n)
 {
   if (text->len + n < sizeof(text->buf)) {
     memcpy(text->buf + text->len, s, n);
@@ -281,25 +306,31 @@ static void Heron_Profiler_Text_bytes(Heron_Profiler_Text *text, const char *s, 
 /* Appends a string literal (its length known at compile time). */
 #define Heron_Profiler_Text_add(text, literal) Heron_Profiler_Text_bytes((text), (literal), sizeof(literal) - 1)
 
+/* Appends the decimal digits of `v`, written in place (a memcpy call per number cost more than
+ * the digits). */
+static void Heron_Profiler_Text_ulong(Heron_Profiler_Text *text, unsigned long v)
+{
+  if (text->len + 20 >= sizeof(text->buf)) return;
+  text->len += Heron_Profiler_digits(text->buf + text->len, v, 10);
+}
+
 static void Heron_Profiler_Text_long(Heron_Profiler_Text *text, long value)
 {
-  char digits[24];
-  size_t n = 0;
-  unsigned long v = value < 0 ? 0 : (unsigned long)value;
-  do {
-    digits[n++] = (char)('0' + v % 10);
-    v /= 10;
-  } while (v);
-  while (n > 0 && text->len + 1 < sizeof(text->buf)) text->buf[text->len++] = digits[--n];
+  Heron_Profiler_Text_ulong(text, value < 0 ? 0 : (unsigned long)value);
 }
 
 /* Milliseconds with two decimals, like "%.2f" (negative values, from clock skew, as 0.00). */
 static void Heron_Profiler_Text_ms(Heron_Profiler_Text *text, double ms)
 {
-  long hundredths = (ms > 0 && ms < 1e15) ? (long)(ms * 100.0 + 0.5) : 0;
-  char decimals[3] = { '.', (char)('0' + hundredths / 10 % 10), (char)('0' + hundredths % 10) };
-  Heron_Profiler_Text_long(text, hundredths / 100);
-  Heron_Profiler_Text_bytes(text, decimals, sizeof(decimals));
+  unsigned long hundredths = (ms > 0 && ms < 1e15) ? (unsigned long)(ms * 100.0 + 0.5) : 0;
+  char *p;
+  Heron_Profiler_Text_ulong(text, hundredths / 100);
+  if (text->len + 3 >= sizeof(text->buf)) return;
+  p = text->buf + text->len;
+  p[0] = '.';
+  p[1] = (char)('0' + hundredths / 10 % 10);
+  p[2] = (char)('0' + hundredths % 10);
+  text->len += 3;
 }
 
 /*
@@ -315,48 +346,95 @@ static VALUE Heron_Profiler_RequestProfile_server_timing(VALUE self)
   return Heron_Profiler_RequestProfile_timing(self, Heron_Profiler_RequestProfile_get(self));
 }
 
+/* Writes #server_timing's value into `text`. */
+static void Heron_Profiler_RequestProfile_timing_text(VALUE self, const Heron_Profiler_RequestProfile *p, Heron_Profiler_Text *text)
+{
+  char id[HERON_PROFILER_ID_MAX];
+  Heron_Profiler_Text_add(text, "app;dur=");
+  Heron_Profiler_Text_ms(text, isnan(p->app_ms) ? 0.0 : p->app_ms);
+  Heron_Profiler_Text_add(text, ", db;dur=");
+  Heron_Profiler_Text_ms(text, p->db_ms);
+  Heron_Profiler_Text_add(text, ";desc=\"");
+  Heron_Profiler_Text_long(text, p->db_count);
+  Heron_Profiler_Text_add(text, " queries\"");
+  if (!isnan(p->queue_ms)) {
+    Heron_Profiler_Text_add(text, ", queue;dur=");
+    Heron_Profiler_Text_ms(text, p->queue_ms);
+  }
+  Heron_Profiler_Text_add(text, ", cpu;dur=");
+  Heron_Profiler_Text_ms(text, p->cpu_ms);
+  Heron_Profiler_Text_add(text, ", gc;desc=\"");
+  Heron_Profiler_Text_long(text, p->gc_count);
+  Heron_Profiler_Text_add(text, " runs\", alloc;desc=\"");
+  Heron_Profiler_Text_long(text, p->allocations);
+  Heron_Profiler_Text_add(text, " objects\", heron;desc=\"");
+  Heron_Profiler_Text_bytes(text, id, Heron_Profiler_RequestProfile_id_text(self, p, id));
+  Heron_Profiler_Text_add(text, "\"");
+}
+
 /* #server_timing for a caller holding the pointer. */
 static VALUE Heron_Profiler_RequestProfile_timing(VALUE self, const Heron_Profiler_RequestProfile *p)
 {
   Heron_Profiler_Text text;
-  char id[HERON_PROFILER_ID_MAX];
   text.len = 0;
-  Heron_Profiler_Text_add(&text, "app;dur=");
-  Heron_Profiler_Text_ms(&text, isnan(p->app_ms) ? 0.0 : p->app_ms);
-  Heron_Profiler_Text_add(&text, ", db;dur=");
-  Heron_Profiler_Text_ms(&text, p->db_ms);
-  Heron_Profiler_Text_add(&text, ";desc=\"");
-  Heron_Profiler_Text_long(&text, p->db_count);
-  Heron_Profiler_Text_add(&text, " queries\"");
-  if (!isnan(p->queue_ms)) {
-    Heron_Profiler_Text_add(&text, ", queue;dur=");
-    Heron_Profiler_Text_ms(&text, p->queue_ms);
-  }
-  Heron_Profiler_Text_add(&text, ", cpu;dur=");
-  Heron_Profiler_Text_ms(&text, p->cpu_ms);
-  Heron_Profiler_Text_add(&text, ", gc;desc=\"");
-  Heron_Profiler_Text_long(&text, p->gc_count);
-  Heron_Profiler_Text_add(&text, " runs\", alloc;desc=\"");
-  Heron_Profiler_Text_long(&text, p->allocations);
-  Heron_Profiler_Text_add(&text, " objects\", heron;desc=\"");
-  Heron_Profiler_Text_bytes(&text, id, Heron_Profiler_RequestProfile_id_text(self, p, id));
-  Heron_Profiler_Text_add(&text, "\"");
+  Heron_Profiler_RequestProfile_timing_text(self, p, &text);
   return rb_str_new(text.buf, (long)text.len);
 }
 
-/* Queue time in ms: a proxy's X-Request-Start / X-Queue-Start wins (it covers the hop to
- * Heron; Heron::Profiler::QueueTime.from_header reads it), else the server's own stamp of the
- * request's first byte; NAN when neither tells. */
-static double Heron_Profiler_queue_ms(VALUE env, VALUE request_start, double now)
+/* Appends bytes to a binary String the caller has made modifiable (rb_str_cat's encoding
+ * checks cost more than the copy). */
+static void Heron_Profiler_append(VALUE str, const char *bytes, long n)
+{
+  long at = RSTRING_LEN(str);
+  if ((long)rb_str_capacity(str) - at < n) rb_str_modify_expand(str, n);
+  memcpy(RSTRING_PTR(str) + at, bytes, (size_t)n);
+  rb_str_set_len(str, at + n);
+}
+
+/* Appends the profile's `server-timing` header line ("server-timing: ...\r\n") to `head`, a
+ * binary String of response head lines, already modifiable (see Middleware#serve). */
+void Heron_Profiler_RequestProfile_timing_line(VALUE self, const Heron_Profiler_RequestProfile *p, VALUE head)
+{
+  Heron_Profiler_Text text;
+  text.len = 0;
+  Heron_Profiler_Text_add(&text, "server-timing: ");
+  Heron_Profiler_RequestProfile_timing_text(self, p, &text);
+  Heron_Profiler_Text_add(&text, "\r\n");
+  Heron_Profiler_append(head, text.buf, (long)text.len);
+}
+
+/* Queue time in ms from a proxy's X-Request-Start / X-Queue-Start (it covers the hop to Heron;
+ * Heron::Profiler::QueueTime.from_header reads it): NAN when it cannot be read; *found tells
+ * whether there was one. */
+static double Heron_Profiler_proxy_queue_ms(VALUE env, int *found)
 {
   VALUE header = rb_hash_aref(env, str_X_REQUEST_START), ms;
   if (NIL_P(header)) header = rb_hash_aref(env, str_X_QUEUE_START);
-  if (!NIL_P(header)) {
-    ms = rb_funcall(rb_const_get(mHeron_Profiler, id_QueueTime), id_from_header, 2, header, DBL2NUM(Heron_Profiler_seconds(CLOCK_REALTIME)));
-    return NIL_P(ms) ? NAN : NUM2DBL(ms);
-  }
-  if (NIL_P(request_start)) return NAN;
-  return now > NUM2DBL(request_start) ? (now - NUM2DBL(request_start)) * 1000.0 : 0.0;
+  *found = !NIL_P(header);
+  if (!*found) return NAN;
+  ms = rb_funcall(rb_const_get(mHeron_Profiler, id_QueueTime), id_from_header, 2, header, DBL2NUM(Heron_Profiler_seconds(CLOCK_REALTIME)));
+  return NIL_P(ms) ? NAN : NUM2DBL(ms);
+}
+
+/*
+ * A started profile: the request's method, path and query string, `started` (the server's
+ * first byte, CLOCK_MONOTONIC seconds; NAN: unknown, so now) and its queue time: a proxy's
+ * header wins when `proxy` says there may be one (it is then looked for in `env`), else the
+ * time since `started`.
+ */
+VALUE Heron_Profiler_RequestProfile_begin(VALUE env, VALUE method, VALUE path, VALUE query, double started, int proxy)
+{
+  VALUE self = Heron_Profiler_RequestProfile_alloc(cHeron_Profiler_RequestProfile);
+  Heron_Profiler_RequestProfile *p = HERON_PROFILE(self);
+  int found = 0;
+  RB_OBJ_WRITE(self, &p->method, method);
+  RB_OBJ_WRITE(self, &p->path, path);
+  RB_OBJ_WRITE(self, &p->query, query);
+  p->app_start = Heron_Profiler_monotonic();
+  p->started = isnan(started) ? p->app_start : started;
+  if (proxy) p->queue_ms = Heron_Profiler_proxy_queue_ms(env, &found);
+  if (!found && !isnan(started)) p->queue_ms = p->app_start > started ? (p->app_start - started) * 1000.0 : 0.0;
+  return self;
 }
 
 /*
@@ -375,16 +453,9 @@ static VALUE Heron_Profiler_RequestProfile_start(VALUE klass, VALUE env)
 /* RequestProfile.start(env) for a caller that has read the path and query already. */
 VALUE Heron_Profiler_RequestProfile_for(VALUE env, VALUE path, VALUE query)
 {
-  VALUE self = Heron_Profiler_RequestProfile_alloc(cHeron_Profiler_RequestProfile), request_start;
-  Heron_Profiler_RequestProfile *p = HERON_PROFILE(self);
-  RB_OBJ_WRITE(self, &p->method, rb_hash_aref(env, str_REQUEST_METHOD));
-  RB_OBJ_WRITE(self, &p->path, path);
-  RB_OBJ_WRITE(self, &p->query, query);
-  request_start = rb_hash_aref(env, str_request_start);
-  p->app_start = Heron_Profiler_monotonic();
-  p->started = NIL_P(request_start) ? p->app_start : NUM2DBL(request_start);
-  p->queue_ms = Heron_Profiler_queue_ms(env, request_start, p->app_start);
-  return self;
+  VALUE request_start = rb_hash_aref(env, str_request_start);
+  double started = NIL_P(request_start) ? NAN : NUM2DBL(request_start);
+  return Heron_Profiler_RequestProfile_begin(env, rb_hash_aref(env, str_REQUEST_METHOD), path, query, started, 1);
 }
 
 /* The Server-Timing value with the app's own in front, in the form the app used. */
