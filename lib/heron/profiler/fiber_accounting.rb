@@ -6,12 +6,12 @@ module Heron
   module Profiler
     # Attributes CPU time, allocated objects and GC runs to the request each fiber works for.
     #
-    # A `TracePoint(:fiber_switch)` reads the three counters whenever a switch leaves or enters
-    # a fiber working for an open {RequestProfile}, and charges their growth since the previous
-    # switch to the profile of the fiber that was running, so two requests interleaving on one
-    # reactor each get only their own share. Fibers of Async tasks a request starts join its
-    # profile ({AsyncTaskHook}). The TracePoint is enabled only while at least one profile is
-    # open, so an idle or unprofiled server pays nothing.
+    # A C event hook on fiber switches reads the three counters whenever a switch leaves or
+    # enters a fiber working for an open {RequestProfile}, and charges their growth since the
+    # previous switch to the profile of the fiber that was running, so two requests
+    # interleaving on one reactor each get only their own share. Fibers of Async tasks a request
+    # starts join its profile ({AsyncTaskHook}). The hook is added when the first profile opens
+    # and then stays, returning at once while none is open; an unprofiled server has none.
     #
     # It runs at every fiber switch, so it is written in C: ext/heron/profiler_fiber_accounting.c
     # defines and documents `open(profile)`, `attach(profile, fiber = Fiber.current)`,
