@@ -52,17 +52,33 @@ static void Heron_Head_check_name(VALUE name)
   }
 }
 
+/* Makes room for `need` more bytes at the end of `head` (modifiable afterwards) and returns
+ * where they go; the caller writes them and sets the length. rb_str_modify_expand reallocates
+ * to exactly the size asked, even to shrink: it is called only when the bytes do not fit, and
+ * then to at least double the buffer. */
+static char *Heron_Head_reserve(VALUE head, long need)
+{
+  long at = RSTRING_LEN(head);
+  if ((long)rb_str_capacity(head) - at < need) rb_str_modify_expand(head, need + at);
+  else rb_str_modify(head);
+  return RSTRING_PTR(head) + at;
+}
+
+/* Appends bytes to a binary head (profiler.h: the profiler's Server-Timing line goes through
+ * it too), without rb_str_cat's encoding checks. */
+void Heron_Head_append_bytes(VALUE head, const char *bytes, long n)
+{
+  long at = RSTRING_LEN(head);
+  memcpy(Heron_Head_reserve(head, n), bytes, (size_t)n);
+  rb_str_set_len(head, at + n);
+}
+
 /* Appends "name: value\r\n" with one capacity check (rb_str_cat would check the encodings four
  * times; head is binary). */
 static void Heron_Head_append_line(VALUE head, VALUE name, const char *value, long value_len)
 {
   long name_len = RSTRING_LEN(name), at = RSTRING_LEN(head), need = name_len + value_len + 4;
-  char *out;
-  /* rb_str_modify_expand reallocates to exactly the size asked, even to shrink: call it only
-   * when the line does not fit, and then to at least double the buffer. */
-  if ((long)rb_str_capacity(head) - at < need) rb_str_modify_expand(head, need + at);
-  else rb_str_modify(head);
-  out = RSTRING_PTR(head) + at;
+  char *out = Heron_Head_reserve(head, need);
   memcpy(out, RSTRING_PTR(name), (size_t)name_len);
   out += name_len;
   *out++ = ':';

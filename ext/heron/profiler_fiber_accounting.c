@@ -187,8 +187,7 @@ static VALUE Heron_Profiler_FiberAccounting_profile_for(VALUE self, VALUE fiber)
  * profile is open). */
 static VALUE Heron_Profiler_FiberAccounting_tracing_p(VALUE self)
 {
-  const Heron_Profiler_FiberAccounting *a = Heron_Profiler_FiberAccounting_get(self);
-  return a->hooked && a->open > 0 ? Qtrue : Qfalse;
+  return Heron_Profiler_FiberAccounting_get(self)->open > 0 ? Qtrue : Qfalse;
 }
 
 /* Charges `fiber` to the profile from now on (see #attach). */

@@ -143,19 +143,28 @@ static VALUE Heron_Profiler_Middleware_finish(VALUE self, VALUE profile, VALUE s
   return Qnil;
 }
 
-/* Adds the profile's Server-Timing (to the headers, or as a line of #serve's head) and reports
- * N+1s once the app has returned. An app sharing one frozen headers Hash gets a copy, not a
+/* The headers, copied when frozen: an app sharing one frozen headers Hash gets a copy, not a
  * 500. */
+static VALUE Heron_Profiler_Middleware_writable(VALUE headers)
+{
+  return OBJ_FROZEN(headers) ? rb_hash_dup(headers) : headers;
+}
+
+/* Adds the profile's Server-Timing (as a line of #serve's head, else to the headers) and
+ * reports N+1s once the app has returned. */
 static VALUE Heron_Profiler_Middleware_returned(const Heron_Profiler_Middleware_request *request, VALUE headers)
 {
-  int queries = RARRAY_LEN(request->p->queries) > 0;
   if (!RB_TYPE_P(headers, T_HASH)) return headers; /* not Rack 3: the server will refuse it */
-  if (!NIL_P(request->head)) Heron_Profiler_RequestProfile_timing_line(request->profile, request->p, request->head);
-  if (NIL_P(request->head) || queries) {
-    if (OBJ_FROZEN(headers)) headers = rb_hash_dup(headers);
+  if (!NIL_P(request->head)) {
+    Heron_Profiler_RequestProfile_timing_line(request->profile, request->p, request->head);
+  } else {
+    headers = Heron_Profiler_Middleware_writable(headers);
+    Heron_Profiler_RequestProfile_add_timing(request->profile, request->p, headers);
   }
-  if (NIL_P(request->head)) Heron_Profiler_RequestProfile_add_timing(request->profile, request->p, headers);
-  if (queries) rb_funcall(request->self, id_report_n_plus_one, 2, request->profile, headers);
+  if (RARRAY_LEN(request->p->queries) > 0) {
+    headers = Heron_Profiler_Middleware_writable(headers);
+    rb_funcall(request->self, id_report_n_plus_one, 2, request->profile, headers);
+  }
   return headers;
 }
 

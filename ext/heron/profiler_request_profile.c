@@ -381,18 +381,8 @@ static VALUE Heron_Profiler_RequestProfile_timing(VALUE self, const Heron_Profil
   return rb_str_new(text.buf, (long)text.len);
 }
 
-/* Appends bytes to a binary String the caller has made modifiable (rb_str_cat's encoding
- * checks cost more than the copy). */
-static void Heron_Profiler_append(VALUE str, const char *bytes, long n)
-{
-  long at = RSTRING_LEN(str);
-  if ((long)rb_str_capacity(str) - at < n) rb_str_modify_expand(str, n);
-  memcpy(RSTRING_PTR(str) + at, bytes, (size_t)n);
-  rb_str_set_len(str, at + n);
-}
-
 /* Appends the profile's `server-timing` header line ("server-timing: ...\r\n") to `head`, a
- * binary String of response head lines, already modifiable (see Middleware#serve). */
+ * binary String of response head lines (see Middleware#serve). */
 void Heron_Profiler_RequestProfile_timing_line(VALUE self, const Heron_Profiler_RequestProfile *p, VALUE head)
 {
   Heron_Profiler_Text text;
@@ -400,7 +390,7 @@ void Heron_Profiler_RequestProfile_timing_line(VALUE self, const Heron_Profiler_
   Heron_Profiler_Text_add(&text, "server-timing: ");
   Heron_Profiler_RequestProfile_timing_text(self, p, &text);
   Heron_Profiler_Text_add(&text, "\r\n");
-  Heron_Profiler_append(head, text.buf, (long)text.len);
+  Heron_Head_append_bytes(head, text.buf, (long)text.len);
 }
 
 /* Queue time in ms from a proxy's X-Request-Start / X-Queue-Start (it covers the hop to Heron;
