@@ -574,6 +574,7 @@ void Init_heron_ext(void)
   Heron_HTTPParser_init_strings();
   Init_Heron_Head(mHeron);
   VALUE mProfiler = rb_define_module_under(mHeron, "Profiler");
+  Init_Heron_Profiler_CPUClock(mProfiler);
   Init_Heron_Profiler_RequestProfile(mProfiler);
   Init_Heron_Profiler_FiberAccounting(mProfiler);
   Init_Heron_Profiler_Middleware(mProfiler);

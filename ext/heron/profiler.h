@@ -51,6 +51,7 @@ VALUE Heron_str(const char *s); /* heron_ext.c */
 int Heron_HTTPParser_request(VALUE parser, VALUE *method, VALUE *path, VALUE *query); /* heron_ext.c */
 void Heron_Head_append_bytes(VALUE head, const char *bytes, long n); /* head.c */
 void Heron_Profiler_Counters_read(Heron_Profiler_Counters *counters);
+double Heron_Profiler_CPUClock_now_ms(void);
 void Heron_Profiler_RequestProfile_mark(Heron_Profiler_RequestProfile *profile, const Heron_Profiler_Counters *now);
 void Heron_Profiler_RequestProfile_charge(Heron_Profiler_RequestProfile *profile, const Heron_Profiler_Counters *now);
 
@@ -75,6 +76,7 @@ int Heron_Profiler_Store_p(VALUE value);
 VALUE Heron_Profiler_Store_push(VALUE self, VALUE record);
 void Heron_Profiler_Store_push_profile(VALUE self, VALUE profile, const Heron_Profiler_RequestProfile *p);
 
+void Init_Heron_Profiler_CPUClock(VALUE mProfiler);
 void Init_Heron_Profiler_RequestProfile(VALUE mProfiler);
 void Init_Heron_Profiler_FiberAccounting(VALUE mProfiler);
 void Init_Heron_Profiler_Middleware(VALUE mProfiler);

@@ -117,11 +117,9 @@ double Heron_Profiler_monotonic(void)
 /* Reads the three counters FiberAccounting charges: allocated objects, GC runs, thread CPU. */
 void Heron_Profiler_Counters_read(Heron_Profiler_Counters *counters)
 {
-  struct timespec ts;
   counters->allocated = rb_gc_stat(sym_total_allocated_objects);
   counters->gcs = rb_gc_count();
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  counters->cpu_ms = (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+  counters->cpu_ms = Heron_Profiler_CPUClock_now_ms();
 }
 
 /* Remembers the counters at the moment this profile's fiber was switched in. */
@@ -132,12 +130,14 @@ void Heron_Profiler_RequestProfile_mark(Heron_Profiler_RequestProfile *profile, 
   profile->mark_cpu = now->cpu_ms;
 }
 
-/* Charges the counters' growth since the last mark to this profile. */
+/* Charges the counters' growth since the last mark to this profile. (CPUClock's reading at
+ * the mark may have been extrapolated past the kernel's, by time a hypervisor took: no
+ * negative CPU time.) */
 void Heron_Profiler_RequestProfile_charge(Heron_Profiler_RequestProfile *profile, const Heron_Profiler_Counters *now)
 {
   profile->allocations += (long)(now->allocated - profile->mark_allocated);
   profile->gc_count += (long)(now->gcs - profile->mark_gcs);
-  profile->cpu_ms += now->cpu_ms - profile->mark_cpu;
+  if (now->cpu_ms > profile->mark_cpu) profile->cpu_ms += now->cpu_ms - profile->mark_cpu;
 }
 
 static double Heron_Profiler_optional_float(VALUE value, double fallback)
