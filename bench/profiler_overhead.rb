@@ -2,17 +2,22 @@
 
 # Measures what Heron's per-request profiler costs: the same app served by the real server
 # (`exe/heron`, one process, one reactor thread) with --no-profile, with --profile, and with
-# --profile --profile-sample 10 (one request in ten measured). Starts one
-# server per variant and runs wrk against each in turn, round after round (the machine may be
-# shared, so each round is compared with its own profiling-off run), and
-# writes bench/results/profiler_overhead.md. Two numbers per run: req/s as wrk saw it, and the
-# server process's CPU time per request (from /proc), which other load on a shared machine
-# disturbs much less.
+# --profile --profile-sample 10 (one request in ten measured), plus a second --no-profile server
+# as a control. Writes bench/results/profiler_overhead.md.
 #
-#   bundle exec ruby bench/profiler_overhead.rb [--rounds 5] [--duration 5] [--connections 16]
-#                                               [--only hello,users,eager]
+# The servers run side by side, all pinned to CPU 0, while one wrk per server runs at the same
+# time from CPU 1. Sharing one CPU, every server gets the same CPU time, so the ratio of their
+# req/s is the ratio of their cost per request; and whatever else a shared machine is doing
+# (other VMs take this one's CPU for seconds at a time) slows them all alike. Run one after
+# another instead, the same server's req/s moved by 30% between 5 s runs here, more than the
+# difference being measured. The control shows what is left of the noise: its "lost" should be
+# near 0.
 #
-# Needs wrk. Not a test: numbers depend on the machine.
+#   bundle exec ruby bench/profiler_overhead.rb [--rounds 5] [--duration 5] [--demo-duration 20]
+#                                               [--connections 16] [--only hello,users,eager]
+#
+# Needs wrk, and taskset with two CPUs for the pinning (else the servers share all CPUs).
+# Not a test: numbers depend on the machine.
 require "optparse"
 require "tmpdir"
 require "rbconfig"
@@ -25,8 +30,10 @@ require_relative "lib/profiler_variants"
 class ProfilerOverheadBench
   ROOT = File.expand_path("..", __dir__)
   RESULTS = File.join(ROOT, "bench/results/profiler_overhead.md")
-  VARIANTS = Bench::ProfilerVariants::FLAGS
+  VARIANTS = { "off" => ["--no-profile"], "off, control" => ["--no-profile"] }.merge(Bench::ProfilerVariants::FLAGS.drop(1).to_h).freeze
   MEASURED = VARIANTS.keys.drop(1).freeze
+  SERVER_CPU = 0
+  WRK_CPU = 1
 
   # @param options [Hash] rounds, duration, connections.
   def initialize(options)
@@ -38,7 +45,7 @@ class ProfilerOverheadBench
   # @return [void]
   def run
     system(RbConfig.ruby, File.join(ROOT, "examples/demo/db/setup.rb"), exception: true)
-    rows = endpoints.map { |name, (rackup, path, connections)| [name, measure(rackup, path, connections)] }
+    rows = endpoints.map { |name, (rackup, path, connections, duration)| [name, measure(rackup, path, connections, duration)] }
     File.write(RESULTS, report(rows))
     puts File.read(RESULTS)
   end
@@ -47,36 +54,66 @@ class ProfilerOverheadBench
 
   def endpoints
     demo = File.join(ROOT, "examples/demo/config.ru")
+    slow = @options[:demo_duration]
     all = { "hello" => ["hello world (`/`, bare lambda)", Bench::ProfilerVariants::HELLO, "/", @options[:connections]],
-            "users" => ["demo `/users` (1,000 users, N+1: 4 queries a user)", demo, "/users", 2],
-            "eager" => ["demo `/users?eager=1` (1,000 users, 5 queries)", demo, "/users?eager=1", 2] }
+            "users" => ["demo `/users` (1,000 users, N+1: 4 queries a user)", demo, "/users", 2, slow],
+            "eager" => ["demo `/users?eager=1` (1,000 users, 5 queries)", demo, "/users?eager=1", 2, slow] }
     all.values_at(*@options[:only]).to_h { |name, *rest| [name, rest] }
   end
 
-  # Starts one server per variant, then runs wrk against each in turn, round after round (the
-  # order rotating), so slow drifts of a shared machine hit every variant alike. "lost" and
-  # "added" are medians of each round's ratio to the profiling-off run next to it.
-  def measure(rackup, path, connections)
+  # Starts one server per variant, all pinned to one CPU. Each round then runs wrk against the
+  # profiling-off server and one other at the same time, for each other variant in turn (the
+  # order rotating), while the rest stay idle. "lost" and "added" are medians of each pair's
+  # ratio to its profiling-off half.
+  def measure(rackup, path, connections, duration = nil)
     servers = VARIANTS.keys.to_h { |variant| [variant, start(variant, rackup)] }
-    servers.each_value { |server| wrk(server, path, connections, 2) }
-    rounds = Array.new(@options[:rounds]) do |round|
-      VARIANTS.keys.rotate(round).to_h { |variant| [variant, wrk(servers.fetch(variant), path, connections)] }
-    end
-    summary(rounds)
+    servers.each_value { |server| server.pin(SERVER_CPU) } if pinned?
+    together(servers.slice(*VARIANTS.keys), path, connections, 2)
+    summary(Array.new(@options[:rounds]) { |round| MEASURED.rotate(round).to_h { |variant| pair(servers, variant, path, connections, duration) } })
   ensure
     servers&.each_value(&:stop)
   end
 
+  # Runs the profiling-off server and `variant`'s side by side.
+  # @return [Array(String, Hash)] the variant, and what #together returns for the two.
+  def pair(servers, variant, path, connections, duration = nil)
+    [variant, together(servers.slice("off", variant), path, connections, duration || @options[:duration])]
+  end
+
+  # Runs one wrk per server, all at the same time.
+  # @return [Hash{String => Array(Float, Float)}] per variant, what #wrk returns.
+  def together(servers, path, connections, duration = @options[:duration])
+    threads = servers.to_h { |variant, server| [variant, Thread.new { wrk(server, path, connections, duration) }] }
+    threads.transform_values(&:value)
+  end
+
+  # SCHED_BATCH (chrt -b 0): a server woken by a request does not preempt the other one of its
+  # pair, so the two take turns in whole time slices rather than switching every few requests,
+  # and each costs per request what it costs alone.
+  def batch
+    @batch = system("chrt", "-b", "0", "true", err: File::NULL) ? %w[chrt -b 0] : [] if @batch.nil?
+    @batch
+  end
+
+  def pinned?
+    @pinned = Etc.nprocessors >= 2 && system("taskset", "-c", "0", "true", err: File::NULL) if @pinned.nil?
+    @pinned
+  end
+
+  # @param rounds [Array<Hash{String => Hash}>] per round, per measured variant, its pair's results.
   # @return [Hash{String => Hash}] per variant: median req/s and µs/request, and the medians of
-  #   the per-round share of req/s lost and of CPU added against profiling off.
+  #   the per-pair share of req/s lost and of CPU added against profiling off.
   def summary(rounds)
-    VARIANTS.keys.to_h do |variant|
-      pairs = rounds.map { |round| [round.fetch("off"), round.fetch(variant)] }
-      [variant, { rate: median(pairs.map { |_, (rate, _)| rate }), cpu: median(pairs.map { |_, (_, cpu)| cpu }),
-                  lost: median(pairs.map { |(off, _), (rate, _)| (off - rate) / off }),
-                  losses: pairs.map { |(off, _), (rate, _)| (off - rate) / off },
-                  added: median(pairs.map { |(_, off), (_, cpu)| (cpu - off) / off }) }]
-    end
+    pairs = MEASURED.to_h { |variant| [variant, rounds.map { |round| round.fetch(variant).values_at("off", variant) }] }
+    offs = pairs.values.flatten(1).map(&:first)
+    { "off" => { rate: median(offs.map(&:first)), cpu: median(offs.map(&:last)) } }.merge(pairs.to_h { |variant, list| [variant, versus(list)] })
+  end
+
+  # Medians of one variant's pairs: [[off, variant], ...], each [req/s, µs/request].
+  def versus(list)
+    losses = list.map { |(off, _), (rate, _)| (off - rate) / off }
+    { rate: median(list.map { |_, (rate, _)| rate }), cpu: median(list.map { |_, (_, cpu)| cpu }), lost: median(losses),
+      losses: losses, added: median(list.map { |(_, off), (_, cpu)| (cpu - off) / off }) }
   end
 
   def median(values)
@@ -85,7 +122,7 @@ class ProfilerOverheadBench
 
   def start(variant, rackup)
     port = Bench::ServerProcess.free_port
-    argv = [RbConfig.ruby, "-rbundler/setup", "-I", File.join(ROOT, "lib"), File.join(ROOT, "exe/heron"), "-p", port.to_s,
+    argv = [*batch, RbConfig.ruby, "-rbundler/setup", "-I", File.join(ROOT, "lib"), File.join(ROOT, "exe/heron"), "-p", port.to_s,
             "-o", "127.0.0.1", "-e", "production", "-q", "--no-metrics", *VARIANTS.fetch(variant), rackup]
     Bench::ServerProcess.new(argv, port: port, log: File.join(@dir, "server.log"), chdir: ROOT).start
   end
@@ -93,7 +130,7 @@ class ProfilerOverheadBench
   # @return [Array(Float, Float)] req/s, and the server's CPU µs per request.
   def wrk(server, path, connections, duration = @options[:duration])
     result = Bench::Wrk.run(server.url(path), server: server, connections: connections, seconds: duration, threads: 1,
-                                              timeout: 60)
+                                              timeout: 60, cpu: pinned? ? WRK_CPU : nil)
     return [0.0, Float::NAN] if result.requests.zero?
     [result.rps, result.server_cpu_s / result.requests * 1e6]
   end
@@ -104,29 +141,34 @@ class ProfilerOverheadBench
 
       - date: #{Time.now.utc.strftime('%Y-%m-%d %H:%M UTC')}
       - machine: #{machine}
-      - command: `bundle exec ruby bench/profiler_overhead.rb --rounds #{@options[:rounds]} --duration #{@options[:duration]} --connections #{@options[:connections]}`
-      - server: `exe/heron -e production -q --no-metrics --[no-]profile` (one process, one reactor thread);
-        load: `wrk -t1 -c<connections> -d#{@options[:duration]}s --timeout 60s` after a 2 s warm-up
-        (hello world: #{@options[:connections]} connections; /users: 2); #{@options[:rounds]} rounds, each running wrk
-        against every variant in turn (rotating order) on servers started once; req/s and µs are medians,
-        "lost" and "added" are medians of each round's ratio to its own profiling-off run
+      - command: `bundle exec ruby bench/profiler_overhead.rb --rounds #{@options[:rounds]} --duration #{@options[:duration]} --demo-duration #{@options[:demo_duration]} --connections #{@options[:connections]} --only #{@options[:only].join(',')}`
+      - servers: `exe/heron -e production -q --no-metrics --[no-]profile` (one process, one reactor thread
+        each), started once, #{pinned? ? "all pinned to CPU #{SERVER_CPU}" : 'unpinned (no taskset or one CPU)'}; each round runs the profiling-off
+        server side by side with each other one in turn: one `wrk -t1 -c<connections> -d#{@options[:duration]}s --timeout 60s` per
+        server of the pair, both at once#{pinned? ? " from CPU #{WRK_CPU}" : ''} (hello world: #{@options[:connections]} connections; demo: 2
+        connections, #{@options[:demo_duration]} s runs);
+        #{batch.empty? ? 'no chrt: the servers run under the default scheduling policy' : 'the servers run as SCHED_BATCH (`chrt -b 0`), so the two of a pair take turns in whole time slices'};
+        a 2 s warm-up, then #{@options[:rounds]} rounds
+      - sharing one CPU, the two servers of a pair get the same CPU time: the ratio of their req/s is the
+        ratio of their cost per request, and other load on the machine slows both alike. req/s and µs are
+        medians; "lost" and "added" are medians of each pair's ratio to its profiling-off half
+      - "off, control": a second profiling-off server; its "lost" is the method's noise
       - "1 in 10 sampled": `--profile --profile-sample 10`, every tenth request measured
 
-      Throughput (wrk's req/s; "lost" is the share of the profiling-off rate):
+      Throughput (wrk's req/s; "lost" is the share of the profiling-off server's rate):
 
-      | endpoint | off req/s | on req/s | lost | 1 in 10 sampled req/s | lost |
-      |---|---:|---:|---:|---:|---:|
+      | endpoint | off req/s | #{MEASURED.map { |variant| "#{variant} req/s | lost" }.join(' | ')} |
+      |---|---:|#{'---:|---:|' * MEASURED.size}
       #{rows.map { |name, values| row(name, values) }.join("\n")}
 
-      Each round's share lost, in round order (the spread shows how noisy the machine was):
+      Each round's share lost, in round order:
 
       #{rows.map { |name, values| spread(name, values) }.join("\n")}
 
-      Server CPU per request (µs; "added" is relative to profiling off; a CPU-bound server loses
-      about added / (100% + added) of its throughput):
+      Server CPU per request (µs, from /proc; "added" is relative to profiling off):
 
-      | endpoint | off µs/req | on µs/req | added | 1 in 10 sampled µs/req | added |
-      |---|---:|---:|---:|---:|---:|
+      | endpoint | off µs/req | #{MEASURED.map { |variant| "#{variant} µs/req | added" }.join(' | ')} |
+      |---|---:|#{'---:|---:|' * MEASURED.size}
       #{rows.map { |name, values| cpu_row(name, values) }.join("\n")}
     MARKDOWN
   end
@@ -161,10 +203,11 @@ class ProfilerOverheadBench
   end
 end
 
-options = { rounds: 5, duration: 5, connections: 16, only: %w[hello users eager] }
+options = { rounds: 5, duration: 5, demo_duration: 20, connections: 16, only: %w[hello users eager] }
 OptionParser.new do |parser|
   parser.on("--rounds N", Integer) { |value| options[:rounds] = value }
-  parser.on("--duration SECONDS", Integer) { |value| options[:duration] = value }
+  parser.on("--duration SECONDS", Integer, "each wrk run on the hello world") { |value| options[:duration] = value }
+  parser.on("--demo-duration SECONDS", Integer, "each wrk run on the demo (about 1 req/s on /users)") { |value| options[:demo_duration] = value }
   parser.on("--connections N", Integer) { |value| options[:connections] = value }
   parser.on("--only LIST", Array, "endpoints among hello,users,eager") { |value| options[:only] = value }
 end.parse!

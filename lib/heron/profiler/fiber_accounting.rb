@@ -19,8 +19,9 @@ module Heron
     #
     # Limits: allocations and GC runs are process-wide counters, so with several reactor threads
     # another thread's allocations between two switches land on whichever fiber was current
-    # here (CPU time is per thread and stays exact). Work in threads a request starts is not
-    # charged to it. A GC run is charged to the fiber that triggered it.
+    # here (CPU time is per thread: {CPUClock}, which reads it without a system call while the
+    # thread stays on its CPU). Work in threads a request starts is not charged to it. A GC run
+    # is charged to the fiber that triggered it.
     class FiberAccounting
     end
   end
