@@ -58,24 +58,25 @@ static double Heron_Profiler_CPUClock_read(clockid_t clock)
 static const uint32_t Heron_Profiler_CPUClock_signature[2] __attribute__((aligned(8))) = { RSEQ_SIG, 0 };
 static struct rseq_cs Heron_Profiler_CPUClock_descriptor;
 
-/* The calling thread's rseq_cs word. */
-static volatile uint64_t *Heron_Profiler_CPUClock_cs(void)
+/* The calling thread's rseq area. */
+static volatile struct rseq *Heron_Profiler_CPUClock_area(void)
 {
-  struct rseq *area = (struct rseq *)((char *)__builtin_thread_pointer() + __rseq_offset);
-  return (volatile uint64_t *)&area->rseq_cs;
+  return (volatile struct rseq *)((char *)__builtin_thread_pointer() + __rseq_offset);
 }
 
 /* Sets this thread's rseq_cs to the descriptor; the kernel resets it when the thread leaves
  * the CPU. */
 static void Heron_Profiler_CPUClock_arm(void)
 {
-  *Heron_Profiler_CPUClock_cs() = (uint64_t)(uintptr_t)&Heron_Profiler_CPUClock_descriptor;
+  Heron_Profiler_CPUClock_area()->rseq_cs = (uint64_t)(uintptr_t)&Heron_Profiler_CPUClock_descriptor;
 }
 
-/* Whether this thread has stayed on the CPU since it was armed. */
+/* Whether this thread has stayed on the CPU since it was armed. A thread whose registration
+ * failed (cpu_id negative) has a pointer nobody resets: never. */
 static int Heron_Profiler_CPUClock_armed(void)
 {
-  return *Heron_Profiler_CPUClock_cs() == (uint64_t)(uintptr_t)&Heron_Profiler_CPUClock_descriptor;
+  volatile struct rseq *area = Heron_Profiler_CPUClock_area();
+  return (int32_t)area->cpu_id >= 0 && area->rseq_cs == (uint64_t)(uintptr_t)&Heron_Profiler_CPUClock_descriptor;
 }
 
 /* Whether rseq is registered and this kernel clears rseq_cs when a thread sleeps. */
