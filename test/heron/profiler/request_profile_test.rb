@@ -2,6 +2,7 @@
 
 require "test_helper"
 require "heron/profiler"
+require "objspace"
 
 class RequestProfileTest < Minitest::Test
   KEYS = %i[id method path query status started_at total_ms queue_ms app_ms db_ms db_count cpu_ms allocations
@@ -65,6 +66,32 @@ class RequestProfileTest < Minitest::Test
     2.times { profile.add_query(Heron::Profiler::Query.new("SELECT 1", 1.5, nil, :sequel)) }
     assert_equal [3.0, 2], [profile.db_ms, profile.db_count]
     assert_equal 2, profile.to_h[:queries].size
+  end
+end
+
+# Profiles' structs are reused once the GC frees their objects (a free list of 256): a new
+# profile must start clean whatever the last user of its struct left in it.
+class RequestProfilePoolTest < Minitest::Test
+  def used_profiles(count)
+    count.times do
+      profile = Heron::Profiler::RequestProfile.new("POST", "/used", "a=1")
+      profile.add_query(Heron::Profiler::Query.new("SELECT 1", 2.0, nil, :sequel))
+      profile.app_returned(201)
+      profile.finished
+    end
+    nil
+  end
+
+  def test_reused_structs_start_clean
+    used_profiles(600) # more than the list keeps: the rest go back to malloc
+    GC.start
+    fresh = Array.new(600) { Heron::Profiler::RequestProfile.new("GET", "/", "") }
+    fresh.each do |profile|
+      assert_equal [nil, nil, nil, 0.0, 0, 0, 0.0], [profile.status, profile.app_ms, profile.total_ms, profile.db_ms,
+                                                    profile.db_count, profile.allocations, profile.cpu_ms]
+      assert_empty profile.queries
+    end
+    assert_operator ObjectSpace.memsize_of(fresh.first), :>=, 100
   end
 end
 
