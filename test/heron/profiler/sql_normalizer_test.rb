@@ -36,6 +36,16 @@ class SqlNormalizerTest < Minitest::Test
     assert_equal "SELECT ? WHERE a IN (?) AND b IN (?)", normalize("SELECT $1 WHERE a IN ($2, ?, 3.5) AND b in(4)")
   end
 
+  # An eager load's IN list is one match, not a thousand: each match allocates, and a thousand
+  # per statement were enough to promote a concurrent request's rows (docs/profiling.md).
+  def test_a_long_in_list_with_quotes_allocates_little
+    sql = %(SELECT * FROM "roles" WHERE ("user_id" IN (#{(1..1000).to_a.join(', ')})))
+    normalize(sql)
+    before = GC.stat(:total_allocated_objects)
+    normalize(sql)
+    assert_operator GC.stat(:total_allocated_objects) - before, :<, 100
+  end
+
   def test_quotes_keep_in_and_numbers_inside_them_as_the_tokens_they_are_part_of
     assert_equal "SELECT ?, ?, ?", normalize("SELECT 'IN (', 1, ')'")
     assert_equal 'SELECT "x IN (1, 2)" FROM t', normalize('SELECT "x IN (1, 2)" FROM t')
