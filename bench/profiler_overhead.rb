@@ -5,13 +5,13 @@
 # --profile --profile-sample 10 (one request in ten measured), plus a second --no-profile server
 # as a control. Writes bench/results/profiler_overhead.md.
 #
-# The servers run side by side, all pinned to CPU 0, while one wrk per server runs at the same
-# time from CPU 1. Sharing one CPU, every server gets the same CPU time, so the ratio of their
-# req/s is the ratio of their cost per request; and whatever else a shared machine is doing
-# (other VMs take this one's CPU for seconds at a time) slows them all alike. Run one after
-# another instead, the same server's req/s moved by 30% between 5 s runs here, more than the
-# difference being measured. The control shows what is left of the noise: its "lost" should be
-# near 0.
+# Each variant runs side by side with the profiling-off server: both pinned to CPU 0 as
+# SCHED_BATCH, with one wrk each running at the same time from CPU 1. Sharing one CPU, the two
+# get the same CPU time, so the ratio of their req/s is the ratio of their cost per request;
+# and whatever else a shared machine is doing (other VMs take this one's CPU for seconds at a
+# time) slows both alike. Run one after another instead, the same server's req/s moved by 30%
+# between 5 s runs here, more than the difference being measured. The control shows what is
+# left of the noise: its "lost" should be near 0.
 #
 #   bundle exec ruby bench/profiler_overhead.rb [--rounds 5] [--duration 5] [--demo-duration 20]
 #                                               [--connections 16] [--only hello,users,eager]
@@ -35,7 +35,7 @@ class ProfilerOverheadBench
   SERVER_CPU = 0
   WRK_CPU = 1
 
-  # @param options [Hash] rounds, duration, connections.
+  # @param options [Hash] rounds, duration, demo_duration, connections, only.
   def initialize(options)
     @options = options
     @dir = Dir.mktmpdir("heron-bench")
@@ -55,7 +55,8 @@ class ProfilerOverheadBench
   def endpoints
     demo = File.join(ROOT, "examples/demo/config.ru")
     slow = @options[:demo_duration]
-    all = { "hello" => ["hello world (`/`, bare lambda)", Bench::ProfilerVariants::HELLO, "/", @options[:connections]],
+    all = { "hello" => ["hello world (`/`, bare lambda)", Bench::ProfilerVariants::HELLO, "/", @options[:connections],
+                        @options[:duration]],
             "users" => ["demo `/users` (1,000 users, N+1: 4 queries a user)", demo, "/users", 2, slow],
             "eager" => ["demo `/users?eager=1` (1,000 users, 5 queries)", demo, "/users?eager=1", 2, slow] }
     all.values_at(*@options[:only]).to_h { |name, *rest| [name, rest] }
@@ -65,10 +66,10 @@ class ProfilerOverheadBench
   # profiling-off server and one other at the same time, for each other variant in turn (the
   # order rotating), while the rest stay idle. "lost" and "added" are medians of each pair's
   # ratio to its profiling-off half.
-  def measure(rackup, path, connections, duration = nil)
+  def measure(rackup, path, connections, duration)
     servers = VARIANTS.keys.to_h { |variant| [variant, start(variant, rackup)] }
     servers.each_value { |server| server.pin(SERVER_CPU) } if pinned?
-    together(servers.slice(*VARIANTS.keys), path, connections, 2)
+    together(servers, path, connections, 2)
     summary(Array.new(@options[:rounds]) { |round| MEASURED.rotate(round).to_h { |variant| pair(servers, variant, path, connections, duration) } })
   ensure
     servers&.each_value(&:stop)
@@ -76,13 +77,13 @@ class ProfilerOverheadBench
 
   # Runs the profiling-off server and `variant`'s side by side.
   # @return [Array(String, Hash)] the variant, and what #together returns for the two.
-  def pair(servers, variant, path, connections, duration = nil)
-    [variant, together(servers.slice("off", variant), path, connections, duration || @options[:duration])]
+  def pair(servers, variant, path, connections, duration)
+    [variant, together(servers.slice("off", variant), path, connections, duration)]
   end
 
   # Runs one wrk per server, all at the same time.
   # @return [Hash{String => Array(Float, Float)}] per variant, what #wrk returns.
-  def together(servers, path, connections, duration = @options[:duration])
+  def together(servers, path, connections, duration)
     threads = servers.to_h { |variant, server| [variant, Thread.new { wrk(server, path, connections, duration) }] }
     threads.transform_values(&:value)
   end
@@ -128,7 +129,7 @@ class ProfilerOverheadBench
   end
 
   # @return [Array(Float, Float)] req/s, and the server's CPU µs per request.
-  def wrk(server, path, connections, duration = @options[:duration])
+  def wrk(server, path, connections, duration)
     result = Bench::Wrk.run(server.url(path), server: server, connections: connections, seconds: duration, threads: 1,
                                               timeout: 60, cpu: pinned? ? WRK_CPU : nil)
     return [0.0, Float::NAN] if result.requests.zero?
