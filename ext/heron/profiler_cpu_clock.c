@@ -83,12 +83,12 @@ static int Heron_Profiler_CPUClock_armed(void)
 static int Heron_Profiler_CPUClock_works(void)
 {
   struct timespec nap = { 0, 1000 };
-  if (__rseq_size == 0) return 0;
+  if (__rseq_size == 0 || (int32_t)Heron_Profiler_CPUClock_area()->cpu_id < 0) return 0;
   Heron_Profiler_CPUClock_descriptor.abort_ip = (uint64_t)(uintptr_t)&Heron_Profiler_CPUClock_signature[1];
   Heron_Profiler_CPUClock_descriptor.start_ip = Heron_Profiler_CPUClock_descriptor.abort_ip;
   Heron_Profiler_CPUClock_arm();
   nanosleep(&nap, NULL);
-  return !Heron_Profiler_CPUClock_armed();
+  return Heron_Profiler_CPUClock_area()->rseq_cs == 0;
 }
 #else
 static void Heron_Profiler_CPUClock_arm(void) {}
