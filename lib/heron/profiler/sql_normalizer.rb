@@ -33,7 +33,7 @@ module Heron
       # @return [String] the normalised SQL.
       def self.normalize(sql)
         shape = QUOTES.match?(sql) ? quoted(sql) : unquoted(sql)
-        shape.gsub!(IN_LIST, "IN (?)")
+        shape.gsub!(IN_LIST, IN_PLACEHOLDER)
         shape.gsub!(SPACE, " ")
         shape.strip!
         shape
