@@ -28,8 +28,8 @@ class CPUClockTest < Minitest::Test
   end
 
   def glibc_with_rseq?
-    version = Etc.respond_to?(:confstr) && Etc.confstr(Etc::CS_GNU_LIBC_VERSION) rescue nil
-    version.to_s[/\d+\.\d+/].to_s.split(".").map(&:to_i).then { |v| (v <=> [2, 35]).to_i >= 0 }
+    version = Etc.confstr(Etc::CS_GNU_LIBC_VERSION).to_s[/\d+\.\d+/] if defined?(Etc::CS_GNU_LIBC_VERSION)
+    !version.nil? && Gem::Version.new(version) >= Gem::Version.new("2.35")
   end
 
   def test_mode_uses_rseq_where_glibc_registers_it
