@@ -1,7 +1,7 @@
 # frozen_string_literal: true
 
 require_relative "heron/version"
-require_relative "heron/config/configuration"
+require_relative "heron/configuration"
 
 # Heron: a fiber-concurrent HTTP/1.1 server for Rack 3 apps.
 #
@@ -10,4 +10,4 @@ require_relative "heron/config/configuration"
 module Heron
 end
 
-require_relative "heron/server/launcher"
+require_relative "heron/launcher"

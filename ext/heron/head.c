@@ -1,5 +1,5 @@
 /*
- * Heron::Head.append_fields(head, headers): writes a Rack 3 headers Hash into a response head,
+ * Heron::Response::Head.append_fields(head, headers): writes a Rack 3 headers Hash into a response head,
  * one "name: value\r\n" line per value, validating as it goes. Every response goes through
  * it, once per header; in Ruby (a regexp for the name, two scans of the value, four appends)
  * it cost about half a microsecond per header. lib/heron/response/head.rb builds the rest of
@@ -8,29 +8,29 @@
 #include <ruby.h>
 #include <string.h>
 
-static VALUE mHeron, cHeron_Head;
-static ID id_InvalidResponse;
+static VALUE mHeron_Response, cHeron_Response_Head;
+static ID id_Invalid;
 
 /* RFC 9110 tchar, lower-case only (Rack 3 header names are lower-case). */
-static unsigned char Heron_Head_name_chars[256];
+static unsigned char Heron_Response_Head_name_chars[256];
 
-static void Heron_Head_init_name_chars(void)
+static void Heron_Response_Head_init_name_chars(void)
 {
   const char *others = "!#$%&'*+-.^_`|~";
   int c;
-  for (c = '0'; c <= '9'; c++) Heron_Head_name_chars[c] = 1;
-  for (c = 'a'; c <= 'z'; c++) Heron_Head_name_chars[c] = 1;
-  for (; *others; others++) Heron_Head_name_chars[(unsigned char)*others] = 1;
+  for (c = '0'; c <= '9'; c++) Heron_Response_Head_name_chars[c] = 1;
+  for (c = 'a'; c <= 'z'; c++) Heron_Response_Head_name_chars[c] = 1;
+  for (; *others; others++) Heron_Response_Head_name_chars[(unsigned char)*others] = 1;
 }
 
-static void Heron_Head_invalid(const char *format, VALUE name)
+static void Heron_Response_Head_invalid(const char *format, VALUE name)
 {
-  VALUE error = rb_const_get(mHeron, id_InvalidResponse);
+  VALUE error = rb_const_get(mHeron_Response, id_Invalid);
   rb_raise(error, format, RSTRING_PTR(rb_inspect(name)));
 }
 
 /* Fields the server writes itself (framing, connection management) or that are not fields. */
-static int Heron_Head_skipped(const char *name, long len)
+static int Heron_Response_Head_skipped(const char *name, long len)
 {
   switch (len) {
   case 10: return memcmp(name, "connection", 10) == 0;
@@ -40,15 +40,15 @@ static int Heron_Head_skipped(const char *name, long len)
   }
 }
 
-static void Heron_Head_check_name(VALUE name)
+static void Heron_Response_Head_check_name(VALUE name)
 {
   const unsigned char *p;
   long i, len;
-  if (!RB_TYPE_P(name, T_STRING) || RSTRING_LEN(name) == 0) Heron_Head_invalid("invalid header name %s", name);
+  if (!RB_TYPE_P(name, T_STRING) || RSTRING_LEN(name) == 0) Heron_Response_Head_invalid("invalid header name %s", name);
   p = (const unsigned char *)RSTRING_PTR(name);
   len = RSTRING_LEN(name);
   for (i = 0; i < len; i++) {
-    if (!Heron_Head_name_chars[p[i]]) Heron_Head_invalid("invalid header name %s", name);
+    if (!Heron_Response_Head_name_chars[p[i]]) Heron_Response_Head_invalid("invalid header name %s", name);
   }
 }
 
@@ -56,7 +56,7 @@ static void Heron_Head_check_name(VALUE name)
  * where they go; the caller writes them and sets the length. rb_str_modify_expand reallocates
  * to exactly the size asked, even to shrink: it is called only when the bytes do not fit, and
  * then to at least double the buffer. */
-static char *Heron_Head_reserve(VALUE head, long need)
+static char *Heron_Response_Head_reserve(VALUE head, long need)
 {
   long at = RSTRING_LEN(head);
   if ((long)rb_str_capacity(head) - at < need) rb_str_modify_expand(head, need + at);
@@ -66,19 +66,19 @@ static char *Heron_Head_reserve(VALUE head, long need)
 
 /* Appends bytes to a binary head (profiler.h: the profiler's Server-Timing line goes through
  * it too), without rb_str_cat's encoding checks. */
-void Heron_Head_append_bytes(VALUE head, const char *bytes, long n)
+void Heron_Response_Head_append_bytes(VALUE head, const char *bytes, long n)
 {
   long at = RSTRING_LEN(head);
-  memcpy(Heron_Head_reserve(head, n), bytes, (size_t)n);
+  memcpy(Heron_Response_Head_reserve(head, n), bytes, (size_t)n);
   rb_str_set_len(head, at + n);
 }
 
 /* Appends "name: value\r\n" with one capacity check (rb_str_cat would check the encodings four
  * times; head is binary). */
-static void Heron_Head_append_line(VALUE head, VALUE name, const char *value, long value_len)
+static void Heron_Response_Head_append_line(VALUE head, VALUE name, const char *value, long value_len)
 {
   long name_len = RSTRING_LEN(name), at = RSTRING_LEN(head), need = name_len + value_len + 4;
-  char *out = Heron_Head_reserve(head, need);
+  char *out = Heron_Response_Head_reserve(head, need);
   memcpy(out, RSTRING_PTR(name), (size_t)name_len);
   out += name_len;
   *out++ = ':';
@@ -90,7 +90,7 @@ static void Heron_Head_append_line(VALUE head, VALUE name, const char *value, lo
   rb_str_set_len(head, at + need);
 }
 
-static void Heron_Head_add_line(VALUE head, VALUE name, VALUE value)
+static void Heron_Response_Head_add_line(VALUE head, VALUE name, VALUE value)
 {
   const char *p;
   long len;
@@ -98,46 +98,46 @@ static void Heron_Head_add_line(VALUE head, VALUE name, VALUE value)
   p = RSTRING_PTR(value);
   len = RSTRING_LEN(value);
   if (memchr(p, '\n', (size_t)len) || memchr(p, '\r', (size_t)len)) {
-    Heron_Head_invalid("header %s contains a line break", name);
+    Heron_Response_Head_invalid("header %s contains a line break", name);
   }
-  Heron_Head_append_line(head, name, p, len);
+  Heron_Response_Head_append_line(head, name, p, len);
 }
 
-static int Heron_Head_add_field(VALUE name, VALUE value, VALUE head)
+static int Heron_Response_Head_add_field(VALUE name, VALUE value, VALUE head)
 {
   long i;
-  if (RB_TYPE_P(name, T_STRING) && Heron_Head_skipped(RSTRING_PTR(name), RSTRING_LEN(name))) return ST_CONTINUE;
-  Heron_Head_check_name(name);
+  if (RB_TYPE_P(name, T_STRING) && Heron_Response_Head_skipped(RSTRING_PTR(name), RSTRING_LEN(name))) return ST_CONTINUE;
+  Heron_Response_Head_check_name(name);
   if (!RB_TYPE_P(value, T_ARRAY)) {
-    Heron_Head_add_line(head, name, value);
+    Heron_Response_Head_add_line(head, name, value);
     return ST_CONTINUE;
   }
-  for (i = 0; i < RARRAY_LEN(value); i++) Heron_Head_add_line(head, name, RARRAY_AREF(value, i));
+  for (i = 0; i < RARRAY_LEN(value); i++) Heron_Response_Head_add_line(head, name, RARRAY_AREF(value, i));
   return ST_CONTINUE;
 }
 
 /*
- * call-seq: Heron::Head.append_fields(head, headers) -> head
+ * call-seq: Heron::Response::Head.append_fields(head, headers) -> head
  *
  * head: the String being built (binary). headers: the app's headers, a Hash of lower-case
  * names to a String (or anything with #to_s) or an Array of them (one line each); anything
  * else answering #to_h is converted first. `connection`, `transfer-encoding` and `rack.hijack`
- * are skipped: the server writes its own framing. Raises Heron::InvalidResponse for a name
+ * are skipped: the server writes its own framing. Raises Heron::Response::Invalid for a name
  * that is not a lower-case token, or a value holding CR or LF.
  */
-static VALUE Heron_Head_append_fields(VALUE self, VALUE head, VALUE headers)
+static VALUE Heron_Response_Head_append_fields(VALUE self, VALUE head, VALUE headers)
 {
   StringValue(head);
   if (!RB_TYPE_P(headers, T_HASH)) headers = rb_convert_type(headers, T_HASH, "Hash", "to_h");
-  rb_hash_foreach(headers, Heron_Head_add_field, head);
+  rb_hash_foreach(headers, Heron_Response_Head_add_field, head);
   return head;
 }
 
-void Init_Heron_Head(VALUE heron)
+void Init_Heron_Response_Head(VALUE heron)
 {
-  mHeron = heron;
-  cHeron_Head = rb_define_class_under(heron, "Head", rb_cObject);
-  id_InvalidResponse = rb_intern("InvalidResponse");
-  Heron_Head_init_name_chars();
-  rb_define_singleton_method(cHeron_Head, "append_fields", Heron_Head_append_fields, 2);
+  mHeron_Response = rb_define_module_under(heron, "Response");
+  cHeron_Response_Head = rb_define_class_under(mHeron_Response, "Head", rb_cObject);
+  id_Invalid = rb_intern("Invalid");
+  Heron_Response_Head_init_name_chars();
+  rb_define_singleton_method(cHeron_Response_Head, "append_fields", Heron_Response_Head_append_fields, 2);
 }

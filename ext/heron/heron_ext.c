@@ -21,7 +21,7 @@
 #include "http_parser.h"
 #include "profiler.h"
 
-void Init_Heron_Head(VALUE mHeron);
+void Init_Heron_Response_Head(VALUE mHeron);
 
 #define DEFAULT_MAX_TARGET_BYTES 8192
 #define DEFAULT_MAX_HEADER_BYTES 65536
@@ -572,7 +572,7 @@ void Init_heron_ext(void)
   rb_define_method(cHeron_HTTPParser, "reset", Heron_HTTPParser_reset, 0);
   Heron_HTTPParser_init_errors();
   Heron_HTTPParser_init_strings();
-  Init_Heron_Head(mHeron);
+  Init_Heron_Response_Head(mHeron);
   VALUE mProfiler = rb_define_module_under(mHeron, "Profiler");
   Init_Heron_Profiler_CPUClock(mProfiler);
   Init_Heron_Profiler_RequestProfile(mProfiler);

@@ -49,7 +49,7 @@ size_t Heron_Profiler_RequestProfile_id_text(VALUE self, const Heron_Profiler_Re
 double Heron_Profiler_monotonic(void);
 VALUE Heron_str(const char *s); /* heron_ext.c */
 int Heron_HTTPParser_request(VALUE parser, VALUE *method, VALUE *path, VALUE *query); /* heron_ext.c */
-void Heron_Head_append_bytes(VALUE head, const char *bytes, long n); /* head.c */
+void Heron_Response_Head_append_bytes(VALUE head, const char *bytes, long n); /* head.c */
 void Heron_Profiler_Counters_read(Heron_Profiler_Counters *counters);
 double Heron_Profiler_CPUClock_now_ms(void);
 void Heron_Profiler_RequestProfile_mark(Heron_Profiler_RequestProfile *profile, const Heron_Profiler_Counters *now);

@@ -435,7 +435,7 @@ void Heron_Profiler_RequestProfile_timing_line(VALUE self, const Heron_Profiler_
   Heron_Profiler_Text_add(&text, "server-timing: ");
   Heron_Profiler_RequestProfile_timing_text(self, p, &text);
   Heron_Profiler_Text_add(&text, "\r\n");
-  Heron_Head_append_bytes(head, text.buf, (long)text.len);
+  Heron_Response_Head_append_bytes(head, text.buf, (long)text.len);
 }
 
 /* Queue time in ms from a proxy's X-Request-Start / X-Queue-Start (it covers the hop to Heron;

@@ -1,7 +1,7 @@
 # frozen_string_literal: true
 
 require_relative "../heron"
-require_relative "server/server"
+require_relative "server"
 require_relative "testing/exchange"
 require_relative "testing/response"
 require_relative "testing/client"

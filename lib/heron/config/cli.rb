@@ -2,7 +2,7 @@
 
 require "optparse"
 require_relative "../version"
-require_relative "configuration"
+require_relative "../configuration"
 require_relative "dsl"
 
 module Heron
@@ -167,7 +167,7 @@ module Heron
       end
 
       def launch_server(config)
-        require "heron/server/launcher"
+        require "heron/launcher"
         Heron::Launcher.new(config).run
       end
 

@@ -1,116 +1,118 @@
 # frozen_string_literal: true
 
 module Heron
-  # A non-blocking socket with a read buffer and per-call deadlines. Every wait goes through
-  # `wait_readable` / `wait_writable`, so under the fiber scheduler it yields to other connections.
-  class BufferedSocket
-    # Raised when the peer does not send (or accept) bytes within the allowed time.
-    class Timeout < StandardError; end
+  class Connection
+    # A non-blocking socket with a read buffer and per-call deadlines. Every wait goes through
+    # `wait_readable` / `wait_writable`, so under the fiber scheduler it yields to other connections.
+    class BufferedSocket
+      # Raised when the peer does not send (or accept) bytes within the allowed time.
+      class Timeout < StandardError; end
 
-    READ_SIZE = 16 * 1024
+      READ_SIZE = 16 * 1024
 
-    # @return [String] bytes received and not yet consumed (binary).
-    attr_reader :buffer
-    # @return [Socket] the underlying socket.
-    attr_reader :io
+      # @return [String] bytes received and not yet consumed (binary).
+      attr_reader :buffer
+      # @return [Socket] the underlying socket.
+      attr_reader :io
 
-    # @return [String] a read buffer that connections of one thread can share: its bytes are
-    #   copied into {#buffer} before the fiber can switch.
-    def self.scratch_buffer
-      String.new(capacity: READ_SIZE, encoding: Encoding::BINARY)
-    end
-
-    # @param io [BasicSocket] a connected socket.
-    # @param scratch [String] the read buffer, shared by the connections of one reactor thread so
-    #   an idle connection holds no 16 KiB buffer of its own.
-    def initialize(io, scratch = BufferedSocket.scratch_buffer)
-      @io = io
-      @buffer = String.new(encoding: Encoding::BINARY)
-      @chunk = scratch
-    end
-
-    # Reads whatever is available (waiting up to `timeout`) and appends it to {#buffer}.
-    # @param timeout [Numeric, nil] seconds to wait for the first byte; nil waits forever.
-    # @return [Integer, nil] bytes appended, or nil at end of stream.
-    # @raise [Timeout] when nothing arrives in time.
-    def fill(timeout)
-      loop do
-        case (data = @io.read_nonblock(READ_SIZE, @chunk, exception: false))
-        when :wait_readable then @io.wait_readable(timeout) or raise Timeout, "read timed out"
-        when nil then return nil
-        else return (@buffer << data; data.bytesize)
-        end
+      # @return [String] a read buffer that connections of one thread can share: its bytes are
+      #   copied into {#buffer} before the fiber can switch.
+      def self.scratch_buffer
+        String.new(capacity: READ_SIZE, encoding: Encoding::BINARY)
       end
-    rescue Errno::ECONNRESET, Errno::EPIPE, IOError
-      nil
-    end
 
-    # Removes and returns up to `length` bytes from the front of the buffer.
-    # @param length [Integer]
-    # @return [String]
-    def consume(length)
-      return @buffer.slice!(0, length) if length < @buffer.bytesize
-      data = @buffer.dup
-      @buffer.clear
-      data
-    end
+      # @param io [BasicSocket] a connected socket.
+      # @param scratch [String] the read buffer, shared by the connections of one reactor thread so
+      #   an idle connection holds no 16 KiB buffer of its own.
+      def initialize(io, scratch = Connection::BufferedSocket.scratch_buffer)
+        @io = io
+        @buffer = String.new(encoding: Encoding::BINARY)
+        @chunk = scratch
+      end
 
-    # Writes all of `data`, waiting for the peer up to `timeout` seconds at a time.
-    # @param data [String]
-    # @param timeout [Numeric, nil]
-    # @return [Integer] bytes written.
-    # @raise [Timeout, Errno::EPIPE, Errno::ECONNRESET] when the peer stops reading or goes away.
-    def write(data, timeout)
-      total = data.bytesize
-      written = @io.write_nonblock(data, exception: false)
-      return total if written == total
-      write_rest(data, written, timeout)
-      total
-    end
+      # Reads whatever is available (waiting up to `timeout`) and appends it to {#buffer}.
+      # @param timeout [Numeric, nil] seconds to wait for the first byte; nil waits forever.
+      # @return [Integer, nil] bytes appended, or nil at end of stream.
+      # @raise [Timeout] when nothing arrives in time.
+      def fill(timeout)
+        loop do
+          case (data = @io.read_nonblock(READ_SIZE, @chunk, exception: false))
+          when :wait_readable then @io.wait_readable(timeout) or raise Timeout, "read timed out"
+          when nil then return nil
+          else return (@buffer << data; data.bytesize)
+          end
+        end
+      rescue Errno::ECONNRESET, Errno::EPIPE, IOError
+        nil
+      end
 
-    # @return [Boolean] whether the socket is closed.
-    def closed?
-      @io.closed?
-    end
-
-    # Closes after a response that left request bytes unread: shuts down the sending side so the
-    # response is delivered, then reads and drops what the client still sends (bounded), so the
-    # kernel does not reset the connection and destroy the response before the client reads it.
-    # @param timeout [Numeric] longest time to keep draining.
-    # @param max [Integer] most bytes to drain.
-    def linger_close(timeout: 1.0, max: 256 * 1024)
-      @io.shutdown(Socket::SHUT_WR)
-      deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + timeout
-      drained = 0
-      while drained < max && (left = deadline - Process.clock_gettime(Process::CLOCK_MONOTONIC)) > 0
-        break unless (count = fill(left))
-        drained += count
+      # Removes and returns up to `length` bytes from the front of the buffer.
+      # @param length [Integer]
+      # @return [String]
+      def consume(length)
+        return @buffer.slice!(0, length) if length < @buffer.bytesize
+        data = @buffer.dup
         @buffer.clear
+        data
       end
-    rescue Timeout, SystemCallError, IOError
-      nil
-    ensure
-      close
-    end
 
-    # Closes the socket, ignoring errors from a peer that already went away.
-    def close
-      @io.close unless @io.closed?
-    rescue IOError, SystemCallError
-      nil
-    end
-
-    private
-
-    def write_rest(data, written, timeout)
-      loop do
-        if written == :wait_writable
-          @io.wait_writable(timeout) or raise Timeout, "write timed out"
-        else
-          data = data.byteslice(written, data.bytesize - written)
-          return if data.empty?
-        end
+      # Writes all of `data`, waiting for the peer up to `timeout` seconds at a time.
+      # @param data [String]
+      # @param timeout [Numeric, nil]
+      # @return [Integer] bytes written.
+      # @raise [Timeout, Errno::EPIPE, Errno::ECONNRESET] when the peer stops reading or goes away.
+      def write(data, timeout)
+        total = data.bytesize
         written = @io.write_nonblock(data, exception: false)
+        return total if written == total
+        write_rest(data, written, timeout)
+        total
+      end
+
+      # @return [Boolean] whether the socket is closed.
+      def closed?
+        @io.closed?
+      end
+
+      # Closes after a response that left request bytes unread: shuts down the sending side so the
+      # response is delivered, then reads and drops what the client still sends (bounded), so the
+      # kernel does not reset the connection and destroy the response before the client reads it.
+      # @param timeout [Numeric] longest time to keep draining.
+      # @param max [Integer] most bytes to drain.
+      def linger_close(timeout: 1.0, max: 256 * 1024)
+        @io.shutdown(Socket::SHUT_WR)
+        deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + timeout
+        drained = 0
+        while drained < max && (left = deadline - Process.clock_gettime(Process::CLOCK_MONOTONIC)) > 0
+          break unless (count = fill(left))
+          drained += count
+          @buffer.clear
+        end
+      rescue Timeout, SystemCallError, IOError
+        nil
+      ensure
+        close
+      end
+
+      # Closes the socket, ignoring errors from a peer that already went away.
+      def close
+        @io.close unless @io.closed?
+      rescue IOError, SystemCallError
+        nil
+      end
+
+      private
+
+      def write_rest(data, written, timeout)
+        loop do
+          if written == :wait_writable
+            @io.wait_writable(timeout) or raise Timeout, "write timed out"
+          else
+            data = data.byteslice(written, data.bytesize - written)
+            return if data.empty?
+          end
+          written = @io.write_nonblock(data, exception: false)
+        end
       end
     end
   end

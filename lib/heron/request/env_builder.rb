@@ -3,82 +3,84 @@
 require "socket"
 
 module Heron
-  # Builds each request's Rack env on one connection: a copy of the server's template, the
-  # parser's fields, then the connection's address, scheme, server name and Heron's own keys.
-  class EnvBuilder
-    DEFAULT_PORTS = { "http" => "80", "https" => "443" }.freeze
-    private_constant :DEFAULT_PORTS
+  class Request
+    # Builds each request's Rack env on one connection: a copy of the server's template, the
+    # parser's fields, then the connection's address, scheme, server name and Heron's own keys.
+    class EnvBuilder
+      DEFAULT_PORTS = { "http" => "80", "https" => "443" }.freeze
+      private_constant :DEFAULT_PORTS
 
-    # @param template [Hash] the server-wide env entries.
-    # @param io [BasicSocket] the connection's socket.
-    # @param config [Configuration]
-    # @param hijack [Proc] the connection's `rack.hijack` callable.
-    def initialize(template, io, config, hijack:)
-      @template = template
-      @trust_proto = config.forwarded_proto
-      @hijack = hijack
-      @remote_addr, @local_name, @local_port = addresses(io)
-      @host = nil
-    end
+      # @param template [Hash] the server-wide env entries.
+      # @param io [BasicSocket] the connection's socket.
+      # @param config [Configuration]
+      # @param hijack [Proc] the connection's `rack.hijack` callable.
+      def initialize(template, io, config, hijack:)
+        @template = template
+        @trust_proto = config.forwarded_proto
+        @hijack = hijack
+        @remote_addr, @local_name, @local_port = addresses(io)
+        @host = nil
+      end
 
-    # @return [Hash] a new env holding the template's entries.
-    def fresh
-      @template.dup
-    end
+      # @return [Hash] a new env holding the template's entries.
+      def fresh
+        @template.dup
+      end
 
-    # Adds everything the parser does not know.
-    # @param env [Hash] the env the parser filled.
-    # @param input [Input] the request body.
-    # @param started [Float] monotonic time the request began.
-    # @return [Hash] env
-    def complete(env, input, started)
-      env["REMOTE_ADDR"] = @remote_addr
-      env["rack.input"] = input
-      env["rack.hijack"] = @hijack
-      env["rack.after_reply"] = []
-      env["rack.response_finished"] = []
-      env["heron.request_start"] = started
-      env["rack.url_scheme"] = forwarded_scheme(env) if @trust_proto # the template says "http"
-      server_name(env)
-      env
-    end
+      # Adds everything the parser does not know.
+      # @param env [Hash] the env the parser filled.
+      # @param input [Request::Input] the request body.
+      # @param started [Float] monotonic time the request began.
+      # @return [Hash] env
+      def complete(env, input, started)
+        env["REMOTE_ADDR"] = @remote_addr
+        env["rack.input"] = input
+        env["rack.hijack"] = @hijack
+        env["rack.after_reply"] = []
+        env["rack.response_finished"] = []
+        env["heron.request_start"] = started
+        env["rack.url_scheme"] = forwarded_scheme(env) if @trust_proto # the template says "http"
+        server_name(env)
+        env
+      end
 
-    private
+      private
 
-    def forwarded_scheme(env)
-      proto = env["HTTP_X_FORWARDED_PROTO"]&.split(",")&.first&.strip&.downcase
-      proto == "https" ? "https" : "http"
-    end
+      def forwarded_scheme(env)
+        proto = env["HTTP_X_FORWARDED_PROTO"]&.split(",")&.first&.strip&.downcase
+        proto == "https" ? "https" : "http"
+      end
 
-    def server_name(env)
-      host = env["HTTP_HOST"]
-      return use_local(env) unless host
-      scheme = env["rack.url_scheme"]
-      @host = [host, scheme, *split_host(host, scheme)] unless @host && @host[0] == host && @host[1] == scheme
-      env["SERVER_NAME"] = @host[2]
-      env["SERVER_PORT"] = @host[3]
-    end
+      def server_name(env)
+        host = env["HTTP_HOST"]
+        return use_local(env) unless host
+        scheme = env["rack.url_scheme"]
+        @host = [host, scheme, *split_host(host, scheme)] unless @host && @host[0] == host && @host[1] == scheme
+        env["SERVER_NAME"] = @host[2]
+        env["SERVER_PORT"] = @host[3]
+      end
 
-    # "example.com:8080" → ["example.com", "8080"]; an empty Host (allowed when the target has
-    # no authority) or an empty port falls back to the listener's name and the scheme's port.
-    def split_host(host, scheme)
-      name, port = host.start_with?("[") ? host.split(/(?<=\]):/, 2) : host.split(":", 2)
-      name = @local_name if name.nil? || name.empty?
-      port = DEFAULT_PORTS[scheme] if port.nil? || port.empty?
-      [name, port]
-    end
+      # "example.com:8080" → ["example.com", "8080"]; an empty Host (allowed when the target has
+      # no authority) or an empty port falls back to the listener's name and the scheme's port.
+      def split_host(host, scheme)
+        name, port = host.start_with?("[") ? host.split(/(?<=\]):/, 2) : host.split(":", 2)
+        name = @local_name if name.nil? || name.empty?
+        port = DEFAULT_PORTS[scheme] if port.nil? || port.empty?
+        [name, port]
+      end
 
-    def use_local(env)
-      env["SERVER_NAME"] = @local_name
-      env["SERVER_PORT"] = @local_port
-    end
+      def use_local(env)
+        env["SERVER_NAME"] = @local_name
+        env["SERVER_PORT"] = @local_port
+      end
 
-    def addresses(io)
-      local = io.local_address
-      return ["127.0.0.1", "localhost", "0"] if local.unix?
-      [io.remote_address.ip_address, local.ip_address, local.ip_port.to_s]
-    rescue SystemCallError
-      ["0.0.0.0", "localhost", "0"]
+      def addresses(io)
+        local = io.local_address
+        return ["127.0.0.1", "localhost", "0"] if local.unix?
+        [io.remote_address.ip_address, local.ip_address, local.ip_port.to_s]
+      rescue SystemCallError
+        ["0.0.0.0", "localhost", "0"]
+      end
     end
   end
 end

@@ -1,161 +1,163 @@
 # frozen_string_literal: true
 
 module Heron
-  # `rack.input`: the request body, streamed from the socket as the app reads it (never read
-  # whole before the app runs). Handles Content-Length and chunked bodies, the body-size limit,
-  # the body read timeout, and a hook run on the first read (used to send `100 Continue`).
-  class Input
-    # Raised when a body grows past `max_body_size`; the connection answers 413.
-    class TooLarge < StandardError
-      # @return [Integer] the HTTP status this maps to.
-      def status = 413
-    end
-
-    # Raised when the client closes the connection before the body is complete.
-    class Incomplete < EOFError
-      # @return [Integer] the HTTP status this maps to.
-      def status = 400
-    end
-
-    # @param socket [BufferedSocket] the connection's socket; body bytes may already be buffered.
-    # @param parser [Heron::HTTPParser] decodes chunked bodies.
-    # @param length [Integer, nil] the Content-Length, or nil for a chunked body.
-    # @param limit [Integer, nil] the most body bytes accepted.
-    # @param timeout [Numeric] seconds to wait for the next body bytes.
-    # @param on_first_read [#call, nil] called once, with this input, before the first read.
-    def initialize(socket, parser, length:, limit:, timeout:, on_first_read: nil)
-      @socket = socket
-      @parser = parser
-      @remaining = length
-      @limit = limit
-      @timeout = timeout
-      @on_first_read = on_first_read
-      @pending = String.new(encoding: Encoding::BINARY)
-      @received = 0
-      @done = length&.zero?
-    end
-
-    # Reads like IO#read: all of the rest when `length` is nil, else up to `length` bytes.
-    # @param length [Integer, nil]
-    # @param buffer [String, nil] filled with the result when given.
-    # @return [String, nil] binary data; nil at end of body when a positive length was asked.
-    def read(length = nil, buffer = nil)
-      first_read
-      data = length ? read_some(length) : read_rest
-      return data unless buffer
-      data.nil? ? buffer.clear && nil : buffer.replace(data)
-    end
-
-    # @return [String, nil] the next line including its "\n", or nil at the end of the body.
-    def gets
-      first_read
-      until (index = @pending.index("\n")) || @done
-        fill_pending
+  class Request
+    # `rack.input`: the request body, streamed from the socket as the app reads it (never read
+    # whole before the app runs). Handles Content-Length and chunked bodies, the body-size limit,
+    # the body read timeout, and a hook run on the first read (used to send `100 Continue`).
+    class Input
+      # Raised when a body grows past `max_body_size`; the connection answers 413.
+      class TooLarge < StandardError
+        # @return [Integer] the HTTP status this maps to.
+        def status = 413
       end
-      return take(index + 1) if index
-      @pending.empty? ? nil : take(@pending.bytesize)
-    end
 
-    # Yields the body in chunks as it arrives.
-    # @yieldparam chunk [String]
-    def each
-      while (chunk = read(READ_CHUNK))
-        yield chunk
+      # Raised when the client closes the connection before the body is complete.
+      class Incomplete < EOFError
+        # @return [Integer] the HTTP status this maps to.
+        def status = 400
       end
-    end
 
-    # Rack 3 allows the app to close the input; later reads see the end of the body.
-    def close
-      nil
-    end
-
-    # @return [Boolean] whether the app has read (or the server has drained) the whole body.
-    def finished?
-      @done && @pending.empty?
-    end
-
-    # @return [Boolean] whether a read has been attempted.
-    def read_started?
-      @on_first_read.nil?
-    end
-
-    # Reads and drops what is left of the body, up to `max` more bytes.
-    # @param max [Integer]
-    # @return [Boolean] true when the body ended within `max`, false otherwise.
-    def discard(max)
-      @on_first_read = nil
-      @limit = nil
-      dropped = 0
-      while !finished? && dropped <= max
-        fill_pending
-        dropped += @pending.bytesize
-        @pending.clear
+      # @param socket [Connection::BufferedSocket] the connection's socket; body bytes may already be buffered.
+      # @param parser [Heron::HTTPParser] decodes chunked bodies.
+      # @param length [Integer, nil] the Content-Length, or nil for a chunked body.
+      # @param limit [Integer, nil] the most body bytes accepted.
+      # @param timeout [Numeric] seconds to wait for the next body bytes.
+      # @param on_first_read [#call, nil] called once, with this input, before the first read.
+      def initialize(socket, parser, length:, limit:, timeout:, on_first_read: nil)
+        @socket = socket
+        @parser = parser
+        @remaining = length
+        @limit = limit
+        @timeout = timeout
+        @on_first_read = on_first_read
+        @pending = String.new(encoding: Encoding::BINARY)
+        @received = 0
+        @done = length&.zero?
       end
-      finished?
-    rescue Incomplete, BufferedSocket::Timeout
-      false
-    end
 
-    READ_CHUNK = 16 * 1024
-    private_constant :READ_CHUNK
-
-    private
-
-    def first_read
-      return unless @on_first_read
-      hook = @on_first_read
-      @on_first_read = nil
-      hook.call(self)
-    end
-
-    def read_some(length)
-      return +"".b if length.zero?
-      fill_pending while @pending.empty? && !@done
-      @pending.empty? ? nil : take([length, @pending.bytesize].min)
-    end
-
-    def read_rest
-      fill_pending until @done
-      take(@pending.bytesize)
-    end
-
-    def take(length)
-      return @pending.slice!(0, length) if length < @pending.bytesize
-      data = @pending
-      @pending = String.new(encoding: Encoding::BINARY)
-      data
-    end
-
-    def fill_pending
-      before = @pending.bytesize
-      @remaining ? fill_fixed : fill_chunked
-      count(@pending.bytesize - before)
-    end
-
-    def fill_fixed
-      wait_for_bytes if @socket.buffer.empty?
-      taken = @socket.consume([@remaining, @socket.buffer.bytesize].min)
-      @pending << taken
-      @remaining -= taken.bytesize
-      @done = @remaining.zero?
-    end
-
-    def fill_chunked
-      before = @pending.bytesize
-      loop do
-        @done = @parser.filter_body(@pending, @socket.buffer)
-        return if @done || @pending.bytesize > before
-        wait_for_bytes
+      # Reads like IO#read: all of the rest when `length` is nil, else up to `length` bytes.
+      # @param length [Integer, nil]
+      # @param buffer [String, nil] filled with the result when given.
+      # @return [String, nil] binary data; nil at end of body when a positive length was asked.
+      def read(length = nil, buffer = nil)
+        first_read
+        data = length ? read_some(length) : read_rest
+        return data unless buffer
+        data.nil? ? buffer.clear && nil : buffer.replace(data)
       end
-    end
 
-    def wait_for_bytes
-      @socket.fill(@timeout) or raise Incomplete, "client closed the connection mid-body"
-    end
+      # @return [String, nil] the next line including its "\n", or nil at the end of the body.
+      def gets
+        first_read
+        until (index = @pending.index("\n")) || @done
+          fill_pending
+        end
+        return take(index + 1) if index
+        @pending.empty? ? nil : take(@pending.bytesize)
+      end
 
-    def count(bytes)
-      @received += bytes
-      raise TooLarge, "request body exceeds #{@limit} bytes" if @limit && @received > @limit
+      # Yields the body in chunks as it arrives.
+      # @yieldparam chunk [String]
+      def each
+        while (chunk = read(READ_CHUNK))
+          yield chunk
+        end
+      end
+
+      # Rack 3 allows the app to close the input; later reads see the end of the body.
+      def close
+        nil
+      end
+
+      # @return [Boolean] whether the app has read (or the server has drained) the whole body.
+      def finished?
+        @done && @pending.empty?
+      end
+
+      # @return [Boolean] whether a read has been attempted.
+      def read_started?
+        @on_first_read.nil?
+      end
+
+      # Reads and drops what is left of the body, up to `max` more bytes.
+      # @param max [Integer]
+      # @return [Boolean] true when the body ended within `max`, false otherwise.
+      def discard(max)
+        @on_first_read = nil
+        @limit = nil
+        dropped = 0
+        while !finished? && dropped <= max
+          fill_pending
+          dropped += @pending.bytesize
+          @pending.clear
+        end
+        finished?
+      rescue Incomplete, Connection::BufferedSocket::Timeout
+        false
+      end
+
+      READ_CHUNK = 16 * 1024
+      private_constant :READ_CHUNK
+
+      private
+
+      def first_read
+        return unless @on_first_read
+        hook = @on_first_read
+        @on_first_read = nil
+        hook.call(self)
+      end
+
+      def read_some(length)
+        return +"".b if length.zero?
+        fill_pending while @pending.empty? && !@done
+        @pending.empty? ? nil : take([length, @pending.bytesize].min)
+      end
+
+      def read_rest
+        fill_pending until @done
+        take(@pending.bytesize)
+      end
+
+      def take(length)
+        return @pending.slice!(0, length) if length < @pending.bytesize
+        data = @pending
+        @pending = String.new(encoding: Encoding::BINARY)
+        data
+      end
+
+      def fill_pending
+        before = @pending.bytesize
+        @remaining ? fill_fixed : fill_chunked
+        count(@pending.bytesize - before)
+      end
+
+      def fill_fixed
+        wait_for_bytes if @socket.buffer.empty?
+        taken = @socket.consume([@remaining, @socket.buffer.bytesize].min)
+        @pending << taken
+        @remaining -= taken.bytesize
+        @done = @remaining.zero?
+      end
+
+      def fill_chunked
+        before = @pending.bytesize
+        loop do
+          @done = @parser.filter_body(@pending, @socket.buffer)
+          return if @done || @pending.bytesize > before
+          wait_for_bytes
+        end
+      end
+
+      def wait_for_bytes
+        @socket.fill(@timeout) or raise Incomplete, "client closed the connection mid-body"
+      end
+
+      def count(bytes)
+        @received += bytes
+        raise TooLarge, "request body exceeds #{@limit} bytes" if @limit && @received > @limit
+      end
     end
   end
 end

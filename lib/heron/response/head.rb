@@ -2,31 +2,30 @@
 
 require "rack/utils"
 require_relative "../heron_ext"
+require_relative "invalid"
 
 module Heron
-  # Raised when the app returns headers that cannot be written safely (CR/LF in a value, an
-  # invalid name). The connection answers 500.
-  class InvalidResponse < StandardError; end
+  module Response
+    # Builds the status line and header block of a response.
+    class Head
+      STATUS_LINES = Hash.new do |cache, status|
+        reason = Rack::Utils::HTTP_STATUS_CODES[status] || "Unknown"
+        cache[status] = "HTTP/1.1 #{status} #{reason}\r\n".b.freeze
+      end
 
-  # Builds the status line and header block of a response.
-  class Head
-    STATUS_LINES = Hash.new do |cache, status|
-      reason = Rack::Utils::HTTP_STATUS_CODES[status] || "Unknown"
-      cache[status] = "HTTP/1.1 #{status} #{reason}\r\n".b.freeze
-    end
-
-    # @param status [Integer]
-    # @param headers [Hash{String => String, Array<String>}] the app's headers (lower-case names).
-    # @param extra [String] framing lines the server adds ("content-length: 5\r\n", ...).
-    # @param lines [String] further lines, written last (the profiler's `server-timing`, see
-    #   Profiler::Middleware#serve).
-    # @return [String] the whole head, ending in the blank line (binary, mutable).
-    # @raise [InvalidResponse] for a header name that is not a lower-case token, or a value with
-    #   CR or LF in it (see `append_fields`, in C: ext/heron/head.c).
-    def self.build(status, headers, extra, lines = "")
-      head = String.new(STATUS_LINES[status], capacity: 512)
-      append_fields(head, headers)
-      head << extra << lines << "\r\n"
+      # @param status [Integer]
+      # @param headers [Hash{String => String, Array<String>}] the app's headers (lower-case names).
+      # @param extra [String] framing lines the server adds ("content-length: 5\r\n", ...).
+      # @param lines [String] further lines, written last (the profiler's `server-timing`, see
+      #   Profiler::Middleware#serve).
+      # @return [String] the whole head, ending in the blank line (binary, mutable).
+      # @raise [Response::Invalid] for a header name that is not a lower-case token, or a value with
+      #   CR or LF in it (see `append_fields`, in C: ext/heron/head.c).
+      def self.build(status, headers, extra, lines = "")
+        head = String.new(STATUS_LINES[status], capacity: 512)
+        append_fields(head, headers)
+        head << extra << lines << "\r\n"
+      end
     end
   end
 end

@@ -4,84 +4,86 @@ require "async/notification"
 require_relative "bytes"
 
 module Heron
-  # The stream given to a Rack 3 streaming body (`body.call(stream)`). Writes go to the socket
-  # as chunks (or raw when the length is known or the connection closes after the body); reads
-  # come from the request body. The response ends when the app closes the stream.
-  class ResponseStream
-    # @param socket [BufferedSocket]
-    # @param input [Input] the request body, for bidirectional streams.
-    # @param chunked [Boolean] whether to frame writes as chunks.
-    # @param timeout [Numeric] write timeout in seconds.
-    def initialize(socket, input, chunked:, timeout:)
-      @socket = socket
-      @input = input
-      @chunked = chunked
-      @timeout = timeout
-      @bytes = 0
-      @closed = false
-      @closed_signal = Async::Notification.new
-    end
+  module Response
+    # The stream given to a Rack 3 streaming body (`body.call(stream)`). Writes go to the socket
+    # as chunks (or raw when the length is known or the connection closes after the body); reads
+    # come from the request body. The response ends when the app closes the stream.
+    class Stream
+      # @param socket [Connection::BufferedSocket]
+      # @param input [Request::Input] the request body, for bidirectional streams.
+      # @param chunked [Boolean] whether to frame writes as chunks.
+      # @param timeout [Numeric] write timeout in seconds.
+      def initialize(socket, input, chunked:, timeout:)
+        @socket = socket
+        @input = input
+        @chunked = chunked
+        @timeout = timeout
+        @bytes = 0
+        @closed = false
+        @closed_signal = Async::Notification.new
+      end
 
-    # @return [Integer] body bytes written so far.
-    attr_reader :bytes
+      # @return [Integer] body bytes written so far.
+      attr_reader :bytes
 
-    # Writes `data` to the client.
-    # @param data [String]
-    # @return [Integer] its length in bytes.
-    def write(data)
-      raise IOError, "stream closed" if @closed
-      data = data.to_s
-      return 0 if data.empty?
-      @socket.write(frame(data), @timeout)
-      @bytes += data.bytesize
-    end
+      # Writes `data` to the client.
+      # @param data [String]
+      # @return [Integer] its length in bytes.
+      def write(data)
+        raise IOError, "stream closed" if @closed
+        data = data.to_s
+        return 0 if data.empty?
+        @socket.write(frame(data), @timeout)
+        @bytes += data.bytesize
+      end
 
-    # Same as {#write}, returning the stream.
-    # @return [ResponseStream]
-    def <<(data)
-      write(data)
-      self
-    end
+      # Same as {#write}, returning the stream.
+      # @return [Response::Stream]
+      def <<(data)
+        write(data)
+        self
+      end
 
-    # Reads from the request body.
-    # @return [String, nil]
-    def read(length = nil, buffer = nil)
-      @input.read(length, buffer)
-    end
+      # Reads from the request body.
+      # @return [String, nil]
+      def read(length = nil, buffer = nil)
+        @input.read(length, buffer)
+      end
 
-    # Nothing is buffered, so flushing does nothing.
-    # @return [ResponseStream]
-    def flush = self
+      # Nothing is buffered, so flushing does nothing.
+      # @return [Response::Stream]
+      def flush = self
 
-    # Ends the response body.
-    def close_write
-      return if @closed
-      @closed = true
-      @socket.write("0\r\n\r\n", @timeout) if @chunked
-    ensure
-      @closed_signal.signal
-    end
+      # Ends the response body.
+      def close_write
+        return if @closed
+        @closed = true
+        @socket.write("0\r\n\r\n", @timeout) if @chunked
+      ensure
+        @closed_signal.signal
+      end
 
-    alias close close_write
+      alias close close_write
 
-    # Stops reading the request body.
-    def close_read
-      @input.close
-    end
+      # Stops reading the request body.
+      def close_read
+        @input.close
+      end
 
-    # @return [Boolean] whether the body has ended.
-    def closed? = @closed
+      # @return [Boolean] whether the body has ended.
+      def closed? = @closed
 
-    # Waits (yielding the fiber) until the app closes the stream.
-    def wait_closed
-      @closed_signal.wait until @closed
-    end
+      # Waits (yielding the fiber) until the app closes the stream.
+      def wait_closed
+        @closed_signal.wait until @closed
+      end
 
-    private
+      private
 
-    def frame(data)
-      return data unless @chunked
-      Bytes.append(Bytes.append(+"#{data.bytesize.to_s(16)}\r\n".b, data), "\r\n")
+      def frame(data)
+        return data unless @chunked
+        Bytes.append(Bytes.append(+"#{data.bytesize.to_s(16)}\r\n".b, data), "\r\n")
+      end
     end
   end
 end

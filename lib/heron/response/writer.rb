@@ -6,115 +6,117 @@ require_relative "stream"
 require_relative "bytes"
 
 module Heron
-  # Writes a Rack response to the socket: picks the framing (Content-Length, chunked or
-  # close-delimited), adds Date and Connection, skips the body for HEAD/1xx/204/304, and
-  # hands the socket to streaming bodies and partial hijackers.
-  class ResponseWriter
-    COALESCE = 64 * 1024
-    private_constant :COALESCE
+  module Response
+    # Writes a Rack response to the socket: picks the framing (Content-Length, chunked or
+    # close-delimited), adds Date and Connection, skips the body for HEAD/1xx/204/304, and
+    # hands the socket to streaming bodies and partial hijackers.
+    class Writer
+      COALESCE = 64 * 1024
+      private_constant :COALESCE
 
-    # @param socket [BufferedSocket]
-    # @param config [Configuration]
-    # @param date [HTTPDate] shared Date cache.
-    # @param head_lines [String] lines added to every head after the app's fields (the
-    #   connection's buffer that Profiler::Middleware#serve fills; empty when not profiling).
-    def initialize(socket, config, date, head_lines: "")
-      @socket = socket
-      @timeout = config.write_timeout
-      @date = date
-      @head_lines = head_lines
-    end
-
-    # Writes the whole response; sets request.status, request.bytes and request.keepalive.
-    # @param request [Request]
-    # @param status [Integer]
-    # @param headers [Hash]
-    # @param body [#each, #call]
-    # @return [Symbol] :done, or :hijacked when the app took the socket.
-    def write(request, status, headers, body)
-      request.status = status
-      request.headers = headers
-      request.keepalive = false if headers["connection"] == "close"
-      return hijack(request, headers) if headers["rack.hijack"]
-      return stream(request, headers, body) if !body.respond_to?(:each) && body.respond_to?(:call)
-      return bodiless(request, headers, body) if bodiless?(request, status)
-      enumerable(request, headers, body)
-      :done
-    end
-
-    private
-
-    def bodiless?(request, status)
-      request.head? || status < 200 || status == 204 || status == 304
-    end
-
-    def bodiless(request, headers, body)
-      send_head(request, headers, head_length(request, headers, body))
-      :done
-    end
-
-    # A HEAD response carries the length a GET would have, when it is known without iterating.
-    def head_length(request, headers, body)
-      return "" unless request.head? && !headers["content-length"] && body.respond_to?(:to_ary)
-      "content-length: #{body.to_ary.sum(&:bytesize)}\r\n"
-    end
-
-    # An Array is written with its length (in one write when small); any other `each` body goes
-    # through the same path as a streaming body: raw when the app gave a length, chunked to
-    # HTTP/1.1 clients otherwise, close-delimited to HTTP/1.0 ones.
-    def enumerable(request, headers, body)
-      return parts(request, headers, body.to_ary) if body.respond_to?(:to_ary)
-      stream(request, headers, lambda do |out|
-        body.each { |part| out.write(part) }
-        out.close_write
-      end)
-    end
-
-    def parts(request, headers, parts)
-      length = parts.sum(&:bytesize)
-      framing = headers["content-length"] ? "" : "content-length: #{length}\r\n"
-      head = head_for(request, headers, framing)
-      if length + head.bytesize <= COALESCE
-        parts.each { |part| Bytes.append(head, part) }
-        @socket.write(head, @timeout)
-      else
-        @socket.write(head, @timeout)
-        parts.each { |part| @socket.write(part, @timeout) }
+      # @param socket [Connection::BufferedSocket]
+      # @param config [Configuration]
+      # @param date [Response::HTTPDate] shared Date cache.
+      # @param head_lines [String] lines added to every head after the app's fields (the
+      #   connection's buffer that Profiler::Middleware#serve fills; empty when not profiling).
+      def initialize(socket, config, date, head_lines: "")
+        @socket = socket
+        @timeout = config.write_timeout
+        @date = date
+        @head_lines = head_lines
       end
-      request.bytes = length
-    end
 
-    def stream(request, headers, body)
-      chunked = request.http11? && !headers["content-length"]
-      request.keepalive = false unless chunked || headers["content-length"]
-      send_head(request, headers, chunked ? "transfer-encoding: chunked\r\n" : "")
-      stream = ResponseStream.new(@socket, request.input, chunked: chunked, timeout: @timeout)
-      body.call(stream)
-      stream.wait_closed
-      request.bytes = stream.bytes
-      :done
-    end
+      # Writes the whole response; sets request.status, request.bytes and request.keepalive.
+      # @param request [Request]
+      # @param status [Integer]
+      # @param headers [Hash]
+      # @param body [#each, #call]
+      # @return [Symbol] :done, or :hijacked when the app took the socket.
+      def write(request, status, headers, body)
+        request.status = status
+        request.headers = headers
+        request.keepalive = false if headers["connection"] == "close"
+        return hijack(request, headers) if headers["rack.hijack"]
+        return stream(request, headers, body) if !body.respond_to?(:each) && body.respond_to?(:call)
+        return bodiless(request, headers, body) if bodiless?(request, status)
+        enumerable(request, headers, body)
+        :done
+      end
 
-    def hijack(request, headers)
-      request.keepalive = false
-      send_head(request, headers, "")
-      headers["rack.hijack"].call(@socket.io)
-      :hijacked
-    end
+      private
 
-    def send_head(request, headers, framing)
-      @socket.write(head_for(request, headers, framing), @timeout)
-    end
+      def bodiless?(request, status)
+        request.head? || status < 200 || status == 204 || status == 304
+      end
 
-    def head_for(request, headers, framing)
-      framing += "date: #{@date.now}\r\n" unless headers["date"]
-      framing += connection_line(request)
-      Head.build(request.status, headers, framing, @head_lines)
-    end
+      def bodiless(request, headers, body)
+        send_head(request, headers, head_length(request, headers, body))
+        :done
+      end
 
-    def connection_line(request)
-      return "connection: close\r\n" unless request.keepalive
-      request.http11? ? "" : "connection: keep-alive\r\n"
+      # A HEAD response carries the length a GET would have, when it is known without iterating.
+      def head_length(request, headers, body)
+        return "" unless request.head? && !headers["content-length"] && body.respond_to?(:to_ary)
+        "content-length: #{body.to_ary.sum(&:bytesize)}\r\n"
+      end
+
+      # An Array is written with its length (in one write when small); any other `each` body goes
+      # through the same path as a streaming body: raw when the app gave a length, chunked to
+      # HTTP/1.1 clients otherwise, close-delimited to HTTP/1.0 ones.
+      def enumerable(request, headers, body)
+        return parts(request, headers, body.to_ary) if body.respond_to?(:to_ary)
+        stream(request, headers, lambda do |out|
+          body.each { |part| out.write(part) }
+          out.close_write
+        end)
+      end
+
+      def parts(request, headers, parts)
+        length = parts.sum(&:bytesize)
+        framing = headers["content-length"] ? "" : "content-length: #{length}\r\n"
+        head = head_for(request, headers, framing)
+        if length + head.bytesize <= COALESCE
+          parts.each { |part| Bytes.append(head, part) }
+          @socket.write(head, @timeout)
+        else
+          @socket.write(head, @timeout)
+          parts.each { |part| @socket.write(part, @timeout) }
+        end
+        request.bytes = length
+      end
+
+      def stream(request, headers, body)
+        chunked = request.http11? && !headers["content-length"]
+        request.keepalive = false unless chunked || headers["content-length"]
+        send_head(request, headers, chunked ? "transfer-encoding: chunked\r\n" : "")
+        stream = Response::Stream.new(@socket, request.input, chunked: chunked, timeout: @timeout)
+        body.call(stream)
+        stream.wait_closed
+        request.bytes = stream.bytes
+        :done
+      end
+
+      def hijack(request, headers)
+        request.keepalive = false
+        send_head(request, headers, "")
+        headers["rack.hijack"].call(@socket.io)
+        :hijacked
+      end
+
+      def send_head(request, headers, framing)
+        @socket.write(head_for(request, headers, framing), @timeout)
+      end
+
+      def head_for(request, headers, framing)
+        framing += "date: #{@date.now}\r\n" unless headers["date"]
+        framing += connection_line(request)
+        Head.build(request.status, headers, framing, @head_lines)
+      end
+
+      def connection_line(request)
+        return "connection: close\r\n" unless request.keepalive
+        request.http11? ? "" : "connection: keep-alive\r\n"
+      end
     end
   end
 end

@@ -3,21 +3,23 @@
 require_relative "../version"
 
 module Heron
-  # The env entries that are the same for every request a server handles.
-  module EnvTemplate
-    # @param config [Configuration]
-    # @return [Hash] frozen entries to copy into each request's env.
-    def self.build(config)
-      {
-        "SCRIPT_NAME" => "",
-        "SERVER_SOFTWARE" => "Heron/#{VERSION}",
-        "rack.errors" => config.error_io,
-        "rack.multithread" => config.threads > 1,
-        "rack.multiprocess" => config.workers.positive?,
-        "rack.run_once" => false,
-        "rack.hijack?" => true,
-        "rack.url_scheme" => "http",
-      }.freeze
+  class Server
+    # The env entries that are the same for every request a server handles.
+    module EnvTemplate
+      # @param config [Configuration]
+      # @return [Hash] frozen entries to copy into each request's env.
+      def self.build(config)
+        {
+          "SCRIPT_NAME" => "",
+          "SERVER_SOFTWARE" => "Heron/#{VERSION}",
+          "rack.errors" => config.error_io,
+          "rack.multithread" => config.threads > 1,
+          "rack.multiprocess" => config.workers.positive?,
+          "rack.run_once" => false,
+          "rack.hijack?" => true,
+          "rack.url_scheme" => "http",
+        }.freeze
+      end
     end
   end
 end

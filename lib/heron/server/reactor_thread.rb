@@ -3,214 +3,216 @@
 require "async"
 require_relative "../compat/io_timeout"
 require "set"
-require_relative "../connection/connection"
+require_relative "../connection"
 require_relative "../response/http_date"
 require_relative "callback_runner"
 
 module Heron
-  # One event loop (one Ruby thread): accepts from the shared listeners and runs each connection
-  # in a fiber of its own, up to its connection limit. Stops on request from any thread or a
-  # signal handler through a self-pipe: gracefully (drain) or immediately.
-  class ReactorThread
-    ACCEPT_BATCH = 256
-    private_constant :ACCEPT_BATCH
+  class Server
+    # One event loop (one Ruby thread): accepts from the shared listeners and runs each connection
+    # in a fiber of its own, up to its connection limit. Stops on request from any thread or a
+    # signal handler through a self-pipe: gracefully (drain) or immediately.
+    class ReactorThread
+      ACCEPT_BATCH = 256
+      private_constant :ACCEPT_BATCH
 
-    # @return [#call] the Rack app.
-    attr_reader :app
-    # @return [Configuration]
-    attr_reader :config
-    # @return [Log::Logger]
-    attr_reader :logger
-    # @return [HTTPDate] the Date header cache.
-    attr_reader :date
-    # @return [Hash] env entries every request starts with.
-    attr_reader :env_template
-    # @return [CallbackRunner]
-    attr_reader :callbacks
-    # @return [Object, nil] the metrics registry (see Profiler::Metrics), when metrics are on.
-    attr_reader :metrics
-    # @return [String] the read buffer this thread's connections share.
-    attr_reader :scratch_buffer
-    # @return [Profiler::Middleware, nil] the app, when it is Heron's profiler wrapping the
-    #   user's app (connections then call its #serve instead of #call).
-    attr_reader :profiler
+      # @return [#call] the Rack app.
+      attr_reader :app
+      # @return [Configuration]
+      attr_reader :config
+      # @return [Log::Logger]
+      attr_reader :logger
+      # @return [Response::HTTPDate] the Date header cache.
+      attr_reader :date
+      # @return [Hash] env entries every request starts with.
+      attr_reader :env_template
+      # @return [Server::CallbackRunner]
+      attr_reader :callbacks
+      # @return [Object, nil] the metrics registry (see Profiler::Metrics), when metrics are on.
+      attr_reader :metrics
+      # @return [String] the read buffer this thread's connections share.
+      attr_reader :scratch_buffer
+      # @return [Profiler::Middleware, nil] the app, when it is Heron's profiler wrapping the
+      #   user's app (connections then call its #serve instead of #call).
+      attr_reader :profiler
 
-    # @param server [Server] supplies app, config, logger, listeners and metrics.
-    # @param max_connections [Integer] this loop's share of the connection limit.
-    def initialize(server, max_connections)
-      @server = server
-      @app = server.app
-      @profiler = @app if @app.instance_of?(Profiler::Middleware)
-      @config = server.config
-      @logger = server.logger
-      @metrics = server.metrics
-      @max_connections = max_connections
-      @env_template = server.env_template
-      @date = HTTPDate.new
-      @scratch_buffer = BufferedSocket.scratch_buffer
-      @connections = Set.new
-      @draining = false
-      @capacity = Async::Notification.new
-      @wake_reader, @wake_writer = IO.pipe
-    end
+      # @param server [Server] supplies app, config, logger, listeners and metrics.
+      # @param max_connections [Integer] this loop's share of the connection limit.
+      def initialize(server, max_connections)
+        @server = server
+        @app = server.app
+        @profiler = @app if @app.instance_of?(Profiler::Middleware)
+        @config = server.config
+        @logger = server.logger
+        @metrics = server.metrics
+        @max_connections = max_connections
+        @env_template = server.env_template
+        @date = Response::HTTPDate.new
+        @scratch_buffer = Connection::BufferedSocket.scratch_buffer
+        @connections = Set.new
+        @draining = false
+        @capacity = Async::Notification.new
+        @wake_reader, @wake_writer = IO.pipe
+      end
 
-    # Runs the loop in the calling thread until stopped.
-    # @yield once the listeners are being accepted from.
-    # @return [void]
-    def run(&ready)
-      Sync do |task|
-        attach(task)
-        accepts = @server.listeners.map { |listener| task.async { accept_loop(listener) } }
-        ready&.call
-        control_loop(accepts)
+      # Runs the loop in the calling thread until stopped.
+      # @yield once the listeners are being accepted from.
+      # @return [void]
+      def run(&ready)
+        Sync do |task|
+          attach(task)
+          accepts = @server.listeners.map { |listener| task.async { accept_loop(listener) } }
+          ready&.call
+          control_loop(accepts)
+        ensure
+          task.children&.each(&:stop)
+        end
       ensure
-        task.children&.each(&:stop)
+        [@wake_reader, @wake_writer].each(&:close)
       end
-    ensure
-      [@wake_reader, @wake_writer].each(&:close)
-    end
 
-    # Makes `task` the parent of this loop's connections and callbacks, without accepting
-    # (used by {#run} and by {Testing} to serve a socket pair).
-    # @param task [Async::Task]
-    # @param hold_callbacks [Boolean] keep after-reply callbacks until {CallbackRunner#release}.
-    # @return [ReactorThread] self
-    def attach(task, hold_callbacks: false)
-      @root = task
-      @callbacks = CallbackRunner.new(@logger, @config.after_reply_concurrency, observer: @metrics,
-                                                                                hold: hold_callbacks)
-      self
-    end
-
-    # Serves one connected socket in the calling task until the connection ends.
-    # @param io [BasicSocket]
-    # @return [void]
-    def serve(io)
-      io.setsockopt(Socket::IPPROTO_TCP, Socket::TCP_NODELAY, 1) if io.is_a?(TCPSocket)
-      connection = Connection.new(io, self, now)
-      @connections << connection
-      @metrics&.connection_opened
-      connection.serve
-    ensure
-      closed(connection)
-    end
-
-    # Asks the loop to stop; safe from any thread and from a trap handler.
-    # @param graceful [Boolean] drain in-flight requests first.
-    def stop(graceful: true)
-      @wake_writer.write_nonblock(graceful ? "g" : "i", exception: false)
-    rescue IOError
-      nil
-    end
-
-    # @return [Boolean] whether a graceful stop is under way (responses say Connection: close).
-    def draining? = @draining
-
-    # @return [HTTPParser] a parser with the configured limits.
-    def new_parser
-      HTTPParser.new(max_target_bytes: @config.max_target_bytes, max_header_bytes: @config.max_header_bytes,
-                     max_header_fields: @config.max_header_fields)
-    end
-
-    # Called by a connection after each response: access log line, then callbacks.
-    # @param request [Request]
-    def finished(request)
-      duration = now - request.started_at
-      @logger.access(request.env, request.status, request.bytes, duration) if request.status
-      @metrics&.request_finished(request.status || 0, duration, request.queue_seconds)
-      @callbacks.schedule(request, @root)
-    end
-
-    # @return [Integer] open connections on this loop.
-    def connection_count = @connections.size
-
-    private
-
-    # Accepts everything pending (up to the free slots) before serving any of it: a new
-    # connection's task runs at once, so accepting one per turn of the loop would leave the last
-    # of a burst of connections waiting behind hundreds of requests on the first ones.
-    def accept_loop(listener)
-      loop do
-        @capacity.wait while @connections.size >= @max_connections
-        accept_batch(listener).each { |io| @root.async(annotation: "heron connection") { serve(io) } }
+      # Makes `task` the parent of this loop's connections and callbacks, without accepting
+      # (used by {#run} and by {Testing} to serve a socket pair).
+      # @param task [Async::Task]
+      # @param hold_callbacks [Boolean] keep after-reply callbacks until {Server::CallbackRunner#release}.
+      # @return [Server::ReactorThread] self
+      def attach(task, hold_callbacks: false)
+        @root = task
+        @callbacks = Server::CallbackRunner.new(@logger, @config.after_reply_concurrency, observer: @metrics,
+                                                                                  hold: hold_callbacks)
+        self
       end
-    end
 
-    def accept_batch(listener)
-      first = accept(listener) or return []
-      batch = [first]
-      while @connections.size + batch.size < @max_connections && batch.size < ACCEPT_BATCH
-        io = listener.accept_nonblock(exception: false)
-        break if io == :wait_readable
-        batch << io
+      # Serves one connected socket in the calling task until the connection ends.
+      # @param io [BasicSocket]
+      # @return [void]
+      def serve(io)
+        io.setsockopt(Socket::IPPROTO_TCP, Socket::TCP_NODELAY, 1) if io.is_a?(TCPSocket)
+        connection = Connection.new(io, self, now)
+        @connections << connection
+        @metrics&.connection_opened
+        connection.serve
+      ensure
+        closed(connection)
       end
-      batch
-    rescue Errno::ECONNABORTED, Errno::EPROTO
-      batch || []
-    end
 
-    def accept(listener)
-      loop do
-        io = listener.accept_nonblock(exception: false)
-        return io unless io == :wait_readable
-        listener.wait_readable
+      # Asks the loop to stop; safe from any thread and from a trap handler.
+      # @param graceful [Boolean] drain in-flight requests first.
+      def stop(graceful: true)
+        @wake_writer.write_nonblock(graceful ? "g" : "i", exception: false)
+      rescue IOError
+        nil
       end
-    rescue Errno::ECONNABORTED, Errno::EPROTO, Errno::EMFILE, Errno::ENFILE => e
-      @logger.warn("accept failed: #{e.message}")
-      sleep(0.1) if e.is_a?(Errno::EMFILE) || e.is_a?(Errno::ENFILE)
-      nil
-    end
 
-    def closed(connection)
-      @metrics&.connection_closed if connection
-      @connections.delete(connection)
-      @capacity.signal
-      @drained&.signal
-    end
+      # @return [Boolean] whether a graceful stop is under way (responses say Connection: close).
+      def draining? = @draining
 
-    # Waits for commands on the self-pipe: "g" starts a drain in its own task (so a later "i"
-    # still interrupts it), "d" means the drain finished, "i" stops at once.
-    def control_loop(accepts)
-      loop do
-        case read_command
-        when "g" then @drainer ||= @root.async { drain(accepts) }
-        when "i", "d" then return
+      # @return [HTTPParser] a parser with the configured limits.
+      def new_parser
+        HTTPParser.new(max_target_bytes: @config.max_target_bytes, max_header_bytes: @config.max_header_bytes,
+                       max_header_fields: @config.max_header_fields)
+      end
+
+      # Called by a connection after each response: access log line, then callbacks.
+      # @param request [Request]
+      def finished(request)
+        duration = now - request.started_at
+        @logger.access(request.env, request.status, request.bytes, duration) if request.status
+        @metrics&.request_finished(request.status || 0, duration, request.queue_seconds)
+        @callbacks.schedule(request, @root)
+      end
+
+      # @return [Integer] open connections on this loop.
+      def connection_count = @connections.size
+
+      private
+
+      # Accepts everything pending (up to the free slots) before serving any of it: a new
+      # connection's task runs at once, so accepting one per turn of the loop would leave the last
+      # of a burst of connections waiting behind hundreds of requests on the first ones.
+      def accept_loop(listener)
+        loop do
+          @capacity.wait while @connections.size >= @max_connections
+          accept_batch(listener).each { |io| @root.async(annotation: "heron connection") { serve(io) } }
         end
       end
-    end
 
-    def read_command
-      @wake_reader.wait_readable
-      command = @wake_reader.read_nonblock(1, exception: false)
-      command == :wait_readable ? nil : command
-    end
-
-    def drain(accepts)
-      deadline = now + @config.shutdown_timeout
-      @draining = true
-      accepts.each(&:stop)
-      @connections.each { |connection| connection.stop_if_idle }
-      wait_for_connections(deadline)
-      leftover = @callbacks.drain(deadline)
-      leftover.each { |name| @logger.warn("after-reply callback still running at shutdown: #{name}") }
-    ensure
-      @wake_writer.write_nonblock("d", exception: false)
-    end
-
-    def wait_for_connections(deadline)
-      @drained = Async::Notification.new
-      until @connections.empty? || (left = deadline - now) <= 0
-        wait_drained(left)
+      def accept_batch(listener)
+        first = accept(listener) or return []
+        batch = [first]
+        while @connections.size + batch.size < @max_connections && batch.size < ACCEPT_BATCH
+          io = listener.accept_nonblock(exception: false)
+          break if io == :wait_readable
+          batch << io
+        end
+        batch
+      rescue Errno::ECONNABORTED, Errno::EPROTO
+        batch || []
       end
-      @logger.warn("#{@connections.size} connections still busy at shutdown timeout") unless @connections.empty?
-    end
 
-    def wait_drained(seconds)
-      @root.with_timeout(seconds) { @drained.wait }
-    rescue Async::TimeoutError
-      nil
-    end
+      def accept(listener)
+        loop do
+          io = listener.accept_nonblock(exception: false)
+          return io unless io == :wait_readable
+          listener.wait_readable
+        end
+      rescue Errno::ECONNABORTED, Errno::EPROTO, Errno::EMFILE, Errno::ENFILE => e
+        @logger.warn("accept failed: #{e.message}")
+        sleep(0.1) if e.is_a?(Errno::EMFILE) || e.is_a?(Errno::ENFILE)
+        nil
+      end
 
-    def now = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+      def closed(connection)
+        @metrics&.connection_closed if connection
+        @connections.delete(connection)
+        @capacity.signal
+        @drained&.signal
+      end
+
+      # Waits for commands on the self-pipe: "g" starts a drain in its own task (so a later "i"
+      # still interrupts it), "d" means the drain finished, "i" stops at once.
+      def control_loop(accepts)
+        loop do
+          case read_command
+          when "g" then @drainer ||= @root.async { drain(accepts) }
+          when "i", "d" then return
+          end
+        end
+      end
+
+      def read_command
+        @wake_reader.wait_readable
+        command = @wake_reader.read_nonblock(1, exception: false)
+        command == :wait_readable ? nil : command
+      end
+
+      def drain(accepts)
+        deadline = now + @config.shutdown_timeout
+        @draining = true
+        accepts.each(&:stop)
+        @connections.each { |connection| connection.stop_if_idle }
+        wait_for_connections(deadline)
+        leftover = @callbacks.drain(deadline)
+        leftover.each { |name| @logger.warn("after-reply callback still running at shutdown: #{name}") }
+      ensure
+        @wake_writer.write_nonblock("d", exception: false)
+      end
+
+      def wait_for_connections(deadline)
+        @drained = Async::Notification.new
+        until @connections.empty? || (left = deadline - now) <= 0
+          wait_drained(left)
+        end
+        @logger.warn("#{@connections.size} connections still busy at shutdown timeout") unless @connections.empty?
+      end
+
+      def wait_drained(seconds)
+        @root.with_timeout(seconds) { @drained.wait }
+      rescue Async::TimeoutError
+        nil
+      end
+
+      def now = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+    end
   end
 end

@@ -6,7 +6,7 @@ require "stringio"
 
 module Heron
   module Testing
-    # Serves one request over a UNIX socket pair with a real {ReactorThread} and {Connection}.
+    # Serves one request over a UNIX socket pair with a real {Server::ReactorThread} and {Connection}.
     class Client
       # @param app [#call]
       # @param run_callbacks [Boolean] false holds after-reply callbacks.
@@ -22,7 +22,7 @@ module Heron
       def request(method, path, headers: {}, body: nil, wait: nil)
         seen = nil
         spy = ->(env) { (seen = env) && @app.call(env) }
-        reactor = ReactorThread.new(Server.new(spy, @config, listeners: []), 1)
+        reactor = Server::ReactorThread.new(Server.new(spy, @config, listeners: []), 1)
         Sync do |task|
           exchange = serve(task, reactor, Exchange.new(method, path, headers, body, wait))
           Response.new(exchange, seen, reactor.callbacks, @log)

@@ -21,7 +21,7 @@ module Heron
 
       # @param exchange [Exchange]
       # @param env [Hash, nil]
-      # @param callbacks [CallbackRunner]
+      # @param callbacks [Server::CallbackRunner]
       # @param log [StringIO]
       def initialize(exchange, env, callbacks, log)
         @exchange = exchange

@@ -25,7 +25,7 @@ module Rackup
       # @yieldparam launcher [::Heron::Launcher] the launcher, before it starts.
       # @return [Integer] the launcher's exit status.
       def self.run(app, **options)
-        require "heron/server/launcher"
+        require "heron/launcher"
         launcher = ::Heron::Launcher.new(configuration(app, options))
         yield launcher if block_given?
         launcher.run

@@ -250,13 +250,11 @@ class HeronConfigCLITest < Minitest::Test
   end
 
   def test_default_attack_runs_heron_attack_cli
-    skip "heron/attack is not there yet" unless File.exist?(File.join(ROOT, "lib/heron/attack/cli.rb"))
     status = cli("attack", "--help").run
     assert_kind_of Integer, status
   end
 
   def test_default_launcher_runs_heron_launcher
-    skip "Heron::Launcher is not there yet" unless File.exist?(File.join(ROOT, "lib/heron/server/launcher.rb"))
     in_app_dir do
       config = cli("-b", "tcp://127.0.0.1:0").parse
       launcher = Object.new

@@ -5,7 +5,7 @@ require "heron/response/head"
 
 class HeadTest < Minitest::Test
   def build(headers, extra = "content-length: 0\r\n")
-    Heron::Head.build(200, headers, extra)
+    Heron::Response::Head.build(200, headers, extra)
   end
 
   def test_status_line_fields_extra_and_blank_line
@@ -26,14 +26,14 @@ class HeadTest < Minitest::Test
 
   def test_invalid_names_are_refused
     ["Content-Type", "bad name", "", "x:y", :symbol].each do |name|
-      error = assert_raises(Heron::InvalidResponse) { build({ name => "v" }) }
+      error = assert_raises(Heron::Response::Invalid) { build({ name => "v" }) }
       assert_match(/invalid header name/, error.message)
     end
   end
 
   def test_line_breaks_in_values_are_refused
     ["a\r\nx-injected: 1", "a\nb", "a\rb", ["ok", "b\n"]].each do |value|
-      error = assert_raises(Heron::InvalidResponse) { build({ "x-a" => value }) }
+      error = assert_raises(Heron::Response::Invalid) { build({ "x-a" => value }) }
       assert_match(/x-a.*line break/, error.message)
     end
   end

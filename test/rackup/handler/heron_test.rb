@@ -7,7 +7,7 @@ require "net/http"
 require "minitest/mock"
 require "rackup"
 require "rackup/handler/heron"
-require "heron/server/launcher"
+require "heron/launcher"
 
 class RackupHandlerHeronTest < Minitest::Test
   ROOT = File.expand_path("../../..", __dir__)
@@ -197,7 +197,6 @@ class RackupHandlerHeronTest < Minitest::Test
 
   # Spawns a server command in the bundle, yields its log file path, and stops it with SIGTERM.
   def serve(command, dir, &block)
-    skip "needs Heron::Launcher (lib/heron/server/launcher.rb)" unless File.exist?(File.join(ROOT, "lib/heron/server/launcher.rb"))
     serve_with({ "BUNDLE_GEMFILE" => File.join(ROOT, "Gemfile") }, command, dir, &block)
   end
 

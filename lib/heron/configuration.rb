@@ -1,11 +1,9 @@
 # frozen_string_literal: true
 
-require_relative "types"
+require_relative "config_error"
+require_relative "config/types"
 
 module Heron
-  # Raised for an invalid option or DSL value; the CLI prints its message on one line and exits 2.
-  class ConfigError < StandardError; end
-
   # Every setting Heron understands, with its default. The CLI and the config-file DSL both write
   # into one of these; the server, cluster and connection read from it.
   class Configuration

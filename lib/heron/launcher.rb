@@ -41,7 +41,7 @@ module Heron
     end
 
     def load_metrics
-      require_relative "../profiler/metrics_server"
+      require_relative "profiler/metrics_server"
       Profiler.metrics
     end
 

@@ -1,12 +1,12 @@
 # frozen_string_literal: true
 
-require_relative "buffered_socket"
-require_relative "../request/input"
-require_relative "../request/request"
-require_relative "../request/expectation"
-require_relative "../request/env_builder"
-require_relative "../response/writer"
-require_relative "../response/error_response"
+require_relative "connection/buffered_socket"
+require_relative "request/input"
+require_relative "request"
+require_relative "request/expectation"
+require_relative "request/env_builder"
+require_relative "response/writer"
+require_relative "response/error_response"
 
 module Heron
   # Serves one client connection, in its own fiber: reads each request head with the C parser,
@@ -16,17 +16,17 @@ module Heron
     private_constant :CONTINUE
 
     # @param io [BasicSocket] the accepted socket.
-    # @param reactor [ReactorThread] supplies the app, configuration, logger and callbacks.
+    # @param reactor [Server::ReactorThread] supplies the app, configuration, logger and callbacks.
     # @param accepted_at [Float] monotonic time of accept.
     def initialize(io, reactor, accepted_at)
       @reactor = reactor
       @config = reactor.config
-      @socket = BufferedSocket.new(io, reactor.scratch_buffer)
+      @socket = Connection::BufferedSocket.new(io, reactor.scratch_buffer)
       @parser = reactor.new_parser
       @profiler = reactor.profiler
       @head_lines = String.new
-      @writer = ResponseWriter.new(@socket, @config, reactor.date, head_lines: @head_lines)
-      @env = EnvBuilder.new(reactor.env_template, io, @config, hijack: -> { hijack! })
+      @writer = Response::Writer.new(@socket, @config, reactor.date, head_lines: @head_lines)
+      @env = Request::EnvBuilder.new(reactor.env_template, io, @config, hijack: -> { hijack! })
       @accepted_at = accepted_at
       @idle = true
       @task = Async::Task.current
@@ -60,9 +60,9 @@ module Heron
       env = @env.fresh
       started = read_head(env, first) or return nil
       build_request(env, started)
-    rescue HTTPParser::Error, Input::TooLarge, Expectation::Failed => e
+    rescue HTTPParser::Error, Request::Input::TooLarge, Request::Expectation::Failed => e
       reject(e.status, e.message)
-    rescue BufferedSocket::Timeout
+    rescue Connection::BufferedSocket::Timeout
       @idle || @socket.buffer.empty? ? nil : reject(408, "request head timed out")
     end
 
@@ -94,8 +94,8 @@ module Heron
 
     def build_request(env, started)
       length = body_length
-      expect = Expectation.new(env, @parser.http_minor, length)
-      input = Input.new(@socket, @parser, length: length, limit: @config.max_body_size,
+      expect = Request::Expectation.new(env, @parser.http_minor, length)
+      input = Request::Input.new(@socket, @parser, length: length, limit: @config.max_body_size,
                                           timeout: @config.body_timeout, on_first_read: continue_hook(expect))
       @env.complete(env, input, started)
       send_continue(expect) if expect.pending? && @config.continue_mode == :eager
@@ -107,7 +107,7 @@ module Heron
       return nil if @parser.chunked?
       length = @parser.content_length || 0
       limit = @config.max_body_size
-      raise Input::TooLarge, "request body of #{length} bytes exceeds #{limit}" if limit && length > limit
+      raise Request::Input::TooLarge, "request body of #{length} bytes exceeds #{limit}" if limit && length > limit
       length
     end
 
@@ -132,9 +132,9 @@ module Heron
       result = @writer.write(request, status, headers, body)
       @hijacked = true if result == :hijacked
       result
-    rescue InvalidResponse => e
+    rescue Response::Invalid => e
       fail_response(request, e)
-    rescue BufferedSocket::Timeout, SystemCallError, IOError => e
+    rescue Connection::BufferedSocket::Timeout, SystemCallError, IOError => e
       client_gone(request, e)
     rescue StandardError, ScriptError => e
       body_error(request, e)
@@ -164,16 +164,16 @@ module Heron
     def app_error(request, error)
       request.error = error
       request.keepalive = false
-      status = ErrorResponse.status_for(error)
+      status = Response::ErrorResponse.status_for(error)
       @reactor.logger.error("app error on #{request.env['REQUEST_METHOD']} #{request.env['PATH_INFO']}", error) if status == 500
-      ErrorResponse.rack(status)
+      Response::ErrorResponse.rack(status)
     end
 
     def fail_response(request, error)
       @reactor.logger.error("invalid response to #{request.env['PATH_INFO']}", error)
       request.error = error
       request.keepalive = false
-      @writer.write(request, *ErrorResponse.rack(500)) unless request.bytes.positive?
+      @writer.write(request, *Response::ErrorResponse.rack(500)) unless request.bytes.positive?
     end
 
     # The app's body raised once the head may already be out: nothing more can be said to the
@@ -209,9 +209,9 @@ module Heron
     def reject(status, message)
       @idle = false
       @linger = true
-      @socket.write(ErrorResponse.raw(status, message), @config.write_timeout)
+      @socket.write(Response::ErrorResponse.raw(status, message), @config.write_timeout)
       nil
-    rescue BufferedSocket::Timeout, SystemCallError, IOError
+    rescue Connection::BufferedSocket::Timeout, SystemCallError, IOError
       nil
     end
 
@@ -222,7 +222,7 @@ module Heron
 
     def time_left(deadline)
       left = deadline - now
-      raise BufferedSocket::Timeout, "request head timed out" if left <= 0
+      raise Connection::BufferedSocket::Timeout, "request head timed out" if left <= 0
       left
     end
 

@@ -1,11 +1,11 @@
 # frozen_string_literal: true
 
 require "timeout"
-require_relative "../parser"
-require_relative "../log/logger"
+require_relative "http_parser"
+require_relative "log/logger"
 require_relative "binder"
-require_relative "env_template"
-require_relative "reactor_thread"
+require_relative "server/env_template"
+require_relative "server/reactor_thread"
 
 module Heron
   # A Heron server in one process: the listeners and one or more reactor threads that share
@@ -36,7 +36,7 @@ module Heron
       @app = app
       @binder = Binder.new(config.bind_uris)
       @listeners = listeners
-      @env_template = EnvTemplate.build(config)
+      @env_template = Server::EnvTemplate.build(config)
       @reactors = []
       @ready = Queue.new
     end
@@ -69,7 +69,7 @@ module Heron
     # @return [void]
     def run
       bind
-      @reactors = Array.new(@config.threads) { ReactorThread.new(self, share) }
+      @reactors = Array.new(@config.threads) { Server::ReactorThread.new(self, share) }
       @stop_early&.then { |graceful| @reactors.each { |r| r.stop(graceful: graceful) } }
       @reactors.size == 1 ? @reactors.first.run { @ready << true } : run_threads
     ensure

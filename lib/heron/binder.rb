@@ -2,11 +2,10 @@
 
 require "socket"
 require "uri"
+require_relative "bind_error"
+require_relative "config_error"
 
 module Heron
-  # Raised when a listener cannot be opened (address in use, bad path, no permission).
-  class BindError < StandardError; end
-
   # Opens the listening sockets named by bind URIs: `tcp://host:port` and `unix:///path`.
   class Binder
     BACKLOG = 2048

@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-require "heron/parser"
+require "heron/http_parser"
 
 # Shared helpers for the Heron::HTTPParser unit tests: feed raw bytes, no server.
 module ParserHelper

@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-require_relative "worker"
+require_relative "cluster/worker"
 
 module Heron
   # The master of forked workers: binds the listeners, optionally loads the app before forking
@@ -48,7 +48,7 @@ module Heron
 
     # Workers publish their counters to a shared directory; the master serves the totals.
     def start_metrics
-      require_relative "../profiler/metrics/cluster_exporter"
+      require_relative "profiler/metrics/cluster_exporter"
       @exporter = Profiler::Metrics::ClusterExporter.new(@config).start
       @metrics ||= @exporter.local
     end

@@ -1,0 +1,39 @@
+# frozen_string_literal: true
+
+require "test_helper"
+
+# The naming rule (docs/design.md): every file under lib/ defines the constant its path spells,
+# `lib/heron/server/reactor_thread.rb` → `Heron::Server::ReactorThread`, so a newcomer finds any
+# class from its name alone. Read from the source text: nesting by `class`/`module` indentation.
+class LayoutTest < Minitest::Test
+  LIB = File.expand_path("../../lib", __dir__)
+
+  def test_every_lib_file_defines_the_constant_its_path_names
+    misses = Dir[File.join(LIB, "**/*.rb")].sort.filter_map do |file|
+      expected = key(file.delete_prefix("#{LIB}/").delete_suffix(".rb").split("/"))
+      found = constants(File.read(file))
+      "#{file.delete_prefix("#{LIB}/")}: #{found.join(', ')}" unless found.any? { |name| key(name.split("::")) == expected }
+    end
+    assert_empty misses, "files whose path does not name a constant they define"
+  end
+
+  def test_the_rule_catches_a_misplaced_class
+    source = "module Heron\n  class ResponseWriter\n  end\nend\n"
+    refute_includes constants(source).map { |name| key(name.split("::")) }, key(%w[heron response writer])
+  end
+
+  private
+
+  def key(parts) = parts.map { |part| part.downcase.delete("_") }
+
+  # Constant paths a file defines: nested class/module lines and `NAME = ...` assignments.
+  def constants(source)
+    stack = []
+    source.each_line.with_object([]) do |line, found|
+      next unless (m = line.match(/^(\s*)(?:(?:class|module) ([A-Z]\w*)|([A-Z]\w*) = )/))
+      depth = m[1].size / 2
+      stack = stack.first(depth) + [m[2] || m[3]]
+      found << stack.join("::")
+    end
+  end
+end
