@@ -26,6 +26,14 @@ module ParserHelper
     [env, n, parser]
   end
 
+  # Asserts the head parses whole: the length returned is the head's, up to its blank line.
+  # @return [Hash] the env.
+  def assert_parses(raw, **limits)
+    env, n, = parse(raw, **limits)
+    assert_equal raw.b.index("\r\n\r\n") + 4, n, "parse did not return the head's length"
+    env
+  end
+
   # Asserts parsing raw raises klass (optionally with a message matching pattern).
   def assert_rejected(klass, raw, pattern = nil, **limits)
     error = assert_raises(klass) { parse(raw, **limits) }
