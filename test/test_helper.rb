@@ -10,6 +10,7 @@ if ENV["COVERAGE"] == "1"
 end
 
 require "minitest/autorun"
+require_relative "support/warning_guard"
 require "socket"
 require "timeout"
 require "rack"

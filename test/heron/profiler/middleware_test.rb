@@ -227,6 +227,7 @@ class MiddlewareBodyTest < Minitest::Test
     response = [201, { "content-type" => "text/plain" }, body]
     assert_same response, call(->(_env) { response }) # nothing replaced: the app's own Array
     status, headers, returned = response
+    assert_same body, returned
     record = @store.find(record_id(headers))
     assert_equal [201, "/"], record.values_at(:status, :path)
     assert_operator record[:total_ms], :>=, record[:app_ms]
