@@ -8,7 +8,7 @@
 # An ASan build needs the runtime loaded first, e.g.
 #   HERON_SANITIZE=address bundle exec rake compile
 #   LD_PRELOAD=$(gcc -print-file-name=libasan.so) ASAN_OPTIONS=detect_leaks=0 \
-#     bundle exec ruby -Ilib -Itest test/heron/parser/headers_test.rb
+#     bundle exec ruby -Ilib -Itest test/heron/http_parser/headers_test.rb
 require "mkmf"
 
 $CFLAGS << " -O2 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers"
