@@ -14,8 +14,13 @@ module Heron
     attr_reader :listeners
 
     # @param uris [Array<String>] bind URIs.
-    def initialize(uris)
+    # @param environment [String] passed to TLS binds (a development certificate is made only in
+    #   "development").
+    # @param log [#call, nil] receives a line of note (a new development certificate).
+    def initialize(uris, environment: "development", log: nil)
       @uris = uris
+      @environment = environment
+      @log = log
       @listeners = []
     end
 
@@ -29,6 +34,13 @@ module Heron
       raise
     end
 
+    # @param config [Configuration]
+    # @return [Binder] for the configuration's binds, in its environment, noting to its error log.
+    def self.for(config)
+      new(config.bind_uris, environment: config.environment_name,
+                            log: ->(line) { config.error_io.puts("heron: #{line}") })
+    end
+
     # @return [Array<String>] the listeners as URLs (ephemeral ports resolved).
     def addresses
       Binder.addresses(@listeners)
@@ -37,7 +49,7 @@ module Heron
     # @param listeners [Array<BasicSocket>] open listeners, this binder's or inherited ones.
     # @return [Array<String>] them as URLs: http://host:port or unix:///path.
     def self.addresses(listeners)
-      listeners.map { |listener| url(listener.local_address) }
+      listeners.map { |listener| url(listener.local_address, scheme(listener)) }
     end
 
     # @param listeners [Array<BasicSocket>]
@@ -47,11 +59,18 @@ module Heron
     end
 
     # @param address [Addrinfo] a listener's local address.
-    # @return [String] it as a URL: http://host:port or unix:///path.
-    def self.url(address)
+    # @param scheme [String] "http", or "https" for a TLS listener.
+    # @return [String] it as a URL: http://host:port, https://host:port or unix:///path.
+    def self.url(address, scheme = "http")
       return "unix://#{address.unix_path}" if address.unix?
       host = address.ipv6? ? "[#{address.ip_address}]" : address.ip_address
-      "http://#{host}:#{address.ip_port}"
+      "#{scheme}://#{host}:#{address.ip_port}"
+    end
+
+    # @param listener [BasicSocket, TLS::Listener]
+    # @return [String] "https" for a TLS listener, else "http".
+    def self.scheme(listener)
+      listener.respond_to?(:scheme) ? listener.scheme : "http"
     end
 
     # Closes every listener and removes unix socket files.
@@ -72,7 +91,8 @@ module Heron
       case parsed.scheme
       when "tcp" then tcp(parsed.host, parsed.port, uri)
       when "unix" then unix("#{parsed.host}#{parsed.path}", uri)
-      else raise ConfigError, "bind #{uri.inspect}: use tcp://HOST:PORT or unix:///PATH"
+      when "ssl" then ssl(parsed, uri)
+      else raise ConfigError, "bind #{uri.inspect}: use tcp://HOST:PORT, ssl://HOST:PORT?cert=..&key=.. or unix:///PATH"
       end
     rescue URI::InvalidURIError
       raise ConfigError, "bind #{uri.inspect} is not a valid URI"
@@ -85,6 +105,13 @@ module Heron
       server
     rescue SystemCallError, SocketError => e
       raise BindError, "could not listen on #{uri}: #{e.message}"
+    end
+
+    def ssl(parsed, uri)
+      require_relative "tls/listener"
+      require_relative "tls/context"
+      context = TLS::Context.new(uri, environment: @environment, log: @log)
+      TLS::Listener.new(tcp(parsed.host, parsed.port, uri), context)
     end
 
     def unix(path, uri)

@@ -17,7 +17,7 @@ module Heron
       @config = config
       @logger = logger
       @metrics = metrics
-      @binder = Binder.new(config.bind_uris)
+      @binder = Binder.for(config)
       @workers = {}
       @signals = []
       @stopping = nil

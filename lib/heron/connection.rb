@@ -44,6 +44,7 @@ module Heron
     # Serves requests until the client or the protocol ends the connection.
     # @return [void]
     def serve
+      return unless @socket.handshake(@config.header_timeout)
       first = true
       while (request = next_request(first))
         first = false

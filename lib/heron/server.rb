@@ -34,7 +34,7 @@ module Heron
       @logger = logger || Log::Logger.new(config)
       @metrics = metrics
       @app = app
-      @binder = Binder.new(config.bind_uris)
+      @binder = Binder.for(config)
       @listeners = listeners
       @env_template = Server::EnvTemplate.build(config)
       @reactors = []

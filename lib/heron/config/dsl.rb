@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require "uri"
+
 require_relative "../configuration"
 
 module Heron
@@ -63,6 +65,20 @@ module Heron
       # @return [Array<String>] all binds so far.
       def bind(uri)
         @config.binds = @config.binds + [Types.bind(uri, "bind")]
+      end
+
+      # Adds a TLS listener, as Puma's `ssl_bind` does (same as `bind "ssl://HOST:PORT?..."`).
+      # @param host [String]
+      # @param port [Integer, String]
+      # @param options [Hash] cert:, key: (paths; Arrays of paths for several names, SNI), chain:,
+      #   ca:, verify: (or Puma's verify_mode:), min_version:, ciphers: — see docs/tls.md.
+      # @return [Array<String>] all binds so far.
+      def ssl_bind(host, port, options = {})
+        options = options.transform_keys(&:to_s)
+        options["verify"] ||= options.delete("verify_mode")
+        query = options.compact.flat_map { |name, value| Array(value).map { |item| [name, item.to_s] } }
+        host = "[#{host}]" if host.to_s.include?(":")
+        bind(["ssl://#{host}:#{port}", URI.encode_www_form(query)].reject(&:empty?).join("?"))
       end
 
       # @param number [Integer, String] the TCP port used when no `bind` is given (default 9292).

@@ -14,6 +14,7 @@ module Heron
       FALSE_WORDS = %w[false no off 0].freeze
       TCP_BIND = %r{\Atcp://(\[[0-9a-fA-F:.]+\]|[^\[\]:/\s]+):(\d+)\z}
       UNIX_BIND = %r{\Aunix://[^\s]+\z}
+      SSL_BIND = %r{\Assl://(\[[0-9a-fA-F:.]+\]|[^\[\]:/\s?]+):(\d+)(\?\S*)?\z}
 
       module_function
 
@@ -112,8 +113,8 @@ module Heron
       # @return [String] a bind URI: tcp://HOST:PORT or unix:///PATH.
       def bind(value, label)
         uri = value.to_s if value.is_a?(String)
-        return uri if uri && (tcp_bind?(uri) || uri.match?(UNIX_BIND))
-        fail_with(label, "a bind URI like tcp://HOST:PORT or unix:///PATH", value)
+        return uri if uri && (tcp_bind?(uri) || ssl_bind?(uri) || uri.match?(UNIX_BIND))
+        fail_with(label, "a bind URI like tcp://HOST:PORT, ssl://HOST:PORT?cert=PATH&key=PATH or unix:///PATH", value)
       end
 
       # @param value [String, nil] the raw value; nil turns the listener off.
@@ -163,6 +164,11 @@ module Heron
 
       # @param uri [String]
       # @return [Boolean] whether `uri` is tcp://HOST:PORT with a valid port.
+      def ssl_bind?(uri)
+        match = SSL_BIND.match(uri)
+        !match.nil? && match[2].to_i <= 65_535
+      end
+
       def tcp_bind?(uri)
         match = TCP_BIND.match(uri)
         !match.nil? && match[2].to_i <= 65_535

@@ -30,6 +30,22 @@ module Heron
         @chunk = scratch
       end
 
+      # Runs the TLS handshake when the socket is a TLS server socket that has not had it yet (it
+      # responds to `accept_nonblock`); a plain socket returns at once.
+      # @param timeout [Numeric] seconds the whole handshake may take.
+      # @return [Boolean] whether the connection is ready for requests (false: the handshake failed
+      #   or timed out; the caller closes).
+      def handshake(timeout)
+        return true unless @io.respond_to?(:accept_nonblock)
+        deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + timeout
+        until (state = @io.accept_nonblock(exception: false)).equal?(@io)
+          return false unless wait(state, deadline - Process.clock_gettime(Process::CLOCK_MONOTONIC))
+        end
+        true
+      rescue StandardError # OpenSSL::SSL::SSLError, a reset: nothing to answer over a broken handshake
+        false
+      end
+
       # Reads whatever is available (waiting up to `timeout`) and appends it to {#buffer}.
       # @param timeout [Numeric, nil] seconds to wait for the first byte; nil waits forever.
       # @return [Integer, nil] bytes appended, or nil at end of stream.
@@ -37,7 +53,7 @@ module Heron
       def fill(timeout)
         loop do
           case (data = @io.read_nonblock(READ_SIZE, @chunk, exception: false))
-          when :wait_readable then @io.wait_readable(timeout) or raise Timeout, "read timed out"
+          when :wait_readable, :wait_writable then wait(data, timeout) or raise Timeout, "read timed out"
           when nil then return nil
           else return (@buffer << data; data.bytesize)
           end
@@ -80,7 +96,7 @@ module Heron
       # @param timeout [Numeric] longest time to keep draining.
       # @param max [Integer] most bytes to drain.
       def linger_close(timeout: 1.0, max: 256 * 1024)
-        @io.shutdown(Socket::SHUT_WR)
+        @io.to_io.shutdown(Socket::SHUT_WR)
         deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + timeout
         drained = 0
         while drained < max && (left = deadline - Process.clock_gettime(Process::CLOCK_MONOTONIC)) > 0
@@ -103,10 +119,16 @@ module Heron
 
       private
 
+      # Waits for what a non-blocking call asked for (:wait_readable or :wait_writable).
+      def wait(state, timeout)
+        return false if timeout && timeout <= 0
+        state == :wait_readable ? @io.wait_readable(timeout) : @io.wait_writable(timeout)
+      end
+
       def write_rest(data, written, timeout)
         loop do
-          if written == :wait_writable
-            @io.wait_writable(timeout) or raise Timeout, "write timed out"
+          if written.is_a?(Symbol) # :wait_writable, or :wait_readable while TLS reads a record
+            wait(written, timeout) or raise Timeout, "write timed out"
           else
             data = data.byteslice(written, data.bytesize - written)
             return if data.empty?

@@ -19,6 +19,7 @@ module Heron
         @trust_proto = config.forwarded_proto
         @hijack = hijack
         @remote_addr, @local_name, @local_port = addresses(io)
+        @tls = io.respond_to?(:accept_nonblock) # a TLS socket (TLS::Listener); plain sockets are not listeners
         @host = nil
       end
 
@@ -39,12 +40,18 @@ module Heron
         env["rack.after_reply"] = []
         env["rack.response_finished"] = []
         env["heron.request_start"] = started
-        env["rack.url_scheme"] = forwarded_scheme(env) if @trust_proto # the template says "http"
+        tls(env) if @tls
+        env["rack.url_scheme"] = forwarded_scheme(env) if @trust_proto && !@tls # the template says "http"
         server_name(env)
         env
       end
 
       private
+
+      def tls(env)
+        env["rack.url_scheme"] = "https"
+        env["HTTPS"] = "on"
+      end
 
       def forwarded_scheme(env)
         proto = env["HTTP_X_FORWARDED_PROTO"]&.split(",")&.first&.strip&.downcase

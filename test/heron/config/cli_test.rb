@@ -105,7 +105,7 @@ class HeronConfigCLITest < Minitest::Test
     [%w[--keepalive-timeout soon], '--keepalive-timeout must be a non-negative number of seconds (got "soon")'],
     [%w[--max-body-size 0], '--max-body-size must be a positive integer or unlimited (got "0")'],
     [%w[--profile-path x], '--profile-path must be a path starting with / (got "x")'],
-    [%w[-b http://x:1], '--bind must be a bind URI like tcp://HOST:PORT or unix:///PATH (got "http://x:1")'],
+    [%w[-b http://x:1], '--bind must be a bind URI like tcp://HOST:PORT, ssl://HOST:PORT?cert=PATH&key=PATH or unix:///PATH (got "http://x:1")'],
     [%w[--frobnicate], "invalid option: --frobnicate (see heron --help)"],
     [%w[-w], "missing argument: -w (see heron --help)"],
     [%w[a.ru b.ru], 'unexpected argument "b.ru" (see heron --help)'],

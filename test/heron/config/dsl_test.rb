@@ -94,9 +94,9 @@ class HeronConfigDSLTest < Minitest::Test
     ["profile_sample 0", "heron.rb:1: profile_sample must be a positive integer (got 0)"],
     ['profile_token ""', 'heron.rb:1: profile_token must be a non-empty string (got "")'],
     ['metrics "x"', 'heron.rb:1: metrics must be true or false (got "x")'],
-    ['metrics_bind "9393"', 'heron.rb:1: metrics_bind must be a bind URI like tcp://HOST:PORT or unix:///PATH (got "9393")'],
+    ['metrics_bind "9393"', 'heron.rb:1: metrics_bind must be a bind URI like tcp://HOST:PORT, ssl://HOST:PORT?cert=PATH&key=PATH or unix:///PATH (got "9393")'],
     ["n_plus_one_threshold 0", "heron.rb:1: n_plus_one_threshold must be a positive integer (got 0)"],
-    ['bind "http://x:1"', 'heron.rb:1: bind must be a bind URI like tcp://HOST:PORT or unix:///PATH (got "http://x:1")'],
+    ['bind "http://x:1"', 'heron.rb:1: bind must be a bind URI like tcp://HOST:PORT, ssl://HOST:PORT?cert=PATH&key=PATH or unix:///PATH (got "http://x:1")'],
     ["before_fork", "heron.rb:1: before_fork needs a block"],
     ["on_worker_boot", "heron.rb:1: on_worker_boot needs a block"],
   ].freeze
@@ -110,6 +110,12 @@ class HeronConfigDSLTest < Minitest::Test
   def test_bind_is_repeatable
     config = evaluate(%(bind "tcp://127.0.0.1:1"\nbind "unix:///tmp/h.sock"))
     assert_equal ["tcp://127.0.0.1:1", "unix:///tmp/h.sock"], config.bind_uris
+  end
+
+  def test_ssl_bind_writes_an_ssl_uri_the_puma_way
+    config = evaluate(%(ssl_bind "::1", 9443, { cert: ["a.crt", "b.crt"], key: ["a.key", "b.key"], verify_mode: "peer", ca: "ca.pem" }))
+    assert_equal ["ssl://[::1]:9443?cert=a.crt&cert=b.crt&key=a.key&key=b.key&ca=ca.pem&verify=peer"], config.bind_uris
+    assert_equal ["ssl://localhost:9443"], evaluate(%(ssl_bind "localhost", 9443)).bind_uris
   end
 
   def test_hooks_are_kept_in_order

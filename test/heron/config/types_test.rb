@@ -85,11 +85,12 @@ class HeronConfigTypesTest < Minitest::Test
   end
 
   def test_bind
-    ["tcp://0.0.0.0:9292", "tcp://[::1]:0", "tcp://localhost:80", "unix:///tmp/h.sock"].each do |uri|
+    ["tcp://0.0.0.0:9292", "tcp://[::1]:0", "tcp://localhost:80", "unix:///tmp/h.sock", "ssl://localhost:9443",
+     "ssl://[::1]:443?cert=a.pem&key=b.pem"].each do |uri|
       assert_equal uri, Types.bind(uri, "x")
     end
-    message = "--x must be a bind URI like tcp://HOST:PORT or unix:///PATH (got %p)"
-    ["http://x:1", "tcp://host", "tcp://h:99999", "unix://", "tcp://a b:1"].each do |uri|
+    message = "--x must be a bind URI like tcp://HOST:PORT, ssl://HOST:PORT?cert=PATH&key=PATH or unix:///PATH (got %p)"
+    ["http://x:1", "tcp://host", "tcp://h:99999", "unix://", "tcp://a b:1", "ssl://h:99999", "ssl://h?cert=x"].each do |uri|
       assert_rejects :bind, uri, format(message, uri)
     end
     assert_rejects :bind, 9292, format(message, 9292)

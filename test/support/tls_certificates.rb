@@ -1,0 +1,38 @@
+# frozen_string_literal: true
+
+require "openssl"
+require "tmpdir"
+
+# Test certificates: a throwaway CA and server certificates it signs, written as PEM files.
+module TLSCertificates
+  # A CA and leaf certificates for the given names, in a fresh directory.
+  # @return [Hash] "ca" => path, and for each name: name => [cert_path, key_path].
+  def self.make(dir, *names)
+    ca_key = OpenSSL::PKey::EC.generate("prime256v1")
+    ca = sign(ca_key, ca_key, "Heron test CA", nil, ca: true)
+    File.write(File.join(dir, "ca.crt"), ca.to_pem)
+    names.each_with_object({ "ca" => File.join(dir, "ca.crt") }) do |name, paths|
+      key = OpenSSL::PKey::EC.generate("prime256v1")
+      cert = sign(key, ca_key, name, ca)
+      paths[name] = [File.join(dir, "#{name}.crt"), File.join(dir, "#{name}.key")]
+      File.write(paths[name][0], cert.to_pem)
+      File.write(paths[name][1], key.private_to_pem)
+    end
+  end
+
+  def self.sign(key, signer, name, issuer, ca: false)
+    cert = OpenSSL::X509::Certificate.new
+    cert.version = 2
+    cert.serial = OpenSSL::BN.rand(64)
+    cert.subject = OpenSSL::X509::Name.parse("/CN=#{name}")
+    cert.issuer = issuer ? issuer.subject : cert.subject
+    cert.public_key = key
+    cert.not_before = Time.now - 60
+    cert.not_after = Time.now + 3600
+    factory = OpenSSL::X509::ExtensionFactory.new(cert, issuer || cert)
+    cert.add_extension(factory.create_extension("basicConstraints", ca ? "CA:TRUE" : "CA:FALSE", true))
+    alt = name.match?(/\A[\d.]+\z/) ? "IP:#{name}" : "DNS:#{name}"
+    cert.add_extension(factory.create_extension("subjectAltName", alt)) unless ca
+    cert.sign(signer, OpenSSL::Digest.new("SHA256"))
+  end
+end
