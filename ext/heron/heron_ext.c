@@ -40,11 +40,6 @@ typedef struct Heron_HTTPParser {
   heron_http_parser head;
   heron_chunked_decoder chunked;
   int env_filled; /* parse already returned the head length for this request */
-  /* What the profiler reads without looking in the env (Heron_HTTPParser_request): the
-   * method, path and query String put in the env, and whether a proxy's X-Request-Start or
-   * X-Queue-Start came. Qnil / 0 until a head is complete. */
-  VALUE method, path, query;
-  int proxy_start;
 } Heron_HTTPParser;
 
 /* ---- frozen, shared strings -------------------------------------------- */
@@ -61,7 +56,7 @@ VALUE Heron_str(const char *s)
 }
 
 static VALUE k_REQUEST_METHOD, k_REQUEST_URI, k_PATH_INFO, k_QUERY_STRING, k_SERVER_PROTOCOL,
-    k_HTTP_HOST, k_HTTP_COOKIE, k_HTTP_X_REQUEST_START, k_HTTP_X_QUEUE_START, v_HTTP_1_1, v_HTTP_1_0, v_slash, v_asterisk;
+    k_HTTP_HOST, k_HTTP_COOKIE, v_HTTP_1_1, v_HTTP_1_0, v_slash, v_asterisk;
 
 /* Common field names: lowercase name -> env key. */
 typedef struct { const char *name; size_t len; VALUE key; } Heron_HTTPParser_known_field;
@@ -146,8 +141,6 @@ static void Heron_HTTPParser_init_strings(void)
   for (i = 0; i < KNOWN_METHODS_COUNT; i++) known_method_values[i] = Heron_str(known_methods[i]);
   k_HTTP_HOST = Heron_HTTPParser_field_key("host", 4);
   k_HTTP_COOKIE = Heron_HTTPParser_field_key("cookie", 6);
-  k_HTTP_X_REQUEST_START = Heron_HTTPParser_field_key("x-request-start", 15);
-  k_HTTP_X_QUEUE_START = Heron_HTTPParser_field_key("x-queue-start", 13);
 }
 
 /* Field names are tokens: only letters change under | 0x20, so this is exact. */
@@ -208,34 +201,22 @@ static size_t Heron_HTTPParser_memsize(const void *ptr)
   return sizeof(*parser) + parser->head.max_header_fields * sizeof(heron_http_field);
 }
 
-static void Heron_HTTPParser_mark(void *ptr)
-{
-  Heron_HTTPParser *parser = ptr;
-  rb_gc_mark(parser->method);
-  rb_gc_mark(parser->path);
-  rb_gc_mark(parser->query);
-}
-
 static const rb_data_type_t Heron_HTTPParser_type = {
   "Heron::HTTPParser",
-  {Heron_HTTPParser_mark, Heron_HTTPParser_free, Heron_HTTPParser_memsize},
+  {NULL, Heron_HTTPParser_free, Heron_HTTPParser_memsize},
   NULL, NULL, RUBY_TYPED_FREE_IMMEDIATELY
 };
 
 static VALUE Heron_HTTPParser_alloc(VALUE klass)
 {
   Heron_HTTPParser *parser;
-  VALUE self = TypedData_Make_Struct(klass, Heron_HTTPParser, &Heron_HTTPParser_type, parser);
-  parser->method = parser->path = parser->query = Qnil;
-  return self;
+  return TypedData_Make_Struct(klass, Heron_HTTPParser, &Heron_HTTPParser_type, parser);
 }
 
 /* Forgets the values kept from the previous head. */
 static void Heron_HTTPParser_forget_request(Heron_HTTPParser *parser)
 {
   parser->env_filled = 0;
-  parser->method = parser->path = parser->query = Qnil;
-  parser->proxy_start = 0;
 }
 
 static Heron_HTTPParser *Heron_HTTPParser_get(VALUE self)
@@ -360,13 +341,10 @@ static VALUE Heron_HTTPParser_path_value(const heron_http_parser *hp, const char
 static void Heron_HTTPParser_fill_request_line(Heron_HTTPParser *parser, VALUE env, const char *buf)
 {
   const heron_http_parser *hp = &parser->head;
-  parser->method = Heron_HTTPParser_method_value(buf, hp->method);
-  parser->path = Heron_HTTPParser_path_value(hp, buf);
-  parser->query = hp->has_query ? Heron_HTTPParser_span_str(buf, hp->query) : rb_str_new(NULL, 0);
-  rb_hash_aset(env, k_REQUEST_METHOD, parser->method);
+  rb_hash_aset(env, k_REQUEST_METHOD, Heron_HTTPParser_method_value(buf, hp->method));
   rb_hash_aset(env, k_REQUEST_URI, Heron_HTTPParser_span_str(buf, hp->target));
-  rb_hash_aset(env, k_PATH_INFO, parser->path);
-  rb_hash_aset(env, k_QUERY_STRING, parser->query);
+  rb_hash_aset(env, k_PATH_INFO, Heron_HTTPParser_path_value(hp, buf));
+  rb_hash_aset(env, k_QUERY_STRING, hp->has_query ? Heron_HTTPParser_span_str(buf, hp->query) : rb_str_new(NULL, 0));
   rb_hash_aset(env, k_SERVER_PROTOCOL, hp->http_minor ? v_HTTP_1_1 : v_HTTP_1_0);
   if (hp->target_form == HERON_TARGET_ABSOLUTE)
     rb_hash_aset(env, k_HTTP_HOST, Heron_HTTPParser_span_str(buf, hp->authority));
@@ -405,7 +383,6 @@ static void Heron_HTTPParser_fill_fields(Heron_HTTPParser *parser, VALUE env, co
     key = Heron_HTTPParser_field_key(name, f->name.len);
     /* absolute-form: the target's authority wins over Host (RFC 9112 §3.2.2) */
     if (key == k_HTTP_HOST && hp->target_form == HERON_TARGET_ABSOLUTE) continue;
-    if (key == k_HTTP_X_REQUEST_START || key == k_HTTP_X_QUEUE_START) parser->proxy_start = 1;
     Heron_HTTPParser_add_field(env, key, buf, f);
   }
 }
@@ -442,22 +419,6 @@ static VALUE Heron_HTTPParser_parse(VALUE self, VALUE env, VALUE buf)
   RB_GC_GUARD(buf);
   parser->env_filled = 1;
   return SIZET2NUM(hp->head_length);
-}
-
-/*
- * For the profiler's Middleware#serve (profiler.h): the method, path and query String of the
- * head parsed last, the same objects parse put in the env, so no env lookup is needed. Returns
- * -1 when `self` holds no complete head (the values are then Qnil), else whether the head
- * had an X-Request-Start or X-Queue-Start field.
- */
-int Heron_HTTPParser_request(VALUE self, VALUE *method, VALUE *path, VALUE *query)
-{
-  const Heron_HTTPParser *parser = Heron_HTTPParser_get(self);
-  *method = parser->method;
-  *path = parser->path;
-  *query = parser->query;
-  if (!parser->env_filled) return -1;
-  return parser->proxy_start;
 }
 
 /* call-seq: content_length -> Integer or nil

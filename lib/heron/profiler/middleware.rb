@@ -16,7 +16,7 @@ module Heron
     # request, which measured at about half of a hello world's throughput (see
     # docs/profiling.md).
     #
-    # Every profiled request runs `call` or `serve`, so they and `finish` are written in C
+    # Every profiled request runs `call`, so it and `finish` are written in C
     # (ext/heron/profiler_middleware.c); see docs/profiling.md for what a request costs.
     # `config.profile_sample` N measures the first request and one in N after it.
     class Middleware
@@ -35,11 +35,8 @@ module Heron
         configure(app, accounting, store, config.profile_path, config.profile_sample)
       end
 
-      # `call(env)`, `serve(env, parser, started_at, head_lines)` (the entry Heron's connections
-      # use: the parser's method, path and query instead of env lookups, and Server-Timing as a
-      # head line of its own) and `finish(profile, status)` are in C
-      # (ext/heron/profiler_middleware.c, where they are documented); what follows is what they
-      # call on the cold paths.
+      # `call(env)` and `finish(profile, status)` are in C (ext/heron/profiler_middleware.c,
+      # where they are documented); what follows is what they call on the cold paths.
 
       private
 
