@@ -625,14 +625,14 @@ static void Heron_Profiler_RequestProfile_define_writers(VALUE klass)
 
 static void Heron_Profiler_RequestProfile_init_strings(void)
 {
-  str_REQUEST_METHOD = Heron_str("REQUEST_METHOD");
-  Heron_Profiler_str_PATH_INFO = Heron_str("PATH_INFO");
-  Heron_Profiler_str_QUERY_STRING = Heron_str("QUERY_STRING");
-  str_request_start = Heron_str("heron.request_start");
-  str_X_REQUEST_START = Heron_str("HTTP_X_REQUEST_START");
-  str_X_QUEUE_START = Heron_str("HTTP_X_QUEUE_START");
-  str_server_timing = Heron_str("server-timing");
-  str_separator = Heron_str(", ");
+  str_REQUEST_METHOD = Heron_Profiler_str("REQUEST_METHOD");
+  Heron_Profiler_str_PATH_INFO = Heron_Profiler_str("PATH_INFO");
+  Heron_Profiler_str_QUERY_STRING = Heron_Profiler_str("QUERY_STRING");
+  str_request_start = Heron_Profiler_str("heron.request_start");
+  str_X_REQUEST_START = Heron_Profiler_str("HTTP_X_REQUEST_START");
+  str_X_QUEUE_START = Heron_Profiler_str("HTTP_X_QUEUE_START");
+  str_server_timing = Heron_Profiler_str("server-timing");
+  str_separator = Heron_Profiler_str(", ");
   id_from_header = rb_intern("from_header");
   id_QueueTime = rb_intern("QueueTime");
 }

@@ -47,7 +47,7 @@ VALUE Heron_Profiler_RequestProfile_id(VALUE self);
 #define HERON_PROFILER_ID_MAX 40 /* bytes of a record id, at most */
 size_t Heron_Profiler_RequestProfile_id_text(VALUE self, const Heron_Profiler_RequestProfile *p, char *buf);
 double Heron_Profiler_monotonic(void);
-VALUE Heron_str(const char *s); /* heron_ext.c */
+VALUE Heron_Profiler_str(const char *s); /* profiler_ext.c */
 void Heron_Profiler_Counters_read(Heron_Profiler_Counters *counters);
 double Heron_Profiler_CPUClock_now_ms(void);
 void Heron_Profiler_RequestProfile_mark(Heron_Profiler_RequestProfile *profile, const Heron_Profiler_Counters *now);

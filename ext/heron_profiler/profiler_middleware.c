@@ -274,7 +274,7 @@ void Init_Heron_Profiler_Middleware(VALUE mProfiler)
 {
   VALUE klass = rb_define_class_under(mProfiler, "Middleware", rb_cObject);
   cHeron_Profiler_ProfiledBody = rb_define_class_under(mProfiler, "ProfiledBody", rb_cObject);
-  str_after_reply = Heron_str("rack.after_reply");
+  str_after_reply = Heron_Profiler_str("rack.after_reply");
   Heron_Profiler_loaded_features = rb_gv_get("$LOADED_FEATURES");
   rb_gc_register_mark_object(Heron_Profiler_loaded_features);
   rb_define_alloc_func(klass, Heron_Profiler_Middleware_alloc);
