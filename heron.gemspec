@@ -13,10 +13,10 @@ Gem::Specification.new do |spec|
   spec.license = "MIT"
   spec.required_ruby_version = ">= 3.1"
 
-  spec.files = Dir["lib/**/*.rb", "ext/heron/*.{c,h,rb,rl}", "exe/*", "README.md", "docs/*.md"]
+  spec.files = Dir["lib/**/*.rb", "ext/heron/*.{c,h,rb,rl}", "ext/heron_profiler/*.{c,h,rb}", "exe/*", "README.md", "docs/*.md"]
   spec.bindir = "exe"
   spec.executables = ["heron"]
-  spec.extensions = ["ext/heron/extconf.rb"]
+  spec.extensions = ["ext/heron/extconf.rb", "ext/heron_profiler/extconf.rb"]
   spec.require_paths = ["lib"]
 
   spec.add_dependency "async", "~> 2.24.0"

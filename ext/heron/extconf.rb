@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
-# Builds Heron's C request parser (Heron::HTTPParser).
+# Builds Heron's core C classes: Heron::HTTPParser and Heron::Response::Head (heron_ext.c lists
+# them). The profiler's are in ext/heron_profiler.
 #
 # Environment:
 #   HERON_SANITIZE=address            build with AddressSanitizer (+ UndefinedBehaviorSanitizer)
@@ -23,12 +24,5 @@ end
 
 # Ruby >= 3.0: deduplicated frozen strings for env keys built at run time.
 have_func("rb_interned_str", "ruby.h")
-
-# Linux with glibc >= 2.35: the rseq area lets Heron::Profiler::CPUClock skip most system calls
-# (profiler_cpu_clock.c).
-if have_header("sys/rseq.h") && have_var("__rseq_offset", "sys/rseq.h") &&
-   try_compile("int main(void) { return __builtin_thread_pointer() != 0; }")
-  $defs << "-DHAVE_HERON_RSEQ"
-end
 
 create_makefile("heron/heron_ext")

@@ -23,9 +23,7 @@ module Heron
       @config = reactor.config
       @socket = Connection::BufferedSocket.new(io, reactor.scratch_buffer)
       @parser = reactor.new_parser
-      @profiler = reactor.profiler
-      @head_lines = String.new
-      @writer = Response::Writer.new(@socket, @config, reactor.date, head_lines: @head_lines)
+      @writer = Response::Writer.new(@socket, @config, reactor.date)
       @env = Request::EnvBuilder.new(reactor.env_template, io, @config, hijack: -> { hijack! })
       @accepted_at = accepted_at
       @idle = true
@@ -145,21 +143,14 @@ module Heron
     end
 
     def call_app(request)
-      response = @profiler ? app_response(request) : @reactor.app.call(request.env)
+      response = @reactor.app.call(request.env)
       return response unless response[0] == 100 && @expectation.pending?
       close_body(request, response[2])
       send_continue(@expectation)
       request.env.delete("HTTP_EXPECT") # answered: the second call sees a plain request
-      app_response(request)
+      @reactor.app.call(request.env)
     rescue StandardError, ScriptError => e
       app_error(request, e)
-    end
-
-    # The profiler, when it wraps the app, is handed what the connection knows already (see
-    # Profiler::Middleware#serve); its Server-Timing line goes into @head_lines.
-    def app_response(request)
-      return @reactor.app.call(request.env) unless @profiler
-      @profiler.serve(request.env, @parser, request.started_at, @head_lines)
     end
 
     def app_error(request, error)

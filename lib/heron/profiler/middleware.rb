@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-require_relative "../heron_ext"
+require_relative "../profiler_ext"
 
 module Heron
   module Profiler
@@ -16,7 +16,7 @@ module Heron
     # request, which measured at about half of a hello world's throughput (see
     # docs/profiling.md).
     #
-    # Every profiled request runs `call` or `serve`, so they and `finish` are written in C
+    # Every profiled request runs `call`, so it and `finish` are written in C
     # (ext/heron/profiler_middleware.c); see docs/profiling.md for what a request costs.
     # `config.profile_sample` N measures the first request and one in N after it.
     class Middleware
@@ -35,13 +35,9 @@ module Heron
         configure(app, accounting, store, config.profile_path, config.profile_sample)
       end
 
-      # `call(env)`, `serve(env, parser, started_at, head_lines)` (the entry Heron's connections
-      # use: the parser's method, path and query instead of env lookups, and Server-Timing as a
-      # head line of its own) and `finish(profile, status)` are in C
-      # (ext/heron/profiler_middleware.c, where they are documented); what follows is what they
-      # call on the cold paths.
-
-      private
+      # `call(env)` and `finish(profile, status)` are in C (ext/heron_profiler/profiler_middleware.c,
+      # where they are documented). The public methods below are what they call on the cold
+      # paths; they are public so that C calls no private method by name, and not meant for apps.
 
       # @return [Array] the dashboard's response, or a 404 when it is not in this build.
       def dashboard(env)
@@ -63,6 +59,11 @@ module Heron
         Profiler.instrumentation.install
       end
 
+      # Reports a request's N+1 queries: a log line, the `x-heron-n-plus-one` header in
+      # development, and NPlusOneError inside {Profiler.raise_on_n_plus_one}.
+      # @param profile [RequestProfile]
+      # @param headers [Hash] the response headers (writable).
+      # @return [void]
       def report_n_plus_one(profile, headers)
         findings = detect(profile)
         return if findings.empty?
@@ -72,12 +73,10 @@ module Heron
         raise NPlusOneError.new(findings, message) if Profiler.raise_on_n_plus_one?
       end
 
-      # The N+1 findings so far (a finished profile has its final ones).
-      def detect(profile)
-        return profile.n_plus_one if profile.finished?
-        profile.n_plus_one = @detector.detect(profile.queries)
-      end
-
+      # Wraps the request's after-reply callables so their time is added to the stored record.
+      # @param profile [RequestProfile]
+      # @param callables [Array<#call>] env["rack.after_reply"]
+      # @return [void]
       def time_after_reply(profile, callables)
         AfterReplyTimer.new(callables) do |ms|
           profile.after_reply_ms = ms
@@ -86,10 +85,20 @@ module Heron
       end
 
       # Checks a finished request's queries for N+1s and trims what the store keeps of them.
+      # @param profile [RequestProfile]
+      # @return [void]
       def check_queries(profile)
         profile.n_plus_one = @detector.detect(profile.queries)
         profile.trim_queries
         profile.queries.each(&:compact)
+      end
+
+      private
+
+      # The N+1 findings so far (a finished profile has its final ones).
+      def detect(profile)
+        return profile.n_plus_one if profile.finished?
+        profile.n_plus_one = @detector.detect(profile.queries)
       end
     end
   end

@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-require_relative "../heron_ext"
+require_relative "../profiler_ext"
 
 module Heron
   module Profiler

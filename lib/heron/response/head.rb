@@ -16,15 +16,13 @@ module Heron
       # @param status [Integer]
       # @param headers [Hash{String => String, Array<String>}] the app's headers (lower-case names).
       # @param extra [String] framing lines the server adds ("content-length: 5\r\n", ...).
-      # @param lines [String] further lines, written last (the profiler's `server-timing`, see
-      #   Profiler::Middleware#serve).
       # @return [String] the whole head, ending in the blank line (binary, mutable).
       # @raise [Response::Invalid] for a header name that is not a lower-case token, or a value with
       #   CR or LF in it (see `append_fields`, in C: ext/heron/head.c).
-      def self.build(status, headers, extra, lines = "")
+      def self.build(status, headers, extra)
         head = String.new(STATUS_LINES[status], capacity: 512)
         append_fields(head, headers)
-        head << extra << lines << "\r\n"
+        head << extra << "\r\n"
       end
     end
   end

@@ -17,13 +17,10 @@ module Heron
       # @param socket [Connection::BufferedSocket]
       # @param config [Configuration]
       # @param date [Response::HTTPDate] shared Date cache.
-      # @param head_lines [String] lines added to every head after the app's fields (the
-      #   connection's buffer that Profiler::Middleware#serve fills; empty when not profiling).
-      def initialize(socket, config, date, head_lines: "")
+      def initialize(socket, config, date)
         @socket = socket
         @timeout = config.write_timeout
         @date = date
-        @head_lines = head_lines
       end
 
       # Writes the whole response; sets request.status, request.bytes and request.keepalive.
@@ -110,7 +107,7 @@ module Heron
       def head_for(request, headers, framing)
         framing += "date: #{@date.now}\r\n" unless headers["date"]
         framing += connection_line(request)
-        Head.build(request.status, headers, framing, @head_lines)
+        Head.build(request.status, headers, framing)
       end
 
       def connection_line(request)

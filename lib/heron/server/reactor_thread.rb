@@ -32,16 +32,12 @@ module Heron
       attr_reader :metrics
       # @return [String] the read buffer this thread's connections share.
       attr_reader :scratch_buffer
-      # @return [Profiler::Middleware, nil] the app, when it is Heron's profiler wrapping the
-      #   user's app (connections then call its #serve instead of #call).
-      attr_reader :profiler
 
       # @param server [Server] supplies app, config, logger, listeners and metrics.
       # @param max_connections [Integer] this loop's share of the connection limit.
       def initialize(server, max_connections)
         @server = server
         @app = server.app
-        @profiler = @app if @app.instance_of?(Profiler::Middleware)
         @config = server.config
         @logger = server.logger
         @metrics = server.metrics

@@ -426,18 +426,6 @@ static VALUE Heron_Profiler_RequestProfile_timing(VALUE self, const Heron_Profil
   return rb_str_new(text.buf, (long)text.len);
 }
 
-/* Appends the profile's `server-timing` header line ("server-timing: ...\r\n") to `head`, a
- * binary String of response head lines (see Middleware#serve). */
-void Heron_Profiler_RequestProfile_timing_line(VALUE self, const Heron_Profiler_RequestProfile *p, VALUE head)
-{
-  Heron_Profiler_Text text;
-  text.len = 0;
-  Heron_Profiler_Text_add(&text, "server-timing: ");
-  Heron_Profiler_RequestProfile_timing_text(self, p, &text);
-  Heron_Profiler_Text_add(&text, "\r\n");
-  Heron_Response_Head_append_bytes(head, text.buf, (long)text.len);
-}
-
 /* Queue time in ms from a proxy's X-Request-Start / X-Queue-Start (it covers the hop to Heron;
  * Heron::Profiler::QueueTime.from_header reads it): NAN when it cannot be read; *found tells
  * whether there was one. */
@@ -454,10 +442,9 @@ static double Heron_Profiler_proxy_queue_ms(VALUE env, int *found)
 /*
  * A started profile: the request's method, path and query string, `started` (the server's
  * first byte, CLOCK_MONOTONIC seconds; NAN: unknown, so now) and its queue time: a proxy's
- * header wins when `proxy` says there may be one (it is then looked for in `env`), else the
- * time since `started`.
+ * header in `env` wins, else the time since `started`.
  */
-VALUE Heron_Profiler_RequestProfile_begin(VALUE env, VALUE method, VALUE path, VALUE query, double started, int proxy)
+static VALUE Heron_Profiler_RequestProfile_begin(VALUE env, VALUE method, VALUE path, VALUE query, double started)
 {
   VALUE self = Heron_Profiler_RequestProfile_alloc(cHeron_Profiler_RequestProfile);
   Heron_Profiler_RequestProfile *p = HERON_PROFILE(self);
@@ -467,7 +454,7 @@ VALUE Heron_Profiler_RequestProfile_begin(VALUE env, VALUE method, VALUE path, V
   RB_OBJ_WRITE(self, &p->query, query);
   p->app_start = Heron_Profiler_monotonic();
   p->started = isnan(started) ? p->app_start : started;
-  if (proxy) p->queue_ms = Heron_Profiler_proxy_queue_ms(env, &found);
+  p->queue_ms = Heron_Profiler_proxy_queue_ms(env, &found);
   if (!found && !isnan(started)) p->queue_ms = p->app_start > started ? (p->app_start - started) * 1000.0 : 0.0;
   return self;
 }
@@ -490,7 +477,7 @@ VALUE Heron_Profiler_RequestProfile_for(VALUE env, VALUE path, VALUE query)
 {
   VALUE request_start = rb_hash_aref(env, str_request_start);
   double started = NIL_P(request_start) ? NAN : NUM2DBL(request_start);
-  return Heron_Profiler_RequestProfile_begin(env, rb_hash_aref(env, str_REQUEST_METHOD), path, query, started, 1);
+  return Heron_Profiler_RequestProfile_begin(env, rb_hash_aref(env, str_REQUEST_METHOD), path, query, started);
 }
 
 /* The Server-Timing value with the app's own in front, in the form the app used. */
@@ -638,14 +625,14 @@ static void Heron_Profiler_RequestProfile_define_writers(VALUE klass)
 
 static void Heron_Profiler_RequestProfile_init_strings(void)
 {
-  str_REQUEST_METHOD = Heron_str("REQUEST_METHOD");
-  Heron_Profiler_str_PATH_INFO = Heron_str("PATH_INFO");
-  Heron_Profiler_str_QUERY_STRING = Heron_str("QUERY_STRING");
-  str_request_start = Heron_str("heron.request_start");
-  str_X_REQUEST_START = Heron_str("HTTP_X_REQUEST_START");
-  str_X_QUEUE_START = Heron_str("HTTP_X_QUEUE_START");
-  str_server_timing = Heron_str("server-timing");
-  str_separator = Heron_str(", ");
+  str_REQUEST_METHOD = Heron_Profiler_str("REQUEST_METHOD");
+  Heron_Profiler_str_PATH_INFO = Heron_Profiler_str("PATH_INFO");
+  Heron_Profiler_str_QUERY_STRING = Heron_Profiler_str("QUERY_STRING");
+  str_request_start = Heron_Profiler_str("heron.request_start");
+  str_X_REQUEST_START = Heron_Profiler_str("HTTP_X_REQUEST_START");
+  str_X_QUEUE_START = Heron_Profiler_str("HTTP_X_QUEUE_START");
+  str_server_timing = Heron_Profiler_str("server-timing");
+  str_separator = Heron_Profiler_str(", ");
   id_from_header = rb_intern("from_header");
   id_QueueTime = rb_intern("QueueTime");
 }

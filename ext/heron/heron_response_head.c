@@ -64,15 +64,6 @@ static char *Heron_Response_Head_reserve(VALUE head, long need)
   return RSTRING_PTR(head) + at;
 }
 
-/* Appends bytes to a binary head (profiler.h: the profiler's Server-Timing line goes through
- * it too), without rb_str_cat's encoding checks. */
-void Heron_Response_Head_append_bytes(VALUE head, const char *bytes, long n)
-{
-  long at = RSTRING_LEN(head);
-  memcpy(Heron_Response_Head_reserve(head, n), bytes, (size_t)n);
-  rb_str_set_len(head, at + n);
-}
-
 /* Appends "name: value\r\n" with one capacity check (rb_str_cat would check the encodings four
  * times; head is binary). */
 static void Heron_Response_Head_append_line(VALUE head, VALUE name, const char *value, long value_len)

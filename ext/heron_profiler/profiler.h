@@ -47,17 +47,13 @@ VALUE Heron_Profiler_RequestProfile_id(VALUE self);
 #define HERON_PROFILER_ID_MAX 40 /* bytes of a record id, at most */
 size_t Heron_Profiler_RequestProfile_id_text(VALUE self, const Heron_Profiler_RequestProfile *p, char *buf);
 double Heron_Profiler_monotonic(void);
-VALUE Heron_str(const char *s); /* heron_ext.c */
-int Heron_HTTPParser_request(VALUE parser, VALUE *method, VALUE *path, VALUE *query); /* heron_ext.c */
-void Heron_Response_Head_append_bytes(VALUE head, const char *bytes, long n); /* head.c */
+VALUE Heron_Profiler_str(const char *s); /* profiler_ext.c */
 void Heron_Profiler_Counters_read(Heron_Profiler_Counters *counters);
 double Heron_Profiler_CPUClock_now_ms(void);
 void Heron_Profiler_RequestProfile_mark(Heron_Profiler_RequestProfile *profile, const Heron_Profiler_Counters *now);
 void Heron_Profiler_RequestProfile_charge(Heron_Profiler_RequestProfile *profile, const Heron_Profiler_Counters *now);
 
 VALUE Heron_Profiler_RequestProfile_for(VALUE env, VALUE path, VALUE query);
-VALUE Heron_Profiler_RequestProfile_begin(VALUE env, VALUE method, VALUE path, VALUE query, double started, int proxy);
-void Heron_Profiler_RequestProfile_timing_line(VALUE self, const Heron_Profiler_RequestProfile *p, VALUE head);
 void Heron_Profiler_RequestProfile_stamp_app(VALUE self, Heron_Profiler_RequestProfile *p, VALUE status);
 void Heron_Profiler_RequestProfile_stamp_end(Heron_Profiler_RequestProfile *p);
 void Heron_Profiler_RequestProfile_add_timing(VALUE self, const Heron_Profiler_RequestProfile *p, VALUE headers);

@@ -10,7 +10,6 @@
  *
  *   #configure(app, accounting, store, profile_path, sample) (private)
  *   #call(env)              -> [status, headers, body]
- *   #serve(env, parser, started_at, head) -> [status, headers, body]
  *   #finish(profile, status) -> nil
  */
 #include "profiler.h"
@@ -33,7 +32,6 @@ typedef struct Heron_Profiler_Middleware {
  * where the GC sees them). */
 typedef struct Heron_Profiler_Middleware_request {
   VALUE self, env, profile;
-  VALUE head; /* #serve's String of extra head lines, or Qnil (#call: the headers get the timing) */
   Heron_Profiler_Middleware *m;
   Heron_Profiler_RequestProfile *p;
 } Heron_Profiler_Middleware_request;
@@ -150,17 +148,12 @@ static VALUE Heron_Profiler_Middleware_writable(VALUE headers)
   return OBJ_FROZEN(headers) ? rb_hash_dup(headers) : headers;
 }
 
-/* Adds the profile's Server-Timing (as a line of #serve's head, else to the headers) and
- * reports N+1s once the app has returned. */
+/* Adds the profile's Server-Timing to the headers and reports N+1s once the app has returned. */
 static VALUE Heron_Profiler_Middleware_returned(const Heron_Profiler_Middleware_request *request, VALUE headers)
 {
   if (!RB_TYPE_P(headers, T_HASH)) return headers; /* not Rack 3: the server will refuse it */
-  if (!NIL_P(request->head)) {
-    Heron_Profiler_RequestProfile_timing_line(request->profile, request->p, request->head);
-  } else {
-    headers = Heron_Profiler_Middleware_writable(headers);
-    Heron_Profiler_RequestProfile_add_timing(request->profile, request->p, headers);
-  }
+  headers = Heron_Profiler_Middleware_writable(headers);
+  Heron_Profiler_RequestProfile_add_timing(request->profile, request->p, headers);
   if (RARRAY_LEN(request->p->queries) > 0) {
     headers = Heron_Profiler_Middleware_writable(headers);
     rb_funcall(request->self, id_report_n_plus_one, 2, request->profile, headers);
@@ -235,7 +228,7 @@ static VALUE Heron_Profiler_Middleware_route(VALUE self, Heron_Profiler_Middlewa
 }
 
 /* Measures the app's call for a started profile (see #call). */
-static VALUE Heron_Profiler_Middleware_run(VALUE self, Heron_Profiler_Middleware *m, VALUE env, VALUE profile, VALUE head)
+static VALUE Heron_Profiler_Middleware_run(VALUE self, Heron_Profiler_Middleware *m, VALUE env, VALUE profile)
 {
   Heron_Profiler_Middleware_request request;
   VALUE response;
@@ -243,7 +236,6 @@ static VALUE Heron_Profiler_Middleware_run(VALUE self, Heron_Profiler_Middleware
   request.self = self;
   request.env = env;
   request.profile = profile;
-  request.head = head;
   request.m = m;
   request.p = HERON_PROFILE(profile);
   Heron_Profiler_FiberAccounting_open_profile(m->a, profile, request.p);
@@ -275,41 +267,14 @@ static VALUE Heron_Profiler_Middleware_call(VALUE self, VALUE env)
   query = rb_hash_aref(env, Heron_Profiler_str_QUERY_STRING);
   response = Heron_Profiler_Middleware_route(self, m, env, path, query);
   if (response != Qundef) return response;
-  return Heron_Profiler_Middleware_run(self, m, env, Heron_Profiler_RequestProfile_for(env, path, query), Qnil);
-}
-
-/*
- * call-seq: serve(env, parser, started_at, head) -> [status, headers, body]
- *
- * #call for Heron's own connections, which hand over what they already know instead of
- * leaving it to be looked up in the env: the Heron::HTTPParser that parsed the request (its
- * method, path, query string, and whether a proxy's queue header came), the monotonic time the
- * request started (Float), and `head`, a String the server writes after the response's
- * header fields. `head` is emptied first; the Server-Timing goes there as a header line of its
- * own (after any `server-timing` the app set, which a client reads as one list), so the app's
- * headers are not touched. A parser without a complete head falls back to #call.
- */
-static VALUE Heron_Profiler_Middleware_serve(VALUE self, VALUE env, VALUE parser, VALUE started_at, VALUE head)
-{
-  Heron_Profiler_Middleware *m = Heron_Profiler_Middleware_get(self);
-  VALUE method, path, query, response;
-  int proxy;
-  Check_Type(env, T_HASH);
-  StringValue(head);
-  rb_str_modify(head);
-  rb_str_set_len(head, 0);
-  proxy = Heron_HTTPParser_request(parser, &method, &path, &query);
-  if (proxy < 0) return Heron_Profiler_Middleware_call(self, env);
-  response = Heron_Profiler_Middleware_route(self, m, env, path, query);
-  if (response != Qundef) return response;
-  return Heron_Profiler_Middleware_run(self, m, env, Heron_Profiler_RequestProfile_begin(env, method, path, query, NUM2DBL(started_at), proxy), head);
+  return Heron_Profiler_Middleware_run(self, m, env, Heron_Profiler_RequestProfile_for(env, path, query));
 }
 
 void Init_Heron_Profiler_Middleware(VALUE mProfiler)
 {
   VALUE klass = rb_define_class_under(mProfiler, "Middleware", rb_cObject);
   cHeron_Profiler_ProfiledBody = rb_define_class_under(mProfiler, "ProfiledBody", rb_cObject);
-  str_after_reply = Heron_str("rack.after_reply");
+  str_after_reply = Heron_Profiler_str("rack.after_reply");
   Heron_Profiler_loaded_features = rb_gv_get("$LOADED_FEATURES");
   rb_gc_register_mark_object(Heron_Profiler_loaded_features);
   rb_define_alloc_func(klass, Heron_Profiler_Middleware_alloc);
@@ -324,6 +289,5 @@ void Init_Heron_Profiler_Middleware(VALUE mProfiler)
   id_time_after_reply = rb_intern("time_after_reply");
   id_check_queries = rb_intern("check_queries");
   rb_define_method(klass, "call", Heron_Profiler_Middleware_call, 1);
-  rb_define_method(klass, "serve", Heron_Profiler_Middleware_serve, 4);
   rb_define_method(klass, "finish", Heron_Profiler_Middleware_finish, 2);
 }

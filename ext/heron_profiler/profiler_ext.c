@@ -1,0 +1,33 @@
+/*
+ * The profiler's extension (heron/profiler_ext.so), apart from Heron's core: it is loaded only
+ * when profiling or metrics are on (lib/heron/profiler.rb). Its Init defines each C class, one
+ * file each:
+ *
+ *   Heron::Profiler::CPUClock        profiler_cpu_clock.c
+ *   Heron::Profiler::RequestProfile  profiler_request_profile.c
+ *   Heron::Profiler::FiberAccounting profiler_fiber_accounting.c
+ *   Heron::Profiler::Middleware      profiler_middleware.c (and ProfiledBody's class)
+ *   Heron::Profiler::Store           profiler_store.c
+ */
+#include "profiler.h"
+#include <ruby/encoding.h>
+#include <string.h>
+
+/* A frozen (binary) String kept alive for good. Interned in Ruby's deduplicated-string table,
+ * so it is the very object the core's parser uses as an env key for the same text. */
+VALUE Heron_Profiler_str(const char *s)
+{
+  VALUE str = rb_enc_interned_str(s, (long)strlen(s), rb_ascii8bit_encoding());
+  rb_gc_register_mark_object(str);
+  return str;
+}
+
+void Init_profiler_ext(void)
+{
+  VALUE mProfiler = rb_define_module_under(rb_define_module("Heron"), "Profiler");
+  Init_Heron_Profiler_CPUClock(mProfiler);
+  Init_Heron_Profiler_RequestProfile(mProfiler);
+  Init_Heron_Profiler_FiberAccounting(mProfiler);
+  Init_Heron_Profiler_Middleware(mProfiler);
+  Init_Heron_Profiler_Store(mProfiler);
+}
