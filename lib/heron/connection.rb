@@ -33,6 +33,10 @@ module Heron
     # @return [Boolean] whether the connection is waiting for a new request (safe to close).
     def idle? = @idle
 
+    # @return [Boolean] whether the connection is idle after serving at least one request (the
+    #   first to close when the connection limit is reached and another client is waiting).
+    def kept_alive_idle? = @idle && @kept_alive
+
     # Closes the connection if it is between requests (graceful shutdown).
     # @return [void]
     def stop_if_idle
@@ -82,6 +86,7 @@ module Heron
     # idle, so a graceful stop may close it; once a drain has begun it takes no new request.
     def wait_for_request(first)
       @idle = @socket.buffer.empty?
+      @kept_alive = !first
       Fiber.scheduler.yield unless first
       if @socket.buffer.empty?
         return nil if @reactor.draining?

@@ -10,15 +10,16 @@ module ProcessHelper
   # Starts heron with a rackup file written from `ru_source`.
   # @param ru_source [String] the config.ru contents.
   # @param args [Array<String>] extra CLI arguments.
+  # @param spawn_options [Hash] extra Process.spawn options (e.g. rlimit_nofile: 64).
   # @return [Array(Integer, Integer, String)] pid, port, path of the combined log.
-  def spawn_heron(ru_source, *args)
+  def spawn_heron(ru_source, *args, **spawn_options)
     dir = Dir.mktmpdir("heron-test")
     File.write(File.join(dir, "config.ru"), ru_source)
     log = File.join(dir, "heron.log")
     boot = File.join(ROOT, "test/support/coverage_boot.rb")
     pid = Process.spawn(RbConfig.ruby, "-r", boot, File.join(ROOT, "exe/heron"), "-b", "tcp://127.0.0.1:0",
                         "-e", "production", *args, "config.ru",
-                        chdir: dir, out: log, err: log, pgroup: true)
+                        chdir: dir, out: log, err: log, pgroup: true, **spawn_options)
     [pid, wait_for_port(log, pid), log]
   end
 

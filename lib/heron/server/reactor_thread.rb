@@ -6,6 +6,7 @@ require "set"
 require_relative "../connection"
 require_relative "../response/http_date"
 require_relative "callback_runner"
+require_relative "accept_backoff"
 
 module Heron
   class Server
@@ -125,37 +126,56 @@ module Heron
 
       # Accepts everything pending (up to the free slots) before serving any of it: a new
       # connection's task runs at once, so accepting one per turn of the loop would leave the last
-      # of a burst of connections waiting behind hundreds of requests on the first ones.
+      # of a burst of connections waiting behind hundreds of requests on the first ones. No accept
+      # error ends this loop: out of descriptors (or anything else), it backs off and tries again.
       def accept_loop(listener)
+        backoff = Server::AcceptBackoff.new(@logger)
         loop do
-          @capacity.wait while @connections.size >= @max_connections
-          accept_batch(listener).each { |io| @root.async(annotation: "heron connection") { serve(io) } }
+          wait_for_room(listener)
+          batch, delay = accept_batch(listener, backoff)
+          batch.each { |io| @root.async(annotation: "heron connection") { serve(io) } }
+          rest(delay) if delay
         end
       end
 
-      def accept_batch(listener)
-        first = accept(listener) or return []
-        batch = [first]
+      # @return [Array(Array<BasicSocket>, Float)] the accepted sockets, and how long to wait
+      #   before the next attempt when accept failed.
+      def accept_batch(listener, backoff)
+        batch = []
+        listener.wait_readable
         while @connections.size + batch.size < @max_connections && batch.size < ACCEPT_BATCH
           io = listener.accept_nonblock(exception: false)
           break if io == :wait_readable
           batch << io
         end
-        batch
-      rescue Errno::ECONNABORTED, Errno::EPROTO
-        batch || []
+        backoff.succeeded
+        [batch, nil]
+      rescue Errno::ECONNABORTED, Errno::EPROTO # that client gave up before it was accepted
+        [batch, nil]
+      rescue StandardError => e # EMFILE, ENFILE, ENOBUFS, ENOMEM, ...
+        [batch, backoff.failed(e)]
       end
 
-      def accept(listener)
-        loop do
-          io = listener.accept_nonblock(exception: false)
-          return io unless io == :wait_readable
-          listener.wait_readable
-        end
-      rescue Errno::ECONNABORTED, Errno::EPROTO, Errno::EMFILE, Errno::ENFILE => e
-        @logger.warn("accept failed: #{e.message}")
-        sleep(0.1) if e.is_a?(Errno::EMFILE) || e.is_a?(Errno::ENFILE)
+      # Waits `seconds`, or less if one of this loop's connections closes (freeing a descriptor).
+      def rest(seconds)
+        Async::Task.current.with_timeout(seconds) { @capacity.wait }
+      rescue Async::TimeoutError
         nil
+      end
+
+      # At the connection limit, waits until a client is waiting to be accepted and then makes
+      # room by closing the longest-open idle keep-alive connection, or waits for one to close.
+      def wait_for_room(listener)
+        while @connections.size >= @max_connections
+          listener.wait_readable
+          evict_idle_connection
+          @capacity.wait if @connections.size >= @max_connections
+        end
+      end
+
+      def evict_idle_connection
+        idle = @connections.find(&:kept_alive_idle?) or return
+        idle.stop_if_idle
       end
 
       def closed(connection)
