@@ -29,6 +29,9 @@ module Heron
       header_timeout: 10.0,           # first byte → end of header block
       keepalive_timeout: 20.0,        # idle between keep-alive requests
       body_timeout: 30.0,             # longest wait for the next body bytes
+      min_body_rate: 1024,            # bytes/s a body must average (waiting time only); 0 = off
+      body_rate_grace: 10.0,          # seconds of waiting allowed on top of received / min_body_rate
+      drain_delay: 0.0,               # keep accepting this long after a graceful stop is asked for
       write_timeout: 30.0,            # longest wait for the client to accept response bytes
       max_body_size: 1024 * 1024 * 1024, # 413 above this (bytes); nil = unlimited
       max_target_bytes: 8 * 1024,     # 414 above this
@@ -56,6 +59,7 @@ module Heron
       log_io: [:writer], error_io: [:writer], before_fork: [:callables], on_worker_boot: [:callables],
       shutdown_timeout: [:duration], first_byte_timeout: [:duration], header_timeout: [:duration],
       keepalive_timeout: [:duration], body_timeout: [:duration], write_timeout: [:duration],
+      min_body_rate: [:non_negative_integer], body_rate_grace: [:duration], drain_delay: [:duration],
       max_body_size: [:optional_size], max_target_bytes: [:positive_integer],
       max_header_bytes: [:positive_integer], max_header_fields: [:positive_integer],
       forwarded_proto: [:boolean], continue_mode: [:choice, %i[lazy eager]],

@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require_relative "connection/buffered_socket"
+require_relative "connection/body_pace"
 require_relative "request/input"
 require_relative "request"
 require_relative "request/expectation"
@@ -100,7 +101,8 @@ module Heron
       length = body_length
       expect = Request::Expectation.new(env, @parser.http_minor, length)
       input = Request::Input.new(@socket, @parser, length: length, limit: @config.max_body_size,
-                                          timeout: @config.body_timeout, on_first_read: continue_hook(expect))
+                                          timeout: @config.body_timeout, on_first_read: continue_hook(expect),
+                                          pace: body_pace(length))
       @env.complete(env, input, started)
       send_continue(expect) if expect.pending? && @config.continue_mode == :eager
       @expectation = expect
@@ -113,6 +115,12 @@ module Heron
       limit = @config.max_body_size
       raise Request::Input::TooLarge, "request body of #{length} bytes exceeds #{limit}" if limit && length > limit
       length
+    end
+
+    # Bodies must keep min_body_rate (see Connection::BodyPace); none is needed for an empty one.
+    def body_pace(length)
+      return nil if length&.zero? || @config.min_body_rate.zero?
+      Connection::BodyPace.new(@config.body_timeout, @config.min_body_rate, @config.body_rate_grace)
     end
 
     def continue_hook(expect)

@@ -202,6 +202,27 @@ module Heron
         set(:body_timeout, seconds, "body_timeout")
       end
 
+      # @param bytes_per_second [Integer, String] the average rate a request body must keep while
+      #   Heron waits for it, beyond {#body_rate_grace}; 0 turns the check off (default 1024).
+      # @return [Integer]
+      def min_body_rate(bytes_per_second)
+        set(:min_body_rate, bytes_per_second, "min_body_rate")
+      end
+
+      # @param seconds [Numeric, String] waiting for a body allowed on top of what
+      #   {#min_body_rate} grants for the bytes received (default 10).
+      # @return [Float]
+      def body_rate_grace(seconds)
+        set(:body_rate_grace, seconds, "body_rate_grace")
+      end
+
+      # @param seconds [Numeric, String] after a graceful stop is asked for, keep accepting and
+      #   serving this long before closing the listeners and draining (default 0).
+      # @return [Float]
+      def drain_delay(seconds)
+        set(:drain_delay, seconds, "drain_delay")
+      end
+
       # @param seconds [Numeric, String] longest wait for the client to take response bytes (30).
       # @return [Float]
       def write_timeout(seconds)

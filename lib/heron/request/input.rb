@@ -24,13 +24,15 @@ module Heron
       # @param limit [Integer, nil] the most body bytes accepted.
       # @param timeout [Numeric] seconds to wait for the next body bytes.
       # @param on_first_read [#call, nil] called once, with this input, before the first read.
-      def initialize(socket, parser, length:, limit:, timeout:, on_first_read: nil)
+      # @param pace [Connection::BodyPace, nil] does the waiting instead, when given (minimum rate).
+      def initialize(socket, parser, length:, limit:, timeout:, on_first_read: nil, pace: nil)
         @socket = socket
         @parser = parser
         @remaining = length
         @limit = limit
         @timeout = timeout
         @on_first_read = on_first_read
+        @pace = pace
         @pending = String.new(encoding: Encoding::BINARY)
         @received = 0
         @done = length&.zero?
@@ -151,7 +153,7 @@ module Heron
       end
 
       def wait_for_bytes
-        @socket.fill(@timeout) or raise Incomplete, "client closed the connection mid-body"
+        (@pace ? @pace.fill(@socket) : @socket.fill(@timeout)) or raise Incomplete, "client closed the connection mid-body"
       end
 
       def count(bytes)

@@ -1,0 +1,51 @@
+# frozen_string_literal: true
+
+module Heron
+  class Connection
+    # The minimum data rate a request body must keep. A limit on each wait alone (`body_timeout`)
+    # lets a client that sends one byte just inside every wait hold its connection for ever; here
+    # the time spent waiting for the body may not exceed `grace + received / min_rate` seconds.
+    # Only time spent waiting on the socket counts, so an app that is slow to read costs the client
+    # nothing. Each wait is still bounded by `body_timeout` too.
+    class BodyPace
+      # @param timeout [Numeric] the longest single wait (body_timeout).
+      # @param min_rate [Integer] bytes per second; 0 turns the rate check off.
+      # @param grace [Numeric] seconds of waiting allowed before any byte has to arrive.
+      def initialize(timeout, min_rate, grace)
+        @timeout = timeout
+        @min_rate = min_rate
+        @grace = grace
+        @waited = 0.0
+        @received = 0
+      end
+
+      # Waits for more body bytes and appends them to the socket's buffer.
+      # @param socket [Connection::BufferedSocket]
+      # @return [Integer, nil] bytes appended, or nil at end of stream.
+      # @raise [Connection::BufferedSocket::Timeout] past either limit.
+      def fill(socket)
+        wait = next_wait
+        started = now
+        count = socket.fill(wait)
+        @received += count if count
+        count
+      rescue Connection::BufferedSocket::Timeout
+        raise if wait == @timeout
+        raise Connection::BufferedSocket::Timeout, "request body slower than #{@min_rate} bytes/s"
+      ensure
+        @waited += now - started if started
+      end
+
+      private
+
+      def next_wait
+        return @timeout unless @min_rate.positive?
+        left = @grace + @received.fdiv(@min_rate) - @waited
+        raise Connection::BufferedSocket::Timeout, "request body slower than #{@min_rate} bytes/s" if left <= 0
+        left < @timeout ? left : @timeout
+      end
+
+      def now = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+    end
+  end
+end
