@@ -29,6 +29,8 @@ module Heron
     # @raise [BindError, ConfigError]
     def bind
       @listeners = @uris.map { |uri| open(uri) }
+      @paths = @listeners.filter_map { |listener| listener.local_address.unix_path if listener.local_address.unix? }
+      @listeners
     rescue StandardError
       close
       raise
@@ -75,10 +77,20 @@ module Heron
 
     # Closes every listener and removes unix socket files.
     def close
+      close_sockets
+      (@paths || []).each do |path|
+        File.unlink(path) if File.socket?(path)
+      rescue SystemCallError
+        nil
+      end
+      @paths = []
+    end
+
+    # Closes this process's listening sockets but leaves unix socket files in place (a cluster
+    # master stopping while its workers, which hold copies, still serve or drain).
+    def close_sockets
       @listeners.each do |listener|
-        path = listener.local_address.unix_path if listener.local_address.unix?
-        listener.close
-        File.unlink(path) if path && File.socket?(path)
+        listener.close unless listener.closed?
       rescue IOError, SystemCallError
         nil
       end

@@ -87,7 +87,8 @@ module Heron
       return if signal == "CHLD"
       graceful = signal != "QUIT" && !@stopping
       @stopping = true
-      @deadline ||= monotonic + @config.shutdown_timeout + 5
+      @binder.close_sockets # the workers hold copies: once they close theirs, connecting is refused
+      @deadline ||= monotonic + @config.shutdown_timeout + @config.drain_delay + 5
       @logger.info("#{graceful ? 'graceful' : 'immediate'} stop (SIG#{signal})")
       @workers.each_value { |worker| worker.signal(graceful ? "TERM" : "QUIT") }
     end

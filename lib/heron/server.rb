@@ -39,6 +39,9 @@ module Heron
       @env_template = Server::EnvTemplate.build(config)
       @reactors = []
       @ready = Queue.new
+      @draining = false
+      @not_accepting = 0
+      @listener_lock = Mutex.new
     end
 
     # Opens the listeners (unless given).
@@ -79,8 +82,24 @@ module Heron
     # Asks every reactor thread to stop. Safe from any thread and from a trap handler.
     # @param graceful [Boolean] drain in-flight requests first (bounded by shutdown_timeout).
     def stop(graceful: true)
+      @draining = true
       @stop_early = graceful if @reactors.empty?
       @reactors.each { |reactor| reactor.stop(graceful: graceful) }
+    end
+
+    # @return [Boolean] whether a stop has been asked for (true during `drain_delay` too, while
+    #   connections are still accepted): a readiness check should then answer 503.
+    def draining? = @draining
+
+    # Called by each reactor thread once it has stopped accepting for a graceful stop; the last
+    # one closes the listeners (this process's copies), so new connections are refused at once
+    # instead of waiting in the backlog to be reset when the process exits.
+    # @return [void]
+    def stopped_accepting
+      @listener_lock.synchronize do
+        @not_accepting += 1
+        close_listeners if @not_accepting == @reactors.size
+      end
     end
 
     # Blocks until the server accepts connections.
@@ -98,6 +117,15 @@ module Heron
     end
 
     private
+
+    # Ours are closed by the binder (which also removes unix socket files); a cluster worker's
+    # inherited copies are only closed, as the master owns the files.
+    def close_listeners
+      @binder.close
+      @listeners.each { |listener| listener.close unless listener.closed? }
+    rescue IOError, SystemCallError
+      nil
+    end
 
     def share
       (@config.max_connections.to_f / @config.threads).ceil

@@ -202,10 +202,14 @@ module Heron
         command == :wait_readable ? nil : command
       end
 
+      # Keeps serving for drain_delay, then stops accepting (the server closes the listeners once
+      # every reactor thread has), closes idle connections and waits for the busy ones.
       def drain(accepts)
+        sleep(@config.drain_delay) if @config.drain_delay.positive?
         deadline = now + @config.shutdown_timeout
         @draining = true
         accepts.each(&:stop)
+        @server.stopped_accepting
         @connections.each { |connection| connection.stop_if_idle }
         wait_for_connections(deadline)
         leftover = @callbacks.drain(deadline)

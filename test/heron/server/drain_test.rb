@@ -1,0 +1,80 @@
+# frozen_string_literal: true
+
+require "test_helper"
+require "net/http"
+
+# A graceful stop refuses new connections at once (issue 12, point 3): the draining process closes
+# its listeners as soon as it stops accepting (a cluster's master and workers all close their
+# copies), while requests in flight finish. drain_delay keeps serving for a while first.
+class DrainTest < Minitest::Test
+  SLOW_APP = <<~RUBY
+    run lambda { |env|
+      if env["PATH_INFO"] == "/slow"
+        File.write("started", "1")
+        sleep 4
+      end
+      [200, { "content-type" => "text/plain" }, ["done \#{env['PATH_INFO']}"]]
+    }
+  RUBY
+
+  def test_single_process_refuses_new_connections_while_a_slow_request_finishes
+    refuses_while_draining
+  end
+
+  def test_cluster_refuses_new_connections_while_a_slow_request_finishes
+    refuses_while_draining("-w", "2")
+  end
+
+  def test_drain_delay_keeps_serving_then_refuses
+    pid, port, log = spawn_heron(SLOW_APP, "--drain-delay", "1.5")
+    slow = start_slow(port, log)
+    Process.kill("TERM", pid)
+    assert_equal "done /during-delay", get(port, "/during-delay").body, "still served during drain_delay"
+    eventually(timeout: 5) { refused?(port) }
+    assert slow.alive?, "refused while the slow request is still in flight"
+    assert_equal ["200", "done /slow"], [slow.value.code, slow.value.body]
+    assert wait_exit(pid)&.success?
+  end
+
+  def test_draining_is_true_from_the_stop_request_and_during_drain_delay
+    server = start_server(->(_env) { [200, { "content-type" => "text/plain" }, ["ok"]] }, drain_delay: 1)
+    refute server.draining?
+    server.stop(graceful: true)
+    assert server.draining?
+    assert_equal "200", get(server.bound_ports.first, "/").code, "still served during drain_delay"
+    assert @server_thread.join(10), "stops once the delay and the drain are over"
+    assert server.draining?
+  end
+
+  private
+
+  def refuses_while_draining(*args)
+    pid, port, log = spawn_heron(SLOW_APP, *args)
+    slow = start_slow(port, log)
+    Process.kill("TERM", pid)
+    eventually(timeout: 3) { refused?(port) }
+    assert slow.alive?, "refused while the slow request is still in flight"
+    assert_equal ["200", "done /slow"], [slow.value.code, slow.value.body]
+    assert wait_exit(pid)&.success?, File.read(log)
+  end
+
+  # Starts a request to /slow and waits until the app is running it.
+  def start_slow(port, log)
+    marker = File.join(File.dirname(log), "started")
+    slow = Thread.new { get(port, "/slow") }
+    eventually { File.exist?(marker) }
+    slow
+  end
+
+  def get(port, path)
+    Net::HTTP.start("127.0.0.1", port, open_timeout: 5, read_timeout: 10) { |http| http.get(path) }
+  end
+
+  # A connection made now is refused by the kernel (not accepted into a backlog nobody reads).
+  def refused?(port)
+    connect(port).close
+    false
+  rescue Errno::ECONNREFUSED
+    true
+  end
+end
