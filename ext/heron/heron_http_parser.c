@@ -183,7 +183,7 @@ static void Heron_HTTPParser_free(void *ptr)
 static size_t Heron_HTTPParser_memsize(const void *ptr)
 {
   const Heron_HTTPParser *parser = ptr;
-  return sizeof(*parser) + parser->head.max_header_fields * sizeof(heron_http_field);
+  return sizeof(*parser) + parser->head.fields_capacity * sizeof(heron_http_field);
 }
 
 static const rb_data_type_t Heron_HTTPParser_type = {

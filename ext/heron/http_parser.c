@@ -168,6 +168,22 @@ static int hp_reject(heron_http_parser *p, int status, const char *msg)
   return -1;
 }
 
+/* Fields the table starts with: enough for most requests, 512 bytes per parser. */
+#define HP_INITIAL_FIELDS 16
+
+/* Makes room for one more field (nfields < max_header_fields). Returns 0, or -1 when out of memory. */
+static int hp_grow_fields(heron_http_parser *p)
+{
+  size_t capacity = p->fields_capacity * 2;
+  heron_http_field *fields;
+  if (capacity > p->max_header_fields) capacity = p->max_header_fields;
+  fields = realloc(p->fields, capacity * sizeof(heron_http_field));
+  if (!fields) return -1;
+  p->fields = fields;
+  p->fields_capacity = capacity;
+  return 0;
+}
+
 int heron_http_parser_init(heron_http_parser *p, size_t max_target_bytes,
                            size_t max_header_bytes, size_t max_header_fields)
 {
@@ -176,7 +192,8 @@ int heron_http_parser_init(heron_http_parser *p, size_t max_target_bytes,
   p->max_target_bytes = max_target_bytes;
   p->max_header_bytes = max_header_bytes;
   p->max_header_fields = max_header_fields;
-  p->fields = calloc(max_header_fields ? max_header_fields : 1, sizeof(heron_http_field));
+  p->fields_capacity = max_header_fields < HP_INITIAL_FIELDS ? (max_header_fields ? max_header_fields : 1) : HP_INITIAL_FIELDS;
+  p->fields = calloc(p->fields_capacity, sizeof(heron_http_field));
   if (!p->fields) return -1;
   heron_http_parser_reset(p);
   return 0;
@@ -191,9 +208,10 @@ void heron_http_parser_free(heron_http_parser *p)
 void heron_http_parser_reset(heron_http_parser *p)
 {
   heron_http_field *fields = p->fields;
-  size_t t = p->max_target_bytes, h = p->max_header_bytes, f = p->max_header_fields;
+  size_t t = p->max_target_bytes, h = p->max_header_bytes, f = p->max_header_fields, c = p->fields_capacity;
   memset(p, 0, sizeof(*p));
   p->fields = fields;
+  p->fields_capacity = c;
   p->max_target_bytes = t;
   p->max_header_bytes = h;
   p->max_header_fields = f;
@@ -394,6 +412,8 @@ static size_t hp_field_start(heron_http_parser *p, const char *buf, size_t i)
   if (IS(CC_TCHAR, c)) {
     if (p->nfields >= p->max_header_fields)
       return hp_fail(p, 431, "too many header fields", i);
+    if (p->nfields >= p->fields_capacity && hp_grow_fields(p) < 0)
+      return hp_fail(p, 503, "out of memory for header fields", i);
     p->mark = i;
     p->state = HP_NAME;
     return i;

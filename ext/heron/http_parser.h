@@ -79,6 +79,7 @@ typedef struct heron_http_parser {
   /* header fields */
   heron_http_field *fields;
   size_t nfields;
+  size_t fields_capacity; /* grows (doubling) up to max_header_fields as requests need it */
 
   /* semantics, valid once DONE */
   int64_t content_length; /* -1 when absent */
@@ -98,7 +99,8 @@ typedef struct heron_http_parser {
   const char *error;  /* static message, or NULL */
 } heron_http_parser;
 
-/* Allocates the field table. Returns 0, or -1 when out of memory. */
+/* Allocates a small field table (it grows to max_header_fields when a request has more
+ * fields, so an idle parser stays small). Returns 0, or -1 when out of memory. */
 int heron_http_parser_init(heron_http_parser *parser, size_t max_target_bytes,
                            size_t max_header_bytes, size_t max_header_fields);
 void heron_http_parser_free(heron_http_parser *parser);

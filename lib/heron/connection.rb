@@ -53,6 +53,7 @@ module Heron
         first = false
         break if respond(request) == :hijacked
         break unless request.keepalive && request.input.finished? || settle(request)
+        request = @expectation = nil # an idle keep-alive connection holds no finished request
       end
     ensure
       close_socket(request)
@@ -61,8 +62,9 @@ module Heron
     private
 
     def next_request(first)
+      started = wait_for_request(first) or return nil
       env = @env.fresh
-      started = read_head(env, first) or return nil
+      read_head(env, started) or return nil
       build_request(env, started)
     rescue HTTPParser::Error, Request::Input::TooLarge, Request::Expectation::Failed => e
       reject(e.status, e.message)
@@ -70,8 +72,7 @@ module Heron
       @idle || @socket.buffer.empty? ? nil : reject(408, "request head timed out")
     end
 
-    def read_head(env, first)
-      started = wait_for_request(first) or return nil
+    def read_head(env, started)
       deadline = started + @config.header_timeout
       @parser.reset
       until (length = @parser.parse(env, @socket.buffer))

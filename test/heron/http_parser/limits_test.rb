@@ -73,6 +73,22 @@ class HeronParserLimitsTest < Minitest::Test
     assert_rejected(Heron::HTTPParser::HeaderFieldsTooLarge, head(*fields, "X-100: 1"))
   end
 
+  def test_field_table_starts_small_and_grows_to_the_limit_keeping_every_field
+    require "objspace"
+    parser = Heron::HTTPParser.new
+    assert_operator ObjectSpace.memsize_of(parser), :<, 1024, "an idle parser holds no 100-field table"
+    fields = ["Host: x"] + (1..99).map { |i| "X-#{i}: v#{i}" }
+    request = head(*fields)
+    env = {}
+    buf = +"".b
+    request.each_char { |c| break if parser.parse(env, buf << c) } # resumed across every growth
+    assert_equal (1..99).map { |i| "v#{i}" }, (1..99).map { |i| env["HTTP_X_#{i}"] }
+    parser.reset
+    second = {}
+    parser.parse(second, head("Host: y", "X-1: again").b)
+    assert_equal %w[y again], [second["HTTP_HOST"], second["HTTP_X_1"]]
+  end
+
   def test_errors_are_sticky
     parser = Heron::HTTPParser.new
     buf = +"GET / HTTP/1.1\r\nX : y\r\n"
