@@ -25,6 +25,10 @@ class DrainTest < Minitest::Test
     refuses_while_draining("-w", "2")
   end
 
+  def test_reactor_threads_refuse_new_connections_once_all_stopped_accepting
+    refuses_while_draining("-t", "2")
+  end
+
   def test_drain_delay_keeps_serving_then_refuses
     pid, port, log = spawn_heron(SLOW_APP, "--drain-delay", "1.5")
     slow = start_slow(port, log)
