@@ -4,18 +4,25 @@ module Heron
   class Server
     # What an accept loop does when `accept` fails (EMFILE, ENFILE, ENOBUFS, ENOMEM or anything
     # else the kernel says): it waits a little, longer each time up to a cap, and logs once per
-    # burst of failures (when it starts, and when accepting works again), never once per attempt.
+    # burst of failures, never once per attempt. A burst starts with the first failure and ends
+    # with a successful accept at least `quiet` seconds after the last failure, so a process that
+    # sits at its descriptor limit (accept one, fail, accept one...) logs two lines, not two per
+    # connection.
     class AcceptBackoff
       FIRST_DELAY = 0.005
       MAX_DELAY = 0.1
       private_constant :FIRST_DELAY, :MAX_DELAY
 
-      # @return [Integer] failures in the current burst (0 when accepting works).
+      # @return [Integer] failures in the current burst (0 when none is under way).
       attr_reader :failures
 
       # @param logger [Log::Logger]
-      def initialize(logger)
+      # @param quiet [Numeric] seconds without a failure that end a burst.
+      # @param clock [#call] monotonic seconds (replaceable in tests).
+      def initialize(logger, quiet: 1.0, clock: -> { Process.clock_gettime(Process::CLOCK_MONOTONIC) })
         @logger = logger
+        @quiet = quiet
+        @clock = clock
         @failures = 0
         @delay = FIRST_DELAY
       end
@@ -24,6 +31,7 @@ module Heron
       # @param error [Exception] what accept raised.
       # @return [Float] seconds to wait before trying again.
       def failed(error)
+        @last_failure = @clock.call
         start_burst(error) if @failures.zero?
         @failures += 1
         delay = @delay
@@ -31,20 +39,19 @@ module Heron
         delay
       end
 
-      # Records a successful accept; ends a burst of failures, if one was under way.
+      # Records a successful accept; ends the burst of failures, if one is under way and quiet.
       # @return [void]
       def succeeded
-        return if @failures.zero?
-        seconds = Process.clock_gettime(Process::CLOCK_MONOTONIC) - @since
-        @logger.warn("accepting again after #{@failures} failed accepts in #{seconds.round(2)} s")
-        @failures = 0
         @delay = FIRST_DELAY
+        return if @failures.zero? || @clock.call - @last_failure < @quiet
+        @logger.warn("accepting again after #{@failures} failed accepts over #{(@last_failure - @since).round(2)} s")
+        @failures = 0
       end
 
       private
 
       def start_burst(error)
-        @since = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+        @since = @last_failure
         @logger.warn("accept failed (#{error.class.name}: #{error.message}); backing off until it works again")
       end
     end

@@ -148,7 +148,7 @@ module Heron
           break if io == :wait_readable
           batch << io
         end
-        backoff.succeeded
+        backoff.succeeded unless batch.empty?
         [batch, nil]
       rescue Errno::ECONNABORTED, Errno::EPROTO # that client gave up before it was accepted
         [batch, nil]

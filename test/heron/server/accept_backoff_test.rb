@@ -28,13 +28,21 @@ class AcceptBackoffTest < Minitest::Test
     stop(pid)
   end
 
-  def test_logs_the_start_and_end_of_a_burst_once
+  def test_logs_a_burst_once_even_when_accepts_succeed_in_between
     out = StringIO.new
-    backoff = Heron::Server::AcceptBackoff.new(Heron::Log::Logger.new(Heron::Configuration.new(log_io: out, error_io: out)))
-    delays = Array.new(50) { backoff.failed(Errno::EMFILE.new) }
+    time = 0.0
+    backoff = Heron::Server::AcceptBackoff.new(Heron::Log::Logger.new(Heron::Configuration.new(log_io: out, error_io: out)),
+                                               quiet: 1.0, clock: -> { time })
+    delays = 50.times.map do
+      time += 0.1
+      backoff.succeeded # at the limit: one accepted, the next fails
+      backoff.failed(Errno::EMFILE.new)
+    end
+    assert_equal [1, 0], [out.string.scan("accept failed").size, out.string.scan("accepting again").size]
+    time += 1.5
     backoff.succeeded
     backoff.succeeded
-    assert_equal [1, 1], [out.string.scan("accept failed").size, out.string.scan("accepting again after 50").size]
+    assert_equal 1, out.string.scan("accepting again after 50 failed accepts").size
     assert_operator delays.max, :<=, 0.1, "never waits long once descriptors are back"
     assert_equal 0, backoff.failures
   end
