@@ -22,4 +22,5 @@ Gem::Specification.new do |spec|
   spec.add_dependency "async", "~> 2.24.0"
   spec.add_dependency "rack", "~> 3.1"
   spec.add_dependency "rackup", ">= 2.1"
+  spec.add_dependency "protocol-http2", ">= 0.22", "< 1"
 end

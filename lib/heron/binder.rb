@@ -17,8 +17,10 @@ module Heron
     # @param environment [String] passed to TLS binds (a development certificate is made only in
     #   "development").
     # @param log [#call, nil] receives a line of note (a new development certificate).
-    def initialize(uris, environment: "development", log: nil)
+    # @param http2 [Boolean] TLS binds offer h2 by ALPN.
+    def initialize(uris, environment: "development", log: nil, http2: false)
       @uris = uris
+      @http2 = http2
       @environment = environment
       @log = log
       @listeners = []
@@ -39,7 +41,7 @@ module Heron
     # @param config [Configuration]
     # @return [Binder] for the configuration's binds, in its environment, noting to its error log.
     def self.for(config)
-      new(config.bind_uris, environment: config.environment_name,
+      new(config.bind_uris, environment: config.environment_name, http2: config.http2,
                             log: ->(line) { config.error_io.puts("heron: #{line}") })
     end
 
@@ -122,7 +124,7 @@ module Heron
     def ssl(parsed, uri)
       require_relative "tls/listener"
       require_relative "tls/context"
-      context = TLS::Context.new(uri, environment: @environment, log: @log)
+      context = TLS::Context.new(uri, environment: @environment, log: @log, http2: @http2)
       TLS::Listener.new(tcp(parsed.host, parsed.port, uri), context)
     end
 

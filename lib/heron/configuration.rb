@@ -39,6 +39,8 @@ module Heron
       max_header_fields: 100,         # 431 above this
       forwarded_proto: false,         # trust X-Forwarded-Proto for rack.url_scheme
       continue_mode: :lazy,           # :lazy | :eager (Expect: 100-continue)
+      http2: true,                    # HTTP/2 over TLS (ALPN h2) and cleartext with prior knowledge
+      http2_max_concurrent_streams: 100, # streams (requests) at once on one HTTP/2 connection
       discard_body_limit: 64 * 1024,  # bytes read and dropped after an app ignored the body
       after_reply_concurrency: 64,    # callbacks running at once per process
       profile: nil,                   # nil → on in development, off otherwise
@@ -62,7 +64,8 @@ module Heron
       min_body_rate: [:non_negative_integer], body_rate_grace: [:duration], drain_delay: [:duration],
       max_body_size: [:optional_size], max_target_bytes: [:positive_integer],
       max_header_bytes: [:positive_integer], max_header_fields: [:positive_integer],
-      forwarded_proto: [:boolean], continue_mode: [:choice, %i[lazy eager]],
+      forwarded_proto: [:boolean], continue_mode: [:choice, %i[lazy eager]], http2: [:boolean],
+      http2_max_concurrent_streams: [:positive_integer],
       discard_body_limit: [:non_negative_integer], after_reply_concurrency: [:positive_integer],
       profile: [:optional_boolean], profile_path: [:url_path], profile_token: [:optional_string],
       profile_sample: [:positive_integer],

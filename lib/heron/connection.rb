@@ -8,6 +8,7 @@ require_relative "request/expectation"
 require_relative "request/env_builder"
 require_relative "response/writer"
 require_relative "response/error_response"
+require_relative "http2/connection"
 
 module Heron
   # Serves one client connection, in its own fiber: reads each request head with the C parser,
@@ -41,6 +42,7 @@ module Heron
     # Closes the connection if it is between requests (graceful shutdown).
     # @return [void]
     def stop_if_idle
+      return @http2.drain if @http2
       @task.stop if @idle
     end
 
@@ -48,6 +50,10 @@ module Heron
     # @return [void]
     def serve
       return unless @socket.handshake(@config.header_timeout)
+      case @config.http2 && HTTP2::Connection.wanted?(@socket, @config.first_byte_timeout)
+      when true then return serve_http2
+      when nil then return # nothing came in time
+      end
       first = true
       while (request = next_request(first))
         first = false
@@ -60,6 +66,13 @@ module Heron
     end
 
     private
+
+    # The client speaks HTTP/2 (ALPN h2, or the cleartext preface): the connection is its.
+    def serve_http2
+      @idle = false
+      @http2 = HTTP2::Connection.new(@socket, @reactor)
+      @http2.serve
+    end
 
     def next_request(first)
       started = wait_for_request(first) or return nil

@@ -51,6 +51,7 @@ module Heron
         [:max_header_bytes, ["--max-header-bytes BYTES"], "431 above this (default 65536)"],
         [:max_header_fields, ["--max-header-fields COUNT"], "431 above this (default 100)"],
         [:forwarded_proto, ["--[no-]forwarded-proto"], "trust X-Forwarded-Proto (default off)"],
+        [:http2, ["--[no-]http2"], "serve HTTP/2: TLS with ALPN h2, cleartext with prior knowledge (default on)"],
         [:after_reply_concurrency, ["--after-reply-concurrency COUNT"], "after-reply callbacks (64)"],
       ].freeze
 

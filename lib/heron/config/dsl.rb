@@ -259,6 +259,19 @@ module Heron
         set(:forwarded_proto, enabled, "forwarded_proto")
       end
 
+      # @param enabled [Boolean] serve HTTP/2 (TLS with ALPN h2, and cleartext prior knowledge;
+      #   default true).
+      # @return [Boolean]
+      def http2(enabled = true)
+        set(:http2, enabled, "http2")
+      end
+
+      # @param count [Integer, String] streams at once on one HTTP/2 connection (default 100).
+      # @return [Integer]
+      def http2_max_concurrent_streams(count)
+        set(:http2_max_concurrent_streams, count, "http2_max_concurrent_streams")
+      end
+
       # @param mode [Symbol, String] when to send 100 Continue: :lazy (on first body read) or :eager.
       # @return [Symbol]
       def continue(mode)

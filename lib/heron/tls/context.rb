@@ -32,8 +32,10 @@ module Heron
       # @param environment [String] "development" allows a missing certificate.
       # @param log [#call, nil] receives one line when a development certificate is made.
       # @raise [ConfigError] for a missing or unreadable certificate or key, or an unknown parameter.
-      def initialize(uri, environment: "development", log: nil)
+      # @param http2 [Boolean] offer h2 by ALPN (else http/1.1 only).
+      def initialize(uri, environment: "development", log: nil, http2: false)
         @uri = uri
+        @protocols = http2 ? %w[h2 http/1.1] : %w[http/1.1]
         @params = Context.params(uri)
         @environment = environment
         @log = log
@@ -87,7 +89,7 @@ module Heron
         context.min_version = min_version
         context.ciphers = @params.fetch("ciphers", [DEFAULT_CIPHERS]).first
         context.options |= OpenSSL::SSL::OP_NO_COMPRESSION | OpenSSL::SSL::OP_CIPHER_SERVER_PREFERENCE
-        context.alpn_select_cb = ->(protocols) { protocols.include?("http/1.1") ? "http/1.1" : nil }
+        context.alpn_select_cb = ->(offered) { @protocols.find { |protocol| offered.include?(protocol) } }
         client_verification(context)
         context
       end

@@ -1,0 +1,129 @@
+# frozen_string_literal: true
+
+require "protocol/http2/server"
+require "protocol/http2/framer"
+require "protocol/http2/stream"
+require_relative "socket_stream"
+require_relative "header_block"
+require_relative "session"
+require_relative "env_builder"
+require_relative "exchange"
+
+module Heron
+  module HTTP2
+    # Serves one HTTP/2 connection (TLS with ALPN `h2`, or cleartext with prior knowledge) in the
+    # connection's fiber: reads frames, and runs each stream's request in a fiber of its own
+    # ({Exchange}). A graceful stop sends GOAWAY and lets the open streams finish.
+    class Connection
+      PREFACE = Protocol::HTTP2::CONNECTION_PREFACE
+      FRAMES = Protocol::HTTP2::FRAMES.dup.tap { |frames| frames[Protocol::HTTP2::HeadersFrame::TYPE] = HeaderBlock }.freeze
+      QUIET = [EOFError, IOError, SystemCallError, Heron::Connection::BufferedSocket::Timeout,
+               Protocol::HTTP2::Error, Protocol::HPACK::Error].freeze
+
+      # @param socket [Heron::Connection::BufferedSocket] the preface may already be buffered.
+      # @return [Boolean, nil] whether the client speaks HTTP/2: ALPN chose h2, or (cleartext) it
+      #   sent the connection preface; nil when it sent nothing within `timeout` or went away.
+      def self.wanted?(socket, timeout)
+        return socket.io.alpn_protocol == "h2" if socket.io.respond_to?(:alpn_protocol)
+        while socket.buffer.bytesize < PREFACE.bytesize && PREFACE.start_with?(socket.buffer)
+          socket.fill(timeout) or return (socket.buffer.empty? ? nil : false)
+        end
+        socket.buffer.start_with?(PREFACE)
+      rescue Heron::Connection::BufferedSocket::Timeout
+        socket.buffer.empty? ? nil : false
+      end
+
+      # @param socket [Heron::Connection::BufferedSocket]
+      # @param reactor [Server::ReactorThread] app, config, logger, date, env_template, #finished.
+      def initialize(socket, reactor)
+        @socket = socket
+        @reactor = reactor
+        @config = reactor.config
+        @running = 0
+        @draining = false
+        @env = EnvBuilder.new(reactor.env_template, remote_addr: remote_addr, tls: socket.io.respond_to?(:alpn_protocol))
+        HeaderBlock.max_bytes = @config.max_header_bytes
+      end
+
+      # Serves streams until the client goes away, the protocol fails, or a drain completes.
+      # @return [void]
+      def serve
+        @task = Async::Task.current
+        @session = new_session
+        @session.read_connection_preface(settings)
+        @session.read_frame until @session.closed?
+      rescue *QUIET
+        nil
+      ensure
+        @session&.close
+      end
+
+      # Starts a graceful stop: GOAWAY, no new streams, and the connection closes once the open
+      # ones are done (at once when there are none).
+      # @return [void]
+      def drain
+        return if @draining || @session.nil? || @session.closed?
+        @draining = true
+        goaway(Protocol::HTTP2::NO_ERROR)
+        @task.stop if @running.zero?
+      end
+
+      private
+
+      def new_session
+        stream = SocketStream.new(@socket, write_timeout: @config.write_timeout, read_timeout: -> { read_timeout })
+        Session.new(Protocol::HTTP2::Framer.new(stream, FRAMES), max_streams: max_streams,
+                                                                 new_stream: method(:configure), running: -> { @draining ? max_streams : @running })
+      end
+
+      def max_streams = @config.http2_max_concurrent_streams
+
+      def settings
+        [[Protocol::HTTP2::Settings::MAXIMUM_CONCURRENT_STREAMS, max_streams],
+         [Protocol::HTTP2::Settings::MAXIMUM_HEADER_LIST_SIZE, @config.max_header_bytes],
+         [Protocol::HTTP2::Settings::ENABLE_PUSH, 0]]
+      end
+
+      # Idle between streams: keepalive_timeout; while a stream runs the client may be silent.
+      def read_timeout
+        return @config.header_timeout if @session.nil? || @session.state == :new
+        @running.zero? ? @config.keepalive_timeout : nil
+      end
+
+      def configure(stream)
+        stream.configure(on_request: method(:start), body_limit: @config.max_body_size, body_timeout: @config.body_timeout)
+      end
+
+      # A stream's headers are complete: its request runs in a fiber of its own.
+      def start(stream)
+        env = @env.build(stream.request_headers)
+        @running += 1
+        started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+        @task.async(annotation: "heron http2 stream") { run(stream, env, started) }
+      rescue EnvBuilder::Malformed
+        stream.send_reset_stream(Protocol::HTTP2::PROTOCOL_ERROR)
+      end
+
+      def run(stream, env, started)
+        Exchange.new(stream, env, @reactor).run(started)
+      ensure
+        @running -= 1
+        @task.stop if @draining && @running.zero?
+      end
+
+      def goaway(code)
+        frame = Protocol::HTTP2::GoawayFrame.new
+        frame.pack(@session.remote_stream_id, code, "")
+        @session.write_frame(frame)
+      rescue *QUIET
+        nil
+      end
+
+      def remote_addr
+        @socket.io.remote_address.ip_address
+      rescue StandardError # a unix socket has no IP address
+        "127.0.0.1"
+      end
+    end
+  end
+end

@@ -1,0 +1,87 @@
+# frozen_string_literal: true
+
+module Heron
+  module HTTP2
+    # Builds a Rack env from an HTTP/2 request's header fields (RFC 9113 §8.3), refusing a
+    # malformed request: missing or repeated pseudo-headers, a pseudo-header after a regular
+    # field, upper-case or connection-specific fields.
+    class EnvBuilder
+      # Raised for a malformed request; the stream is reset with PROTOCOL_ERROR.
+      class Malformed < StandardError; end
+
+      CONNECTION_SPECIFIC = %w[connection keep-alive proxy-connection transfer-encoding upgrade].freeze
+      PSEUDO = %w[:method :scheme :authority :path].freeze
+
+      # @param template [Hash] the server's env template.
+      # @param remote_addr [String]
+      # @param tls [Boolean] whether the connection is TLS.
+      def initialize(template, remote_addr:, tls:)
+        @template = template
+        @remote_addr = remote_addr
+        @tls = tls
+      end
+
+      # @param fields [Array<Array(String, String)>]
+      # @return [Hash] the env (without rack.input and Heron's per-request keys).
+      # @raise [Malformed]
+      def build(fields)
+        env = @template.dup
+        pseudo = pseudo_headers(fields)
+        request_line(env, pseudo)
+        fields.each { |name, value| add_field(env, name, value) unless name.start_with?(":") }
+        env["HTTP_HOST"] ||= pseudo[":authority"] if pseudo[":authority"]
+        server_name(env)
+        env
+      end
+
+      private
+
+      def pseudo_headers(fields)
+        regular = false
+        fields.each_with_object({}) do |(name, value), pseudo|
+          next regular = true unless name.start_with?(":")
+          raise Malformed, "pseudo-header #{name} after a regular field" if regular
+          raise Malformed, "unknown or repeated pseudo-header #{name}" if !PSEUDO.include?(name) || pseudo.key?(name)
+          pseudo[name] = value
+        end
+      end
+
+      def request_line(env, pseudo)
+        method, path = pseudo.values_at(":method", ":path")
+        raise Malformed, "missing :method, :scheme or :path" unless method && pseudo[":scheme"] && path && !path.empty?
+        env["REQUEST_METHOD"] = method
+        env["SERVER_PROTOCOL"] = "HTTP/2"
+        env["REQUEST_URI"] = path
+        env["PATH_INFO"], env["QUERY_STRING"] = path.split("?", 2)
+        env["QUERY_STRING"] ||= ""
+        env["rack.url_scheme"] = @tls ? "https" : "http"
+        env["HTTPS"] = "on" if @tls
+        env["REMOTE_ADDR"] = @remote_addr
+      end
+
+      def add_field(env, name, value)
+        return if name.include?("_") # as over HTTP/1.1: "x_forwarded_for" must not pass for "x-forwarded-for"
+        raise Malformed, "field name #{name.inspect} is not lower-case" if name.match?(/[A-Z]/)
+        raise Malformed, "connection-specific field #{name}" if CONNECTION_SPECIFIC.include?(name)
+        raise Malformed, "te other than trailers" if name == "te" && value != "trailers"
+        key = key_for(name)
+        env[key] = env.key?(key) ? join(name, env[key], value) : value
+      end
+
+      def key_for(name)
+        return "CONTENT_TYPE" if name == "content-type"
+        return "CONTENT_LENGTH" if name == "content-length"
+        "HTTP_#{name.upcase.tr('-', '_')}"
+      end
+
+      def join(name, first, value) = name == "cookie" ? "#{first}; #{value}" : "#{first}, #{value}"
+
+      def server_name(env)
+        host = env["HTTP_HOST"].to_s
+        name, port = host.start_with?("[") ? host.split(/(?<=\]):/, 2) : host.split(":", 2)
+        env["SERVER_NAME"] = name.nil? || name.empty? ? "localhost" : name
+        env["SERVER_PORT"] = port || (@tls ? "443" : "80")
+      end
+    end
+  end
+end

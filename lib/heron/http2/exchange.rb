@@ -1,0 +1,136 @@
+# frozen_string_literal: true
+
+require "protocol/http2/server"
+require "protocol/http2/framer"
+require "protocol/http2/stream"
+require_relative "../request"
+require_relative "../response/error_response"
+require_relative "body_stream"
+
+module Heron
+  module HTTP2
+    # One request and its response on an HTTP/2 stream, run in a fiber of its own: builds the
+    # env, calls the app, writes the headers and the body in DATA frames within the flow-control
+    # windows, and reports the request as finished (access log, metrics, after-reply callbacks).
+    class Exchange
+      BODILESS = [204, 304].freeze
+      # Response fields HTTP/2 forbids or the server writes itself.
+      DROPPED = %w[connection keep-alive transfer-encoding upgrade proxy-connection rack.hijack].freeze
+      TOKEN = /\A[!#$%&'*+\-.^_`|~0-9a-z]+\z/
+
+      # @param stream [Stream]
+      # @param env [Hash] the request's env (complete but for rack.input and Heron's keys).
+      # @param context [Connection] app, config, logger, date and #finished (the connection).
+      def initialize(stream, env, context)
+        @stream = stream
+        @env = env
+        @context = context
+        @timeout = context.config.write_timeout
+      end
+
+      # Runs the app and writes its response; never raises.
+      # @param started [Float] monotonic time the request's headers arrived.
+      # @return [void]
+      def run(started)
+        request = Request.new(complete_env(started), @stream.input, keepalive: true, http_minor: 1, started_at: started)
+        respond(request)
+      ensure
+        @context.finished(request) if request
+      end
+
+      private
+
+      def complete_env(started)
+        @env.merge!("rack.input" => @stream.input, "rack.hijack?" => false, "rack.after_reply" => [],
+                    "rack.response_finished" => [], "heron.request_start" => started)
+      end
+
+      def respond(request)
+        status, headers, body = call_app(request)
+        write(request, status.to_i, headers, body)
+      rescue Response::Invalid => e
+        invalid(request, e)
+      rescue Protocol::HTTP2::Error, EOFError, IOError, SystemCallError, Connection::BufferedSocket::Timeout => e
+        request.error ||= e
+      rescue StandardError => e
+        @context.logger.error("response body raised on #{@env['REQUEST_METHOD']} #{@env['PATH_INFO']}", e)
+        request.error ||= e
+        reset(Protocol::HTTP2::INTERNAL_ERROR)
+      ensure
+        body.close if body.respond_to?(:close)
+      end
+
+      def invalid(request, error)
+        @context.logger.error("invalid response to #{@env['PATH_INFO']}", error)
+        request.error = error
+        return reset(Protocol::HTTP2::INTERNAL_ERROR) if request.status
+        write(request, *Response::ErrorResponse.rack(500))
+      end
+
+      def call_app(request)
+        @context.app.call(@env)
+      rescue StandardError, ScriptError => e
+        request.error = e
+        status = Response::ErrorResponse.status_for(e)
+        @context.logger.error("app error on #{@env['REQUEST_METHOD']} #{@env['PATH_INFO']}", e) if status == 500
+        Response::ErrorResponse.rack(status)
+      end
+
+      def write(request, status, headers, body)
+        bodiless = @env["REQUEST_METHOD"] == "HEAD" || BODILESS.include?(status) || status < 200
+        fields = response_fields(status, headers)
+        request.status = status # the head is valid: from here on it goes out
+        request.headers = headers
+        return @stream.send_headers(fields, Protocol::HTTP2::END_STREAM) if bodiless
+        @stream.send_headers(fields)
+        request.bytes = send_body(body)
+        @stream.send_data("", Protocol::HTTP2::END_STREAM)
+      end
+
+      def response_fields(status, headers)
+        fields = [[":status", status.to_s], ["date", @context.date.now]]
+        headers.each do |name, value|
+          name = name.to_s.downcase
+          next if DROPPED.include?(name)
+          raise Response::Invalid, "invalid response header name #{name.inspect}" unless name.match?(TOKEN)
+          values(value).each { |item| fields << [name, checked(name, item)] }
+        end
+        fields
+      end
+
+      def values(value) = value.is_a?(Array) ? value : value.to_s.split("\n")
+
+      def checked(name, value)
+        value = value.to_s
+        raise Response::Invalid, "invalid value in response header #{name}" if value.match?(/[\r\n\0]/)
+        value
+      end
+
+      def send_body(body)
+        sent = 0
+        writer = ->(chunk) { sent += send_chunk(chunk.to_s.b) }
+        if body.respond_to?(:each) then body.each(&writer)
+        elsif body.respond_to?(:call) then body.call(BodyStream.new(@stream.input, writer))
+        end
+        sent
+      end
+
+      # Sends a chunk as DATA frames as the windows allow.
+      def send_chunk(data)
+        offset = 0
+        while offset < data.bytesize
+          size = @stream.sendable(data.bytesize - offset, @timeout)
+          @stream.send_data(data.byteslice(offset, size))
+          offset += size
+        end
+        data.bytesize
+      end
+
+      def reset(code)
+        @stream.send_reset_stream(code) unless @stream.closed?
+      rescue Protocol::HTTP2::Error, IOError, SystemCallError
+        nil
+      end
+    end
+  end
+end

@@ -1,0 +1,74 @@
+# frozen_string_literal: true
+
+require "protocol/http2/server"
+require "protocol/http2/framer"
+require "protocol/http2/stream"
+require_relative "stream"
+require_relative "flood_guard"
+
+module Heron
+  module HTTP2
+    # The server side of one HTTP/2 connection's protocol state (protocol-http2's Server), with
+    # what a server exposed to the internet needs around it: frame writes from many fibers never
+    # interleave, streams beyond the concurrency limit are refused (counting streams whose app
+    # is still running, even after the client reset them: the "rapid reset" attack), and floods
+    # of resets, SETTINGS and PINGs end the connection with ENHANCE_YOUR_CALM.
+    class Session < Protocol::HTTP2::Server
+      # @param framer [Protocol::HTTP2::Framer]
+      # @param max_streams [Integer] concurrent streams per connection.
+      # @param new_stream [#call] configures each new {Stream} (see Stream#configure).
+      # @param running [#call] how many streams' apps are running now.
+      def initialize(framer, max_streams:, new_stream:, running:)
+        super(framer)
+        @max_streams = max_streams
+        @new_stream = new_stream
+        @running = running
+        @guard = FloodGuard.new
+        @write_lock = Thread::Mutex.new
+      end
+
+      # Frame writes are whole: the socket may block mid-frame and another fiber may write
+      # (protocol-http2 writes every frame inside this).
+      def synchronize(&block) = @write_lock.synchronize(&block)
+
+      # A new stream, or REFUSED_STREAM when max_streams apps are running already.
+      def accept_stream(stream_id)
+        return refuse(stream_id) if @running.call >= @max_streams
+        create_stream(stream_id) { |connection, id| @new_stream.call(Stream.create(connection, id)) }
+      end
+
+      # Counts resets against the flood limit.
+      def receive_reset_stream(frame)
+        @guard.count(:reset)
+        super
+      end
+
+      # Counts PINGs against the flood limit.
+      def receive_ping(frame)
+        @guard.count(:ping) unless frame.acknowledgement?
+        super
+      end
+
+      # Counts SETTINGS against the flood limit.
+      def receive_settings(frame)
+        @guard.count(:settings) unless frame.acknowledgement?
+        super
+      end
+
+      # A stream answered with REFUSED_STREAM: its header block is still decoded, or the HPACK
+      # table would go out of step with the client's.
+      class RefusedStream < Protocol::HTTP2::Stream
+        protected def ignore_headers(frame) = process_headers(frame)
+      end
+
+      private
+
+      def refuse(stream_id)
+        @guard.count(:refused)
+        refused = RefusedStream.new(self, stream_id, :open)
+        refused.send_reset_stream(Protocol::HTTP2::REFUSED_STREAM)
+        refused
+      end
+    end
+  end
+end

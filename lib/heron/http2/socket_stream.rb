@@ -1,0 +1,39 @@
+# frozen_string_literal: true
+
+module Heron
+  module HTTP2
+    # The byte stream protocol-http2's framer reads and writes, over the connection's
+    # Connection::BufferedSocket (so bytes a client sent with its preface are not lost).
+    class SocketStream
+      # @param socket [Connection::BufferedSocket]
+      # @param write_timeout [Numeric] seconds a write may wait for the client.
+      # @param read_timeout [#call] returns the seconds a read may wait now (nil: no limit).
+      def initialize(socket, write_timeout:, read_timeout:)
+        @socket = socket
+        @write_timeout = write_timeout
+        @read_timeout = read_timeout
+      end
+
+      # @param length [Integer]
+      # @return [String] exactly `length` bytes.
+      # @raise [EOFError] when the client closes first; Connection::BufferedSocket::Timeout.
+      def read(length)
+        @socket.fill(@read_timeout.call) or raise EOFError, "client closed" while @socket.buffer.bytesize < length
+        @socket.consume(length)
+      end
+
+      # @param data [String]
+      # @return [Integer]
+      def write(data) = @socket.write(data, @write_timeout)
+
+      # Writes go out at once; nothing to flush.
+      def flush = nil
+
+      # @return [void]
+      def close = @socket.close
+
+      # @return [Boolean]
+      def closed? = @socket.closed?
+    end
+  end
+end

@@ -1,0 +1,112 @@
+# frozen_string_literal: true
+
+require "protocol/http2/server"
+require "protocol/http2/framer"
+require "protocol/http2/stream"
+require "async/notification"
+require_relative "input"
+
+module Heron
+  module HTTP2
+    # One HTTP/2 stream: collects the request's headers and body from the connection's reading
+    # fiber, and lets the {Exchange} running the app write the response within the flow-control
+    # windows.
+    class Stream < Protocol::HTTP2::Stream
+      # Header fields one request may have (as max_header_fields is for HTTP/1.1, but fixed).
+      MAX_FIELDS = 200
+
+      # @return [Array<Array(String, String)>, nil] the request's header fields, once received.
+      attr_reader :request_headers
+      # @return [Input, nil] the request body.
+      attr_reader :input
+
+      # Hands a stream whose request head is complete to `on_request`.
+      # @param on_request [#call] called with the stream once its headers arrived.
+      # @param body_limit [Integer, nil]
+      # @param body_timeout [Numeric]
+      def configure(on_request:, body_limit:, body_timeout:)
+        @on_request = on_request
+        @body_limit = body_limit
+        @body_timeout = body_timeout
+        @writable = Async::Notification.new
+        self
+      end
+
+      # The first HEADERS frame is the request; a later one (trailers) is ignored. A decoded
+      # header list past the connection's limit (SETTINGS_MAX_HEADER_LIST_SIZE, counted as RFC
+      # 9113 §6.5.2 does) ends the connection: a few bytes can decode into a great many (HPACK).
+      def process_headers(frame)
+        headers = super
+        bounded(headers)
+        return headers if @request_headers
+        @request_headers = headers
+        @input = Input.new(limit: @body_limit, timeout: @body_timeout, consumed: method(:consumed))
+        @on_request.call(self)
+        headers
+      end
+
+      # Headers arriving after the stream closed are still decoded (HPACK state is per connection).
+      protected def ignore_headers(frame) = process_headers(frame)
+
+      # Ends the body when the request's last frame came.
+      def receive_headers(frame)
+        super
+        @input&.finish if frame.end_stream?
+      end
+
+      # Passes a DATA frame's bytes to the input.
+      def process_data(frame)
+        data = super
+        @input.push(data)
+        @input.finish if frame.end_stream?
+        data
+      rescue Request::Input::TooLarge => e
+        @input.finish(e)
+        send_reset_stream(Protocol::HTTP2::CANCEL)
+        data
+      end
+
+      # The window is given back as the app reads ({Input}), not when frames arrive.
+      def request_window_update = nil
+
+      # Wakes a writer waiting for window (connection or stream).
+      def window_updated(_size)
+        @writable.signal
+        true
+      end
+
+      # The stream ended (sent, received or reset): the app's reads and writes stop waiting.
+      def closed(error)
+        @writable&.signal
+        return unless @input
+        @input.finish(error || (EOFError.new("stream closed") unless @input.finished?))
+      end
+
+      # Waits until some of `bytes` may be sent, within `timeout`.
+      # @return [Integer] how many may be sent now (at least 1).
+      # @raise [Connection::BufferedSocket::Timeout, EOFError]
+      def sendable(bytes, timeout)
+        while (size = available_frame_size) <= 0
+          raise EOFError, "stream closed" if closed?
+          Async::Task.current.with_timeout(timeout) { @writable.wait }
+        end
+        [size, bytes].min
+      rescue Async::TimeoutError
+        raise Connection::BufferedSocket::Timeout, "flow-control window stayed closed"
+      end
+
+      private
+
+      def bounded(headers)
+        size = headers.sum { |name, value| name.bytesize + value.bytesize + 32 }
+        limit = connection.local_settings.maximum_header_list_size
+        return if size <= limit && headers.size <= MAX_FIELDS
+        raise Protocol::HTTP2::ProtocolError.new("header list of #{size} bytes", Protocol::HTTP2::ENHANCE_YOUR_CALM)
+      end
+
+      def consumed(bytes)
+        send_window_update(bytes) unless closed? || bytes.zero?
+      end
+    end
+  end
+end
