@@ -60,6 +60,9 @@ module Heron
         end
       rescue Errno::ECONNRESET, Errno::EPIPE, IOError
         nil
+      rescue StandardError => e
+        raise unless tls_error?(e) # a TLS peer that went away mid-record: end of stream too
+        nil
       end
 
       # Removes and returns up to `length` bytes from the front of the buffer.
@@ -83,6 +86,9 @@ module Heron
         return total if written == total
         write_rest(data, written, timeout)
         total
+      rescue StandardError => e
+        raise unless tls_error?(e)
+        raise IOError, e.message # callers treat a TLS failure as the peer going away
       end
 
       # @return [Boolean] whether the socket is closed.
@@ -118,6 +124,8 @@ module Heron
       end
 
       private
+
+      def tls_error?(error) = defined?(OpenSSL::SSL::SSLError) && error.is_a?(OpenSSL::SSL::SSLError)
 
       # Waits for what a non-blocking call asked for (:wait_readable or :wait_writable).
       def wait(state, timeout)

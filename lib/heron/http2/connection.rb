@@ -91,7 +91,8 @@ module Heron
       end
 
       def configure(stream)
-        stream.configure(on_request: method(:start), body_limit: @config.max_body_size, body_timeout: @config.body_timeout)
+        stream.configure(on_request: method(:start), body_limit: @config.max_body_size, body_timeout: @config.body_timeout,
+                         header_limit: @config.max_header_bytes)
       end
 
       # A stream's headers are complete: its request runs in a fiber of its own.

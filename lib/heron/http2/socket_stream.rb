@@ -29,8 +29,10 @@ module Heron
       # Writes go out at once; nothing to flush.
       def flush = nil
 
+      # Closes after draining what the client still sends (bounded), so a GOAWAY just written is
+      # not destroyed by a reset before the client reads it.
       # @return [void]
-      def close = @socket.close
+      def close = @socket.linger_close
 
       # @return [Boolean]
       def closed? = @socket.closed?

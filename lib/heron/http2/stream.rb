@@ -24,7 +24,10 @@ module Heron
       # @param on_request [#call] called with the stream once its headers arrived.
       # @param body_limit [Integer, nil]
       # @param body_timeout [Numeric]
-      def configure(on_request:, body_limit:, body_timeout:)
+      # @param header_limit [Integer] the most bytes a decoded header list may have (counted as
+      #   RFC 9113 §6.5.2 does); enforced whether or not the client acknowledged the setting.
+      def configure(on_request:, body_limit:, body_timeout:, header_limit:)
+        @header_limit = header_limit
         @on_request = on_request
         @body_limit = body_limit
         @body_timeout = body_timeout
@@ -33,8 +36,8 @@ module Heron
       end
 
       # The first HEADERS frame is the request; a later one (trailers) is ignored. A decoded
-      # header list past the connection's limit (SETTINGS_MAX_HEADER_LIST_SIZE, counted as RFC
-      # 9113 §6.5.2 does) ends the connection: a few bytes can decode into a great many (HPACK).
+      # header list past the limit ends the connection: a few bytes can decode into a great many
+      # (HPACK).
       def process_headers(frame)
         headers = super
         bounded(headers)
@@ -99,8 +102,7 @@ module Heron
 
       def bounded(headers)
         size = headers.sum { |name, value| name.bytesize + value.bytesize + 32 }
-        limit = connection.local_settings.maximum_header_list_size
-        return if size <= limit && headers.size <= MAX_FIELDS
+        return if size <= @header_limit && headers.size <= MAX_FIELDS
         raise Protocol::HTTP2::ProtocolError.new("header list of #{size} bytes", Protocol::HTTP2::ENHANCE_YOUR_CALM)
       end
 

@@ -1,0 +1,200 @@
+# frozen_string_literal: true
+
+require "test_helper"
+require "open3"
+require_relative "../../support/http2_client"
+require_relative "../../support/tls_certificates"
+
+# HTTP/2 served by the real server: curl (prior knowledge and ALPN over TLS) and a
+# protocol-http2 client over a raw socket, for streams, flow control and the floods.
+class HeronHTTP2ConnectionTest < Minitest::Test
+  include ServerHelper
+
+  ECHO = lambda do |env|
+    sleep(Float(env["QUERY_STRING"][/sleep=([\d.]+)/, 1])) if env["QUERY_STRING"].include?("sleep=")
+    body = "#{env['SERVER_PROTOCOL']} #{env['REQUEST_METHOD']} #{env['PATH_INFO']} #{env['rack.url_scheme']} #{env['rack.input'].read.bytesize}"
+    [200, { "content-type" => "text/plain" }, [body]]
+  end
+
+  def client(port) = HTTP2TestClient.new(TCPSocket.new("127.0.0.1", port))
+
+  def curl(*args)
+    out, status = Open3.capture2e("curl", "-sS", *args)
+    assert status.success?, out
+    out
+  end
+
+  def test_curl_with_prior_knowledge_and_http_1_1_on_the_same_port
+    with_server(ECHO) do |port, _server|
+      assert_equal "HTTP/2 POST /a http 5", curl("--http2-prior-knowledge", "-d", "hello", "http://127.0.0.1:#{port}/a")
+      assert_equal "HTTP/1.1 GET /b http 0", curl("http://127.0.0.1:#{port}/b")
+      assert_match(/\[HTTP2\].*200|GET \/c|HTTP\/2 200/, curl("--http2-prior-knowledge", "-i", "http://127.0.0.1:#{port}/c"))
+      assert_match(%r{"GET /a HTTP/2"|HTTP/2}, server_log) # the access log sees HTTP/2 requests
+    end
+  end
+
+  def test_tls_negotiates_h2_by_alpn
+    Dir.mktmpdir do |dir|
+      paths = TLSCertificates.make(dir, "localhost")
+      bind = "ssl://127.0.0.1:0?cert=#{paths['localhost'][0]}&key=#{paths['localhost'][1]}"
+      with_server(ECHO, binds: [bind], environment: "production") do |port, _server|
+        url = "https://localhost:#{port}/tls"
+        resolve = "localhost:#{port}:127.0.0.1"
+        assert_equal "HTTP/2 GET /tls https 0", curl("--http2", "--cacert", paths["ca"], "--resolve", resolve, url)
+        assert_equal "HTTP/1.1 GET /tls https 0", curl("--http1.1", "--cacert", paths["ca"], "--resolve", resolve, url)
+      end
+    end
+  end
+
+  def test_streams_run_concurrently_on_one_connection
+    with_server(ECHO) do |port, _server|
+      h2 = client(port)
+      started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+      streams = Array.new(10) { |i| h2.request("GET", "/s#{i}?sleep=0.5") }
+      h2.wait(*streams)
+      assert_operator Process.clock_gettime(Process::CLOCK_MONOTONIC) - started, :<, 3.0 # not 10 × 0.5 s
+      assert_equal(Array.new(10) { |i| "HTTP/2 GET /s#{i} http 0" }, streams.map(&:body))
+      assert_equal ["200"] * 10, streams.map { |s| s.headers.assoc(":status")[1] }
+    ensure
+      h2&.close
+    end
+  end
+
+  def test_large_bodies_both_ways_follow_flow_control
+    big = lambda do |env|
+      [200, {}, ["#{env['rack.input'].read.bytesize}:", "x" * 1_000_000]]
+    end
+    with_server(big) do |port, _server|
+      upload = Random.bytes(300_000)
+      out = curl("--http2-prior-knowledge", "--data-binary", "@-", "http://127.0.0.1:#{port}/", stdin_data: upload)
+      assert_equal "300000:#{'x' * 1_000_000}", out
+    end
+  end
+
+  def test_bodiless_responses_carry_no_data
+    apps = { "/head" => 200, "/204" => 204, "/304" => 304 }
+    app = ->(env) { [apps.fetch(env["PATH_INFO"]), {}, ->(stream) { stream.write("never"); stream.close }] }
+    with_server(app, lint: false) do |port, _server|
+      h2 = client(port)
+      streams = [h2.request("HEAD", "/head"), h2.request("GET", "/204"), h2.request("GET", "/304")]
+      h2.wait(*streams)
+      assert_equal ["", "", ""], streams.map(&:body)
+      assert_equal %w[200 204 304], streams.map { |s| s.headers.assoc(":status")[1] }
+    ensure
+      h2&.close
+    end
+  end
+
+  def test_streaming_and_file_bodies
+    file = Tempfile.new("h2")
+    file.write("from a file")
+    file.flush
+    app = lambda do |env|
+      next [200, {}, Rack::Files.new(File.dirname(file.path)).call(env.merge("PATH_INFO" => "/#{File.basename(file.path)}"))[2]] if env["PATH_INFO"] == "/file"
+      [200, {}, ->(stream) { stream.write("streamed "); stream.write("body"); stream.close }]
+    end
+    with_server(app, lint: false) do |port, _server|
+      h2 = client(port)
+      streams = [h2.request("GET", "/stream"), h2.request("GET", "/file")]
+      h2.wait(*streams)
+      assert_equal ["streamed body", "from a file"], streams.map(&:body)
+    ensure
+      h2&.close
+      file.close!
+    end
+  end
+
+  def test_malformed_requests_are_reset_and_the_connection_goes_on
+    with_server(ECHO) do |port, _server|
+      h2 = client(port)
+      bad = h2.request("GET", "/bad", headers: [["connection", "keep-alive"]])
+      good = h2.request("GET", "/good")
+      h2.wait(bad, good)
+      assert_equal Protocol::HTTP2::PROTOCOL_ERROR, bad.reset_code
+      assert_equal "HTTP/2 GET /good http 0", good.body
+    ensure
+      h2&.close
+    end
+  end
+
+  def test_rapid_reset_ends_the_connection_and_apps_never_pile_up
+    running = Queue.new
+    app = ->(_env) { running << 1; sleep 0.2; [200, {}, ["ok"]] }
+    with_server(app, http2_max_concurrent_streams: 10) do |port, _server|
+      h2 = client(port)
+      begin
+        500.times do
+          stream = h2.request("GET", "/")
+          stream.send_reset_stream(Protocol::HTTP2::CANCEL)
+        end
+      rescue Errno::EPIPE, Errno::ECONNRESET, IOError
+        nil # the server may end the connection before the client stops sending
+      end
+      assert_equal Protocol::HTTP2::ENHANCE_YOUR_CALM, h2.goaway_code
+      assert_operator running.size, :<=, 10 + 1 # refused past the limit while apps still ran
+      assert_equal "HTTP/2 GET / http 0".sub(/.*/, "ok"), curl("--http2-prior-knowledge", "http://127.0.0.1:#{port}/")
+    ensure
+      h2&.close
+    end
+  end
+
+  def test_continuation_flood_ends_the_connection
+    with_server(ECHO) do |port, _server|
+      h2 = client(port)
+      headers = Protocol::HTTP2::HeadersFrame.new(1, 0) # no END_HEADERS
+      headers.pack(h2.client.encode_headers([[":method", "GET"], [":scheme", "http"], [":path", "/"]]))
+      headers.clear_flags(Protocol::HTTP2::END_HEADERS) # pack sets it when the block fits
+      h2.write(headers)
+      100.times do
+        continuation = Protocol::HTTP2::ContinuationFrame.new(1, 0)
+        continuation.pack("")
+        continuation.clear_flags(Protocol::HTTP2::END_HEADERS)
+        h2.write(continuation)
+      end
+      assert_equal Protocol::HTTP2::ENHANCE_YOUR_CALM, h2.goaway_code
+    ensure
+      h2&.close
+    end
+  end
+
+  def test_ping_and_settings_floods_end_the_connection
+    with_server(ECHO) do |port, _server|
+      [-> { Protocol::HTTP2::PingFrame.new.tap { |f| f.pack("12345678") } },
+       -> { Protocol::HTTP2::SettingsFrame.new.tap { |f| f.pack([]) } }].each do |make|
+        h2 = client(port)
+        200.times { h2.write(make.call) }
+        assert_equal Protocol::HTTP2::ENHANCE_YOUR_CALM, h2.goaway_code
+        h2.close
+      end
+    end
+  end
+
+  def test_an_hpack_bomb_ends_the_connection
+    with_server(ECHO, max_header_bytes: 16 * 1024) do |port, _server|
+      h2 = client(port)
+      big = [["x-big", "a" * 4000]]
+      fields = [[":method", "GET"], [":scheme", "http"], [":path", "/"]] + big * 100 # indexed after the first
+      frame = Protocol::HTTP2::HeadersFrame.new(1, Protocol::HTTP2::END_STREAM | Protocol::HTTP2::END_HEADERS)
+      frame.pack(h2.client.encode_headers(fields))
+      assert_operator frame.length, :<, 16 * 1024 # small on the wire
+      h2.write(frame)
+      assert_equal Protocol::HTTP2::ENHANCE_YOUR_CALM, h2.goaway_code
+    ensure
+      h2&.close
+    end
+  end
+
+  def test_a_graceful_stop_sends_goaway_and_lets_open_streams_finish
+    server = start_server(ECHO)
+    h2 = client(server.bound_ports.first)
+    slow = h2.request("GET", "/slow?sleep=0.5")
+    sleep 0.1 until server.connection_count.positive?
+    sleep 0.1
+    server.stop(graceful: true)
+    h2.wait(slow)
+    assert_equal "HTTP/2 GET /slow http 0", slow.body
+  ensure
+    h2&.close
+    stop_server(server, graceful: true) if server
+  end
+end

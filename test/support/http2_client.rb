@@ -1,0 +1,72 @@
+# frozen_string_literal: true
+
+require "socket"
+require "protocol/http2/client"
+require "protocol/http2/framer"
+require "protocol/http2/stream"
+
+# A small HTTP/2 client for tests over a real socket, on protocol-http2's Client: plain
+# requests, and the raw frames the denial-of-service tests send.
+class HTTP2TestClient
+  # A client stream that keeps what it receives.
+  class RecordingStream < Protocol::HTTP2::Stream
+    def headers = (@headers ||= [])
+    def body = (@body ||= +"".b)
+    def reset_code = @reset_code
+
+    def process_headers(frame) = super.tap { |fields| headers.concat(fields) }
+    def process_data(frame) = super.tap { |data| body << data.to_s }
+
+    def receive_reset_stream(frame)
+      @reset_code = super
+    end
+  end
+
+  attr_reader :client, :socket
+
+  # @param io [IO] a connected socket (TCP or TLS).
+  def initialize(io)
+    @socket = io
+    @client = Protocol::HTTP2::Client.new(Protocol::HTTP2::Framer.new(io))
+    @client.send_connection_preface([]) { nil }
+  end
+
+  # Sends a request on a new stream.
+  # @return [Protocol::HTTP2::Stream]
+  def request(method, path, body: nil, headers: [])
+    stream = @client.create_stream { |connection, id| RecordingStream.create(connection, id) }
+    fields = [[":method", method], [":scheme", "http"], [":authority", "localhost"], [":path", path]] + headers
+    stream.send_headers(fields, body ? 0 : Protocol::HTTP2::END_STREAM)
+    stream.send_data(body, Protocol::HTTP2::END_STREAM) if body
+    stream
+  end
+
+  # Reads frames until every given stream is closed.
+  # @return [Array<RecordingStream>] the streams.
+  def wait(*streams, timeout: 5)
+    deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + timeout
+    until streams.all?(&:closed?)
+      raise "timed out" if Process.clock_gettime(Process::CLOCK_MONOTONIC) > deadline
+      @client.read_frame
+    end
+    streams
+  end
+
+  # Reads frames until the server closes or sends GOAWAY; returns the GOAWAY's error code.
+  # @return [Integer, nil]
+  def goaway_code(timeout: 5)
+    deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + timeout
+    loop do
+      raise "timed out" if Process.clock_gettime(Process::CLOCK_MONOTONIC) > deadline
+      frame = @client.framer.read_frame
+      return frame.unpack[1] if frame.is_a?(Protocol::HTTP2::GoawayFrame)
+    end
+  rescue EOFError, Errno::ECONNRESET
+    nil
+  end
+
+  # Writes one raw frame.
+  def write(frame) = @client.framer.write_frame(frame)
+
+  def close = @socket.close
+end
