@@ -46,6 +46,19 @@ class HeronHTTP2ConnectionTest < Minitest::Test
     end
   end
 
+  def test_async_http_client_over_h2c
+    require "async/http"
+    with_server(ECHO) do |port, _server|
+      endpoint = Async::HTTP::Endpoint.parse("http://127.0.0.1:#{port}", protocol: Async::HTTP::Protocol::HTTP2)
+      bodies = Sync do
+        client = Async::HTTP::Client.new(endpoint)
+        tasks = Array.new(5) { |i| Async { client.post("/ah#{i}", {}, ["x" * i]).read } }
+        tasks.map(&:wait).tap { client.close }
+      end
+      assert_equal(Array.new(5) { |i| "HTTP/2 POST /ah#{i} http #{i}" }, bodies)
+    end
+  end
+
   def test_streams_run_concurrently_on_one_connection
     with_server(ECHO) do |port, _server|
       h2 = client(port)
