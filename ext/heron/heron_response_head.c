@@ -11,7 +11,8 @@
 static VALUE mHeron_Response, cHeron_Response_Head;
 static ID id_Invalid;
 
-/* RFC 9110 tchar, lower-case only (Rack 3 header names are lower-case). */
+/* RFC 9110 tchar. Names of any case are valid; Heron::Response::Head.normalize lower-cases them
+ * before they get here, so a head has one spelling per name. */
 static unsigned char Heron_Response_Head_name_chars[256];
 
 static void Heron_Response_Head_init_name_chars(void)
@@ -20,6 +21,7 @@ static void Heron_Response_Head_init_name_chars(void)
   int c;
   for (c = '0'; c <= '9'; c++) Heron_Response_Head_name_chars[c] = 1;
   for (c = 'a'; c <= 'z'; c++) Heron_Response_Head_name_chars[c] = 1;
+  for (c = 'A'; c <= 'Z'; c++) Heron_Response_Head_name_chars[c] = 1;
   for (; *others; others++) Heron_Response_Head_name_chars[(unsigned char)*others] = 1;
 }
 
@@ -29,12 +31,13 @@ static void Heron_Response_Head_invalid(const char *format, VALUE name)
   rb_raise(error, format, RSTRING_PTR(rb_inspect(name)));
 }
 
-/* Fields the server writes itself (framing, connection management) or that are not fields. */
+/* Fields the server writes itself (framing, connection management) or that are not fields:
+ * Rack reserves names starting with "rack." for talking to the server (rack.hijack, ...). */
 static int Heron_Response_Head_skipped(const char *name, long len)
 {
+  if (len >= 5 && memcmp(name, "rack.", 5) == 0) return 1;
   switch (len) {
   case 10: return memcmp(name, "connection", 10) == 0;
-  case 11: return memcmp(name, "rack.hijack", 11) == 0;
   case 17: return memcmp(name, "transfer-encoding", 17) == 0;
   default: return 0;
   }
@@ -81,17 +84,24 @@ static void Heron_Response_Head_append_line(VALUE head, VALUE name, const char *
   rb_str_set_len(head, at + need);
 }
 
+/* One line per value; a value with LF in it is several values joined the Rack 2 way
+ * ("a=1\nb=2" for two Set-Cookie fields), so each part gets its own line. CR and NUL are
+ * refused: they are what splits or smuggles a response. */
 static void Heron_Response_Head_add_line(VALUE head, VALUE name, VALUE value)
 {
-  const char *p;
+  const char *p, *end, *newline;
   long len;
   value = rb_obj_as_string(value);
   p = RSTRING_PTR(value);
   len = RSTRING_LEN(value);
-  if (memchr(p, '\n', (size_t)len) || memchr(p, '\r', (size_t)len)) {
-    Heron_Response_Head_invalid("header %s contains a line break", name);
+  if (memchr(p, '\r', (size_t)len)) Heron_Response_Head_invalid("header %s contains a carriage return", name);
+  if (memchr(p, '\0', (size_t)len)) Heron_Response_Head_invalid("header %s contains a NUL byte", name);
+  end = p + len;
+  while ((newline = memchr(p, '\n', (size_t)(end - p)))) {
+    Heron_Response_Head_append_line(head, name, p, newline - p);
+    p = newline + 1;
   }
-  Heron_Response_Head_append_line(head, name, p, len);
+  Heron_Response_Head_append_line(head, name, p, end - p);
 }
 
 static int Heron_Response_Head_add_field(VALUE name, VALUE value, VALUE head)
@@ -107,14 +117,85 @@ static int Heron_Response_Head_add_field(VALUE name, VALUE value, VALUE head)
   return ST_CONTINUE;
 }
 
+static int Heron_Response_Head_has_upper(VALUE name)
+{
+  const char *p = RSTRING_PTR(name);
+  long i, len = RSTRING_LEN(name);
+  for (i = 0; i < len; i++) {
+    if (p[i] >= 'A' && p[i] <= 'Z') return 1;
+  }
+  return 0;
+}
+
+static int Heron_Response_Head_find_upper(VALUE name, VALUE value, VALUE found)
+{
+  if (!RB_TYPE_P(name, T_STRING) || !Heron_Response_Head_has_upper(name)) return ST_CONTINUE;
+  *(int *)found = 1;
+  return ST_STOP;
+}
+
+static VALUE Heron_Response_Head_downcase(VALUE name)
+{
+  VALUE lower = rb_str_new(RSTRING_PTR(name), RSTRING_LEN(name));
+  char *p = RSTRING_PTR(lower);
+  long i, len = RSTRING_LEN(lower);
+  for (i = 0; i < len; i++) {
+    if (p[i] >= 'A' && p[i] <= 'Z') p[i] = (char)(p[i] + ('a' - 'A'));
+  }
+  return rb_str_freeze(lower);
+}
+
+static VALUE Heron_Response_Head_values(VALUE value)
+{
+  return RB_TYPE_P(value, T_ARRAY) ? rb_ary_dup(value) : rb_ary_new_from_args(1, value);
+}
+
+/* Adds one field to the lower-cased Hash; names that differ only in case are merged into an
+ * Array of values, except content-length, where two spellings are two lengths. */
+static int Heron_Response_Head_add_lower(VALUE name, VALUE value, VALUE lower)
+{
+  VALUE key = RB_TYPE_P(name, T_STRING) ? Heron_Response_Head_downcase(name) : name;
+  VALUE seen = rb_hash_lookup2(lower, key, Qundef);
+  if (seen == Qundef) {
+    rb_hash_aset(lower, key, value);
+    return ST_CONTINUE;
+  }
+  if (RB_TYPE_P(key, T_STRING) && RSTRING_LEN(key) == 14 && memcmp(RSTRING_PTR(key), "content-length", 14) == 0) {
+    Heron_Response_Head_invalid("header %s is given twice, in different cases", name);
+  }
+  rb_hash_aset(lower, key, rb_ary_concat(Heron_Response_Head_values(seen), Heron_Response_Head_values(value)));
+  return ST_CONTINUE;
+}
+
+/*
+ * call-seq: Heron::Response::Head.normalize(headers) -> Hash
+ *
+ * Returns headers itself when every String name is lower-case (what Rack 3 asks for, and the
+ * cost is one scan), else a new Hash with lower-cased names, so the writer's framing decisions
+ * (content-length, connection, ...) see the app's fields whatever their case and each name is
+ * written once, lower-cased. Anything that is not a Hash is converted with #to_h first.
+ */
+static VALUE Heron_Response_Head_normalize(VALUE self, VALUE headers)
+{
+  int found = 0;
+  VALUE lower;
+  if (!RB_TYPE_P(headers, T_HASH)) headers = rb_convert_type(headers, T_HASH, "Hash", "to_h");
+  rb_hash_foreach(headers, Heron_Response_Head_find_upper, (VALUE)&found);
+  if (!found) return headers;
+  lower = rb_hash_new();
+  rb_hash_foreach(headers, Heron_Response_Head_add_lower, lower);
+  return lower;
+}
+
 /*
  * call-seq: Heron::Response::Head.append_fields(head, headers) -> head
  *
- * head: the String being built (binary). headers: the app's headers, a Hash of lower-case
- * names to a String (or anything with #to_s) or an Array of them (one line each); anything
- * else answering #to_h is converted first. `connection`, `transfer-encoding` and `rack.hijack`
- * are skipped: the server writes its own framing. Raises Heron::Response::Invalid for a name
- * that is not a lower-case token, or a value holding CR or LF.
+ * head: the String being built (binary). headers: the app's headers (see normalize), a Hash of
+ * names to a String (or anything with #to_s) or an Array of them (one line each; a String with
+ * LF in it is one line per part, as Rack 2 joined them); anything else answering #to_h is
+ * converted first. `connection`, `transfer-encoding` and names starting with `rack.` are
+ * skipped: the server writes its own framing. Raises Heron::Response::Invalid, naming the
+ * header, for a name that is not a token, or a value holding CR or NUL.
  */
 static VALUE Heron_Response_Head_append_fields(VALUE self, VALUE head, VALUE headers)
 {
@@ -131,4 +212,5 @@ void Init_Heron_Response_Head(VALUE heron)
   id_Invalid = rb_intern("Invalid");
   Heron_Response_Head_init_name_chars();
   rb_define_singleton_method(cHeron_Response_Head, "append_fields", Heron_Response_Head_append_fields, 2);
+  rb_define_singleton_method(cHeron_Response_Head, "normalize", Heron_Response_Head_normalize, 1);
 }

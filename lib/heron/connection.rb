@@ -152,6 +152,7 @@ module Heron
         request.app_started_at = now
         metrics.request_started
       end
+      @request = request # for hijack!, which sets its rack.hijack_io
       status, headers, body = call_app(request)
       return :hijacked if @hijacked
       request.keepalive &&= !@reactor.draining? && !@expectation.pending?
@@ -234,9 +235,11 @@ module Heron
       nil
     end
 
+    # Full hijack: the app owns the socket from here; it is also left in `rack.hijack_io`, where
+    # Rack 2 apps (faye-websocket, ...) look for it.
     def hijack!
       @hijacked = true
-      @socket.io
+      @request.env["rack.hijack_io"] = @socket.io
     end
 
     def time_left(deadline)

@@ -21,6 +21,8 @@ module Heron
     attr_accessor :bytes
     # @return [Exception, nil] the app's exception or the write error, for response_finished.
     attr_accessor :error
+    # @return [Boolean, nil] whether the response switched protocols (101 / upgrade).
+    attr_accessor :upgraded
 
     # @param env [Hash]
     # @param input [Input]

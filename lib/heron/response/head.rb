@@ -14,11 +14,13 @@ module Heron
       end
 
       # @param status [Integer]
-      # @param headers [Hash{String => String, Array<String>}] the app's headers (lower-case names).
+      # @param headers [Hash{String => String, Array<String>}] the app's headers, after
+      #   {Head.normalize} (lower-case names).
       # @param extra [String] framing lines the server adds ("content-length: 5\r\n", ...).
       # @return [String] the whole head, ending in the blank line (binary, mutable).
-      # @raise [Response::Invalid] for a header name that is not a lower-case token, or a value with
-      #   CR or LF in it (see `append_fields`, in C: ext/heron/head.c).
+      # @raise [Response::Invalid] for a header name that is not a token, or a value with CR or NUL
+      #   in it (see `append_fields`, in C: ext/heron/heron_response_head.c); LF splits a value
+      #   into lines.
       def self.build(status, headers, extra)
         head = String.new(STATUS_LINES[status], capacity: 512)
         append_fields(head, headers)

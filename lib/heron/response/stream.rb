@@ -7,10 +7,12 @@ module Heron
   module Response
     # The stream given to a Rack 3 streaming body (`body.call(stream)`). Writes go to the socket
     # as chunks (or raw when the length is known or the connection closes after the body); reads
-    # come from the request body. The response ends when the app closes the stream.
+    # come from the request body, or after an upgrade from the raw socket (Response::RawInput).
+    # The response ends when the app closes the stream.
     class Stream
       # @param socket [Connection::BufferedSocket]
-      # @param input [Request::Input] the request body, for bidirectional streams.
+      # @param input [Request::Input, Response::RawInput] the request body, for bidirectional
+      #   streams, or the raw socket after an upgrade.
       # @param chunked [Boolean] whether to frame writes as chunks.
       # @param timeout [Numeric] write timeout in seconds.
       def initialize(socket, input, chunked:, timeout:)
@@ -44,10 +46,18 @@ module Heron
         self
       end
 
-      # Reads from the request body.
+      # Reads from the request body (after an upgrade: from the raw socket, see RawInput).
       # @return [String, nil]
       def read(length = nil, buffer = nil)
         @input.read(length, buffer)
+      end
+
+      # Reads what is available, at most `length` bytes.
+      # @return [String]
+      # @raise [EOFError] at end of stream.
+      def readpartial(length, buffer = nil)
+        return @input.readpartial(length, buffer) if @input.respond_to?(:readpartial)
+        @input.read(length, buffer) or raise EOFError, "end of request body"
       end
 
       # Nothing is buffered, so flushing does nothing.

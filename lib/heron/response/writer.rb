@@ -3,13 +3,16 @@
 require_relative "head"
 require_relative "http_date"
 require_relative "stream"
+require_relative "raw_input"
+require_relative "file_body"
 require_relative "bytes"
 
 module Heron
   module Response
     # Writes a Rack response to the socket: picks the framing (Content-Length, chunked or
-    # close-delimited), adds Date and Connection, skips the body for HEAD/1xx/204/304, and
-    # hands the socket to streaming bodies and partial hijackers.
+    # close-delimited), adds Date and Connection, skips the body for HEAD/1xx/204/304 whatever
+    # kind it is, hands the raw socket to upgrades (101) and partial hijackers, and sends
+    # `to_path` bodies from the file without copying them through Ruby.
     class Writer
       COALESCE = 64 * 1024
       private_constant :COALESCE
@@ -24,24 +27,38 @@ module Heron
       end
 
       # Writes the whole response; sets request.status, request.bytes and request.keepalive.
+      # Header names of any case are accepted and written lower-cased (see Head.normalize).
       # @param request [Request]
       # @param status [Integer]
       # @param headers [Hash]
-      # @param body [#each, #call]
+      # @param body [#each, #call, #to_path]
       # @return [Symbol] :done, or :hijacked when the app took the socket.
       def write(request, status, headers, body)
+        headers = Head.normalize(headers)
         request.status = status
         request.headers = headers
         request.keepalive = false if headers["connection"] == "close"
         return hijack(request, headers) if headers["rack.hijack"]
-        return stream(request, headers, body) if !body.respond_to?(:each) && body.respond_to?(:call)
+        return upgrade(request, headers, body) if upgrade?(status, headers, body)
         return bodiless(request, headers, body) if bodiless?(request, status)
+        return stream(request, headers, body) if callable?(body)
+        return file(request, headers, body) if FileBody.sendable?(body, headers, status)
         enumerable(request, headers, body)
         :done
       end
 
       private
 
+      def callable?(body) = !body.respond_to?(:each) && body.respond_to?(:call)
+
+      # A 101, or a 2xx naming an `upgrade` with a streaming body (the older convention some
+      # adapters use), switches protocols: after the head the stream owns the raw socket.
+      def upgrade?(status, headers, body)
+        callable?(body) && (status == 101 || (headers["upgrade"] && status.between?(200, 299)))
+      end
+
+      # HEAD, 1xx, 204 and 304 never carry body bytes. The body is not iterated and a streaming
+      # body is not called (as Rack::Head does); the connection closes it like any other.
       def bodiless?(request, status)
         request.head? || status < 200 || status == 204 || status == 304
       end
@@ -53,8 +70,10 @@ module Heron
 
       # A HEAD response carries the length a GET would have, when it is known without iterating.
       def head_length(request, headers, body)
-        return "" unless request.head? && !headers["content-length"] && body.respond_to?(:to_ary)
-        "content-length: #{body.to_ary.sum(&:bytesize)}\r\n"
+        return "" unless request.head? && !headers["content-length"]
+        return "content-length: #{body.to_ary.sum(&:bytesize)}\r\n" if body.respond_to?(:to_ary)
+        return "content-length: #{FileBody.new(body, headers, request.status).length}\r\n" if FileBody.sendable?(body, headers, request.status)
+        ""
       end
 
       # An Array is written with its length (in one write when small); any other `each` body goes
@@ -86,15 +105,38 @@ module Heron
         chunked = request.http11? && !headers["content-length"]
         request.keepalive = false unless chunked || headers["content-length"]
         send_head(request, headers, chunked ? "transfer-encoding: chunked\r\n" : "")
-        stream = Response::Stream.new(@socket, request.input, chunked: chunked, timeout: @timeout)
+        run_stream(request, body, Response::Stream.new(@socket, request.input, chunked: chunked, timeout: @timeout))
+      end
+
+      # The head goes out bare (`connection: upgrade`, no framing); the stream then reads the raw
+      # socket (bytes the client sent after the request head first) and writes to it unframed.
+      # The connection ends when the app closes the stream.
+      def upgrade(request, headers, body)
+        request.keepalive = false
+        request.upgraded = true
+        send_head(request, headers, "")
+        raw = Response::RawInput.new(@socket)
+        run_stream(request, body, Response::Stream.new(@socket, raw, chunked: false, timeout: @timeout))
+      end
+
+      def run_stream(request, body, stream)
         body.call(stream)
         stream.wait_closed
         request.bytes = stream.bytes
         :done
       end
 
+      # The file goes out with its length through IO.copy_stream (sendfile on Linux).
+      def file(request, headers, body)
+        file = FileBody.new(body, headers, request.status)
+        send_head(request, headers, headers["content-length"] ? "" : "content-length: #{file.length}\r\n")
+        request.bytes = file.copy_to(@socket.io, @timeout)
+        :done
+      end
+
       def hijack(request, headers)
         request.keepalive = false
+        request.upgraded = request.status == 101 || headers.key?("upgrade")
         send_head(request, headers, "")
         headers["rack.hijack"].call(@socket.io)
         :hijacked
@@ -111,6 +153,7 @@ module Heron
       end
 
       def connection_line(request)
+        return "connection: upgrade\r\n" if request.upgraded
         return "connection: close\r\n" unless request.keepalive
         request.http11? ? "" : "connection: keep-alive\r\n"
       end
