@@ -153,4 +153,41 @@ class ResponseWriterTest < Minitest::Test
       assert Timeout.timeout(5) { closed.pop }
     end
   end
+
+  # Rack 3 asks for lower-case names; much real code does not. Lint would refuse these, so the
+  # app runs without it.
+  def test_mixed_case_headers_are_served_lower_cased_and_frame_the_body
+    body = EachBody.new(%w[abc])
+    app = ->(_env) { [200, { "Content-Type" => "text/plain", "Content-Length" => "3", "X-Multi" => %w[a b] }, body] }
+    with_server(app, lint: false) do |port|
+      socket = connect(port)
+      2.times do
+        socket.write("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        head = Timeout.timeout(5) { String.new.tap { |h| h << socket.readpartial(1) until h.end_with?("\r\n\r\n") } }
+        assert_match(/\AHTTP\/1.1 200 /, head)
+        assert_equal ["content-length: 3"], head.scan(/^content-length: .*(?=\r)/i), "the app's length frames the body"
+        refute_match(/transfer-encoding/i, head)
+        assert_includes head, "content-type: text/plain\r\n"
+        assert_equal ["x-multi: a", "x-multi: b"], head.scan(/^x-multi: .*(?=\r)/)
+        assert_equal "abc", Timeout.timeout(5) { socket.read(3) }
+      end
+    end
+  end
+
+  def test_rack2_newline_joined_set_cookie_becomes_one_line_per_cookie
+    app = ->(_env) { [200, { "Set-Cookie" => "a=1\nb=2" }, ["x"]] }
+    with_server(app, lint: false) do |port|
+      response = raw_request(port, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+      assert_equal ["set-cookie: a=1", "set-cookie: b=2"], response.scan(/^set-cookie: .*(?=\r)/)
+    end
+  end
+
+  def test_header_with_nul_becomes_500_and_the_log_names_it
+    app = text(["x"], headers: { "X-Evil" => "a\0b" })
+    with_server(app, lint: false) do |port|
+      response = raw_request(port, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+      assert_match(/\AHTTP\/1.1 500 /, response)
+      assert_match(/invalid response.*"x-evil" contains a NUL byte/im, server_log)
+    end
+  end
 end
