@@ -4,7 +4,9 @@
  *
  * Strictness (every violation is an error, never "best effort"):
  *  - lines end in CRLF; a bare CR or bare LF is rejected;
- *  - request line is exactly `method SP target SP HTTP/d.d CRLF`;
+ *  - request line is exactly `method SP target SP HTTP/d.d CRLF`; HTTP/1.x with
+ *    x > 1 is read as HTTP/1.1 (RFC 9112 §2.3), any other major is 505; target
+ *    bytes >= 0x80 (raw UTF-8 from browsers and clients) pass through as sent;
  *  - field lines are `token ":" OWS value OWS CRLF`; obs-fold, whitespace
  *    before the colon, CTLs (other than HTAB) in values are rejected;
  *  - Content-Length may appear once (even an equal repeat or the list form
@@ -27,7 +29,7 @@
 enum {
   CC_TCHAR = 1,   /* token character (RFC 9110 §5.6.2) */
   CC_VALUE = 2,   /* field-vchar: VCHAR or obs-text */
-  CC_TARGET = 4,  /* visible ASCII except '#' */
+  CC_TARGET = 4,  /* visible ASCII except '#', and obs-text (>= 0x80) */
   CC_HEX = 8,
   CC_QDTEXT = 16, /* quoted-string text (RFC 9110 §5.6.4) */
   CC_HOST = 32    /* reg-name: unreserved / sub-delims (RFC 3986 §3.2.2), '%' checked apart */
@@ -42,7 +44,7 @@ static void heron_cc_init(void)
   int c;
   if (heron_cc['A']) return;
   for (c = 0x21; c <= 0x7e; c++) heron_cc[c] |= CC_VALUE | CC_TARGET | CC_QDTEXT;
-  for (c = 0x80; c <= 0xff; c++) heron_cc[c] |= CC_VALUE | CC_QDTEXT;
+  for (c = 0x80; c <= 0xff; c++) heron_cc[c] |= CC_VALUE | CC_QDTEXT | CC_TARGET;
   heron_cc['#'] &= ~CC_TARGET;
   heron_cc['"'] &= ~CC_QDTEXT;
   heron_cc['\\'] &= ~CC_QDTEXT;
@@ -382,8 +384,8 @@ static size_t hp_version(heron_http_parser *p, const char *buf, size_t i)
   } else if (k == 6) {
     if (c == '.') return i + 1;
   } else if (c == '\r') {
-    if (p->http_major != 1 || p->http_minor > 1)
-      return hp_fail(p, 505, "HTTP version not supported", i);
+    if (p->http_major != 1) return hp_fail(p, 505, "HTTP version not supported", i);
+    if (p->http_minor > 1) p->http_minor = 1; /* a higher 1.x is served as 1.1 */
     p->state = HP_RL_LF;
     return i + 1;
   } else if (c == ' ') {

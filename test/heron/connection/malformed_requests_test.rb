@@ -29,7 +29,7 @@ class MalformedRequestsTest < Minitest::Test
     "too many fields" => ["GET / HTTP/1.1\r\n#{H}#{(1..101).map { |i| "X-#{i}: 1\r\n" }.join}\r\n", 431],
     "header block too big" => ["GET / HTTP/1.1\r\n#{H}X-A: #{'a' * 70_000}\r\n\r\n", 431],
     "HTTP/2.0" => ["GET / HTTP/2.0\r\n#{H}\r\n", 505],
-    "HTTP/1.2" => ["GET / HTTP/1.2\r\n#{H}\r\n", 505],
+    "HTTP/0.9 line" => ["GET / HTTP/0.9\r\n#{H}\r\n", 505],
     "garbage version" => ["GET / HTTX/1.1\r\n#{H}\r\n", 400],
     "Expect other than 100-continue" => ["POST / HTTP/1.1\r\n#{H}Expect: 200-ok\r\nContent-Length: 1\r\n\r\na", 417],
     "Content-Length over max_body_size" => ["POST / HTTP/1.1\r\n#{H}Content-Length: 2000\r\n\r\n", 413],
@@ -90,5 +90,19 @@ class MalformedRequestsTest < Minitest::Test
     raw_request(@port, "\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03".b + Random.bytes(200))
     response = raw_request(@port, "GET /fine HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
     assert_match(/\AHTTP\/1.1 200 OK/, response)
+  end
+
+  # Deliberate liberalities (docs/strictness.md): a higher HTTP/1 minor version is served as 1.1,
+  # on a connection that stays open; raw bytes >= 0x80 in the target reach the app as sent.
+  def test_http_1_2_is_served_as_1_1_and_raw_utf8_in_the_path_reaches_the_app
+    socket = connect(@port)
+    socket.write("GET /caf\xC3\xA9?q=\xFF HTTP/1.2\r\n#{H}\r\n".b)
+    status, headers, body = Timeout.timeout(5) { read_response(socket) }
+    assert_equal [200, "ok", nil], [status, body, headers["connection"]]
+    socket.write("GET /second HTTP/1.1\r\n#{H}\r\n")
+    assert_equal 200, Timeout.timeout(5) { read_response(socket) }[0], "the connection is kept alive as 1.1"
+    assert_equal ["/caf\xC3\xA9".b, "/second"], @calls
+  ensure
+    socket&.close
   end
 end

@@ -87,12 +87,11 @@ class HeronParserRequestLineTest < Minitest::Test
     assert_bad(head("Host: x", line: " GET / HTTP/1.1"))
   end
 
-  def test_fragment_ctl_and_non_ascii_in_target
+  def test_fragment_and_ctl_in_target
     assert_bad(head("Host: x", line: "GET /a#b HTTP/1.1"), /fragment/)
     assert_bad(head("Host: x", line: "GET /a\x00b HTTP/1.1"), /invalid character in request target/)
     assert_bad(head("Host: x", line: "GET /a\tb HTTP/1.1"))
     assert_bad(head("Host: x", line: "GET /\x7f HTTP/1.1"))
-    assert_bad(head("Host: x", line: "GET /caf\xC3\xA9 HTTP/1.1"))
   end
 
   def test_bare_line_endings_in_request_line
@@ -130,10 +129,28 @@ class HeronParserRequestLineTest < Minitest::Test
   end
 
   def test_unsupported_versions_are_505
-    ["HTTP/2.0", "HTTP/1.2", "HTTP/0.9", "HTTP/3.0"].each do |v|
+    ["HTTP/2.0", "HTTP/0.9", "HTTP/3.0", "HTTP/0.1"].each do |v|
       error = assert_rejected(Heron::HTTPParser::VersionNotSupported, head("Host: x", line: "GET / #{v}"))
       assert_equal 505, error.status
     end
+  end
+
+  # RFC 9112 §2.3: a recipient of a higher minor version of HTTP/1 answers as 1.1.
+  def test_higher_http1_minor_versions_are_read_as_1_1
+    %w[HTTP/1.2 HTTP/1.9].each do |v|
+      env, _n, parser = parse(head("Host: x", line: "GET / #{v}"))
+      assert_equal 1, parser.http_minor, v
+      assert_equal "HTTP/1.1", env["SERVER_PROTOCOL"], v
+      assert parser.keepalive?, v
+    end
+  end
+
+  def test_raw_bytes_above_0x7f_in_the_target_pass_through_as_sent
+    line = "GET /caf\xC3\xA9/\xFF?q=\xE2\x9C\x93 HTTP/1.1".b
+    env, = parse(head("Host: x", line: line))
+    assert_equal ["/caf\xC3\xA9/\xFF".b, "q=\xE2\x9C\x93".b], env.values_at("PATH_INFO", "QUERY_STRING")
+    assert_equal Encoding::ASCII_8BIT, env["PATH_INFO"].encoding
+    assert_equal env, parse_bytewise(head("Host: x", line: line)).first
   end
 
   def test_malformed_versions_are_400
