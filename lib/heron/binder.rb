@@ -4,9 +4,11 @@ require "socket"
 require "uri"
 require_relative "bind_error"
 require_relative "config_error"
+require_relative "binder/unix_options"
 
 module Heron
-  # Opens the listening sockets named by bind URIs: `tcp://host:port` and `unix:///path`.
+  # Opens the listening sockets named by bind URIs: `tcp://host:port` and `unix:///path`
+  # (with `?mode=0660` or `?umask=0007`, see Binder::UnixOptions).
   class Binder
     BACKLOG = 2048
 
@@ -104,7 +106,7 @@ module Heron
       parsed = URI.parse(uri)
       case parsed.scheme
       when "tcp" then tcp(parsed.host, parsed.port, uri)
-      when "unix" then unix("#{parsed.host}#{parsed.path}", uri)
+      when "unix" then unix("#{parsed.host}#{parsed.path}", uri, UnixOptions.new(parsed.query, uri))
       when "ssl" then ssl(parsed, uri)
       else raise ConfigError, "bind #{uri.inspect}: use tcp://HOST:PORT, ssl://HOST:PORT?cert=..&key=.. or unix:///PATH"
       end
@@ -128,9 +130,9 @@ module Heron
       TLS::Listener.new(tcp(parsed.host, parsed.port, uri), context)
     end
 
-    def unix(path, uri)
+    def unix(path, uri, options)
       remove_stale(path)
-      server = UNIXServer.new(path)
+      server = options.create(path) { UNIXServer.new(path) }
       server.listen(BACKLOG)
       server
     rescue SystemCallError => e
