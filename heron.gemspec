@@ -6,7 +6,7 @@ Gem::Specification.new do |spec|
   spec.name = "heron"
   spec.version = Heron::VERSION
   spec.authors = ["Heron maintainers"]
-  spec.summary = "A fiber-concurrent HTTP/1.1 server for Rack 3 apps"
+  spec.summary = "A fiber-concurrent HTTP/1.1 server for Rack 3 and Rack 2.2 apps"
   spec.description = "Heron serves Rack apps with a fiber per connection under Ruby's " \
                      "Fiber::Scheduler, a strict C request parser, after-reply callbacks, " \
                      "100-continue, built-in request profiling and an open-loop load generator."
@@ -20,7 +20,7 @@ Gem::Specification.new do |spec|
   spec.require_paths = ["lib"]
 
   spec.add_dependency "async", "~> 2.24.0"
-  spec.add_dependency "rack", "~> 3.1"
-  spec.add_dependency "rackup", ">= 2.1"
+  spec.add_dependency "rack", ">= 2.2", "< 4"
+  spec.add_dependency "rackup", ">= 1.0"
   spec.add_dependency "protocol-http2", ">= 0.22", "< 1"
 end

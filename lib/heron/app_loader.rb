@@ -14,10 +14,12 @@ module Heron
       config.profile? ? profile(app, config) : app
     end
 
-    # @return [#call] the app built from a rackup file.
+    # @return [#call] the app built from a rackup file (Rack 2's parse_file also returns the
+    #   file's `#\` options, which Heron does not use).
     def self.parse(path)
       raise ConfigError, "rackup file #{path} not found" unless File.file?(path)
-      Rack::Builder.parse_file(path)
+      app = Rack::Builder.parse_file(path)
+      Rack.release < "3" ? app.first : app
     end
 
     # @return [#call] the app wrapped by Heron's profiler.

@@ -1,6 +1,8 @@
 # frozen_string_literal: true
 
 require "socket"
+require "rack"
+require "rack/rewindable_input"
 
 module Heron
   class Request
@@ -8,7 +10,8 @@ module Heron
     # parser's fields, then the connection's address, scheme, server name and Heron's own keys.
     class EnvBuilder
       DEFAULT_PORTS = { "http" => "80", "https" => "443" }.freeze
-      private_constant :DEFAULT_PORTS
+      RACK2 = Rack.release < "3"
+      private_constant :DEFAULT_PORTS, :RACK2
 
       # @param template [Hash] the server-wide env entries.
       # @param io [BasicSocket] the connection's socket.
@@ -35,9 +38,9 @@ module Heron
       # @return [Hash] env
       def complete(env, input, started)
         env["REMOTE_ADDR"] = @remote_addr
-        env["rack.input"] = input
         env["rack.hijack"] = @hijack
         env["rack.after_reply"] = []
+        env["rack.input"] = RACK2 ? rewindable(env, input) : input
         env["rack.response_finished"] = []
         env["heron.request_start"] = started
         tls(env) if @tls
@@ -51,6 +54,15 @@ module Heron
       def tls(env)
         env["rack.url_scheme"] = "https"
         env["HTTPS"] = "on"
+      end
+
+      # Rack 2's SPEC requires a rewindable `rack.input`. Rack::RewindableInput copies the body
+      # into a Tempfile on the first read (still counted against max_body_size by Input, still
+      # triggering 100 Continue only then); the file is removed once the reply is out.
+      def rewindable(env, input)
+        rewindable = Rack::RewindableInput.new(input)
+        env["rack.after_reply"] << -> { rewindable.close }
+        rewindable
       end
 
       def forwarded_scheme(env)

@@ -1,5 +1,6 @@
 # frozen_string_literal: true
 
+require "rack"
 require_relative "../version"
 
 module Heron
@@ -18,7 +19,13 @@ module Heron
           "rack.run_once" => false,
           "rack.hijack?" => true,
           "rack.url_scheme" => "http",
-        }.freeze
+        }.merge(rack2).freeze
+      end
+
+      # Rack 2's SPEC requires `rack.version` (Rack 3 dropped it).
+      # @return [Hash]
+      def self.rack2
+        Rack.release < "3" ? { "rack.version" => Rack::VERSION } : {}
       end
     end
   end
