@@ -19,7 +19,7 @@ class Rack2ServeTest < Minitest::Test
 
   def test_rack2_app_gets_the_rack2_env_and_its_header_hash_response_is_served
     with_rack2_heron("rack2_app.ru") do |http|
-      response = http.post("/", "x=1&y=two")
+      response = http.post("/", "x=1&y=two", "Content-Type" => "application/x-www-form-urlencoded")
       assert_equal "200", response.code, response.body
       facts = JSON.parse(response.body)
       assert_match(/\A2\.2\./, facts["rack"])

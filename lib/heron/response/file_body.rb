@@ -48,7 +48,7 @@ module Heron
 
       def declared(headers)
         value = headers["content-length"]
-        value && Integer(value, 10)
+        value && Integer(value.to_s, 10)
       end
 
       def copy(file, io, timeout)

@@ -63,7 +63,10 @@ module Heron
         request.head? || status < 200 || status == 204 || status == 304
       end
 
+      # A 101 without a stream or a hijack to hand the socket to switches to nothing Heron could
+      # speak, so the connection ends after the head.
       def bodiless(request, headers, body)
+        request.keepalive = false if request.status == 101
         send_head(request, headers, head_length(request, headers, body))
         :done
       end
@@ -71,9 +74,13 @@ module Heron
       # A HEAD response carries the length a GET would have, when it is known without iterating.
       def head_length(request, headers, body)
         return "" unless request.head? && !headers["content-length"]
-        return "content-length: #{body.to_ary.sum(&:bytesize)}\r\n" if body.respond_to?(:to_ary)
-        return "content-length: #{FileBody.new(body, headers, request.status).length}\r\n" if FileBody.sendable?(body, headers, request.status)
-        ""
+        length = known_length(request, headers, body)
+        length ? "content-length: #{length}\r\n" : ""
+      end
+
+      def known_length(request, headers, body)
+        return body.to_ary.sum(&:bytesize) if body.respond_to?(:to_ary)
+        FileBody.new(body, headers, request.status).length if FileBody.sendable?(body, headers, request.status)
       end
 
       # An Array is written with its length (in one write when small); any other `each` body goes

@@ -190,4 +190,14 @@ class ResponseWriterTest < Minitest::Test
       assert_match(/invalid response.*"x-evil" contains a NUL byte/im, server_log)
     end
   end
+
+  def test_101_without_a_stream_or_hijack_ends_the_connection_after_the_head
+    with_server(->(_env) { [101, { "upgrade" => "nothing" }, []] }) do |port|
+      socket = connect(port)
+      socket.write("GET / HTTP/1.1\r\nHost: x\r\nUpgrade: nothing\r\nConnection: upgrade\r\n\r\n")
+      head = Timeout.timeout(5) { String.new.tap { |h| h << socket.readpartial(1) until h.end_with?("\r\n\r\n") } }
+      assert_match(/\AHTTP\/1.1 101 /, head)
+      assert closed_by_server?(socket), "nothing can be spoken on a connection switched to nothing"
+    end
+  end
 end
