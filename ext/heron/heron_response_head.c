@@ -6,6 +6,7 @@
  * the head.
  */
 #include <ruby.h>
+#include <ruby/encoding.h>
 #include <string.h>
 
 static VALUE mHeron_Response, cHeron_Response_Head;
@@ -136,7 +137,7 @@ static int Heron_Response_Head_find_upper(VALUE name, VALUE value, VALUE found)
 
 static VALUE Heron_Response_Head_downcase(VALUE name)
 {
-  VALUE lower = rb_str_new(RSTRING_PTR(name), RSTRING_LEN(name));
+  VALUE lower = rb_enc_str_new(RSTRING_PTR(name), RSTRING_LEN(name), rb_enc_get(name));
   char *p = RSTRING_PTR(lower);
   long i, len = RSTRING_LEN(lower);
   for (i = 0; i < len; i++) {
