@@ -42,13 +42,24 @@ class Rack2ServeTest < Minitest::Test
     end
   end
 
+  # Rack 2's `rackup -s heron` (and Rails 7.0's `rails server -u heron`) find the handler through
+  # Rack::Handler.get("heron"), which requires rack/handler/heron.
+  def test_rack2_rackup_dash_s_heron
+    command = ["bundle", "exec", "rackup", "-I", File.join(ROOT, "lib"), "-s", "heron", "-o", "127.0.0.1", "-p", "0",
+               "-E", "production", "rack2_app.ru"]
+    with_rack2_heron(command) do |http|
+      response = http.post("/", "q=1", "Content-Type" => "application/x-www-form-urlencoded")
+      assert_equal ["200", "q=1"], [response.code, JSON.parse(response.body)["rewound"]]
+    end
+  end
+
   private
 
   def with_rack2_heron(rackup)
     log = File.join(Dir.mktmpdir("heron-rack2"), "heron.log")
     env = { "BUNDLE_GEMFILE" => GEMFILE, "RUBYOPT" => "-rbundler/setup" }
-    pid = Process.spawn(env, RbConfig.ruby, File.join(ROOT, "exe/heron"), "-b", "tcp://127.0.0.1:0", "-e", "production",
-                        rackup, chdir: DIR, out: log, err: log, pgroup: true)
+    command = rackup.is_a?(Array) ? rackup : [RbConfig.ruby, File.join(ROOT, "exe/heron"), "-b", "tcp://127.0.0.1:0", "-e", "production", rackup]
+    pid = Process.spawn(env, *command, chdir: DIR, out: log, err: log, pgroup: true)
     port = wait_for_port(log, pid, timeout: 30)
     Net::HTTP.start("127.0.0.1", port) { |http| yield http }
     refute_match(/ERROR/, File.read(log))

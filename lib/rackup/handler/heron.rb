@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
-require "rackup/handler"
+# Under Rack 2, lib/rack/handler/heron.rb defines the registry first (rackup 1.x has none).
+require "rackup/handler" unless defined?(Rackup::Handler.register)
 require "heron"
 require "heron/config/dsl"
 
