@@ -5,11 +5,15 @@ require_relative "../../support/websocket_client"
 require "async/websocket/adapters/rack"
 require "async/websocket/client"
 require "async/http/endpoint"
+require "tmpdir"
+require_relative "../../support/nginx_helper"
 
 # WebSockets over Heron with real peers: a 101 with a streaming body (async-websocket, through
 # protocol-rack) gets a bare head and the raw socket (Response::RawInput), and a full hijack
 # (faye-websocket) finds env["rack.hijack_io"].
 class RawInputTest < Minitest::Test
+  include NginxHelper
+
   def echo_app(open = nil)
     lambda do |env|
       response = Async::WebSocket::Adapters::Rack.open(env) do |connection|
@@ -75,6 +79,24 @@ class RawInputTest < Minitest::Test
       client.send_frame(WebSocketClient::BINARY, "\x00\xFFbin".b)
       assert_equal [WebSocketClient::BINARY, "\x00\xFFbin".b], client.read_frame
       assert_equal [WebSocketClient::CLOSE, 1000, true], client.close_handshake
+    end
+  end
+
+  # nginx proxies an upgrade only when the 101 is a bare head: the frames then pass through it.
+  def test_websocket_through_nginx
+    proxy = "location / { proxy_pass http://127.0.0.1:%d; proxy_http_version 1.1; " \
+            "proxy_set_header Upgrade $http_upgrade; proxy_set_header Connection upgrade; }"
+    Dir.mktmpdir("heron-nginx") do |dir|
+      File.chmod(0o755, dir)
+      with_server(echo_app) do |heron_port|
+        with_nginx(dir, format(proxy, heron_port)) do |port|
+          client = WebSocketClient.new(port)
+          assert_match(/\AHTTP\/1.1 101 /, client.head, File.read(File.join(dir, "error.log")))
+          client.send_frame(WebSocketClient::TEXT, "via nginx")
+          assert_equal [WebSocketClient::TEXT, "via nginx"], client.read_frame
+          assert_equal [WebSocketClient::CLOSE, 1000, true], client.close_handshake
+        end
+      end
     end
   end
 
