@@ -14,14 +14,17 @@ require_relative "../../support/nginx_helper"
 class RawInputTest < Minitest::Test
   include NginxHelper
 
+  # @param open [#call, nil] called with +1 when a socket opens and -1 when its echo loop ends.
   def echo_app(open = nil)
     lambda do |env|
       response = Async::WebSocket::Adapters::Rack.open(env) do |connection|
-        open&.call
+        open&.call(1)
         while (message = connection.read)
           connection.write(message)
           connection.flush
         end
+      ensure
+        open&.call(-1)
       end
       response || [426, { "content-type" => "text/plain" }, ["websocket only\n"]]
     end
@@ -50,12 +53,13 @@ class RawInputTest < Minitest::Test
   def test_async_websocket_client_and_100_concurrent_sockets_on_one_reactor
     open = 0
     peak = 0
-    app = echo_app(-> { peak = [peak, open += 1].max })
+    app = echo_app(->(change) { peak = [peak, open += change].max })
     with_server(app, threads: 1) do |port|
       endpoint = Async::HTTP::Endpoint.parse("http://127.0.0.1:#{port}/")
       echoed = Sync { echo_many(endpoint, 100) }
       assert_equal 100.times.map { |i| "message #{i}" }, echoed.sort_by { |m| m[/\d+/].to_i }
       assert_equal 100, peak, "all 100 sockets were open on the server at once"
+      Timeout.timeout(10) { sleep 0.05 until open.zero? }
     end
   end
 
