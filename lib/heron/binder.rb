@@ -7,8 +7,8 @@ require_relative "config_error"
 require_relative "binder/unix_options"
 
 module Heron
-  # Opens the listening sockets named by bind URIs: `tcp://host:port` and `unix:///path`
-  # (with `?mode=0660` or `?umask=0007`, see Binder::UnixOptions).
+  # Opens the listening sockets named by bind URIs: `tcp://host:port`, `ssl://host:port?...` and
+  # `unix:///path` (with `?mode=0660` or `?umask=0007`, see Binder::UnixOptions).
   class Binder
     BACKLOG = 2048
 
