@@ -4,6 +4,7 @@ require "test_helper"
 require "tmpdir"
 require "rack/files"
 require "net/http"
+require_relative "../../support/tls_certificates"
 
 # Bodies that name their file (`to_path`) go out with Content-Length through IO.copy_stream.
 class FileBodyTest < Minitest::Test
@@ -78,6 +79,22 @@ class FileBodyTest < Minitest::Test
       head, body = received.split("\r\n\r\n", 2)
       assert_match(/content-length: #{64 * 1024 * 1024}\r\n/, head)
       assert_operator body.to_s.bytesize, :>, 0, "part of the file went out before the client stalled"
+    end
+  end
+
+  # Over TLS the socket is an OpenSSL one: IO.copy_stream writes through it (no sendfile), still
+  # without iterating the body.
+  def test_file_over_tls
+    paths = TLSCertificates.make(@dir, "localhost")
+    query = URI.encode_www_form([["cert", paths["localhost"][0]], ["key", paths["localhost"][1]]])
+    with_server(path_only(Rack::Files.new(@dir)), lint: false, binds: ["ssl://127.0.0.1:0?#{query}"], environment: "production") do |port|
+      http = Net::HTTP.new("localhost", port)
+      http.ipaddr = "127.0.0.1"
+      http.use_ssl = true
+      http.ca_file = paths["ca"]
+      response = http.start { |session| session.get("/data.bin") }
+      assert_equal ["200", @data.bytesize.to_s], [response.code, response["content-length"]]
+      assert response.body == @data, "the file's bytes, intact, over TLS"
     end
   end
 
