@@ -3,7 +3,7 @@
 require "test_helper"
 require "tempfile"
 
-# HEAD, 204 and 304 carry no body bytes whatever kind of body the app returns; the connection
+# HEAD, 1xx, 204 and 304 carry no body bytes whatever kind of body the app returns; the connection
 # stays in step, so a second request on it is answered cleanly.
 class BodilessTest < Minitest::Test
   # An `each` body that records whether it was iterated and closed.
@@ -39,6 +39,7 @@ class BodilessTest < Minitest::Test
 
   CASES = {
     "HEAD 200" => ["HEAD", 200],
+    "GET 103" => ["GET", 103],
     "GET 204" => ["GET", 204],
     "GET 304" => ["GET", 304],
   }.freeze
