@@ -166,6 +166,7 @@ module Heron
     rescue StandardError, ScriptError => e
       body_error(request, e)
     ensure
+      @request = nil # an idle connection holds no finished request
       close_body(request, body)
       @reactor.finished(request)
     end
