@@ -8,8 +8,10 @@ module Heron
     # for one) decides when a silent peer is dead.
     class RawInput
       # @param socket [Connection::BufferedSocket]
-      def initialize(socket)
+      # @param limit [Integer, nil] most bytes one read may gather (max_body_size); nil: no limit.
+      def initialize(socket, limit: nil)
         @socket = socket
+        @limit = limit
         @closed = false
       end
 
@@ -18,9 +20,11 @@ module Heron
       # @param length [Integer, nil]
       # @param buffer [String, nil] replaced with the data when given.
       # @return [String, nil] nil at end of stream when `length` is positive.
+      # @raise [Request::Input::TooLarge] when one read would gather more than the limit.
       def read(length = nil, buffer = nil)
         return fill_buffer(buffer, +"") if length&.zero?
-        nil while (length.nil? || @socket.buffer.bytesize < length) && fill
+        check_limit(length)
+        nil while (length.nil? || @socket.buffer.bytesize < length) && fill && check_limit(length)
         return nil if length && @socket.buffer.empty?
         fill_buffer(buffer, @socket.consume(length || @socket.buffer.bytesize))
       end
@@ -52,6 +56,12 @@ module Heron
       end
 
       private
+
+      def check_limit(length)
+        wanted = length || @socket.buffer.bytesize
+        return true unless @limit && wanted > @limit
+        raise Request::Input::TooLarge, "a read of #{wanted} bytes from the upgraded connection exceeds #{@limit}"
+      end
 
       def fill
         return nil if @closed || @socket.closed?

@@ -23,6 +23,7 @@ module Heron
       def initialize(socket, config, date)
         @socket = socket
         @timeout = config.write_timeout
+        @read_limit = config.max_body_size
         @date = date
       end
 
@@ -122,7 +123,7 @@ module Heron
         request.keepalive = false
         request.upgraded = true
         send_head(request, headers, "")
-        raw = Response::RawInput.new(@socket)
+        raw = Response::RawInput.new(@socket, limit: @read_limit)
         run_stream(request, body, Response::Stream.new(@socket, raw, chunked: false, timeout: @timeout))
       end
 

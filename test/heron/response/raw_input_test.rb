@@ -104,6 +104,35 @@ class RawInputTest < Minitest::Test
     end
   end
 
+  def test_reads_take_buffered_bytes_first_then_the_socket_and_see_the_end
+    server, client = UNIXSocket.pair
+    socket = Heron::Connection::BufferedSocket.new(server)
+    socket.buffer << "ahead"
+    input = Heron::Response::RawInput.new(socket, limit: 64)
+    client.write("-then-")
+    assert_equal "ahead-", input.read(6)
+    assert_equal "then-", input.readpartial(100)
+    client.write("rest")
+    client.close
+    assert_equal "rest", input.read
+    assert_nil input.read(1)
+    assert_raises(EOFError) { input.readpartial(1) }
+  ensure
+    server&.close
+  end
+
+  def test_one_read_cannot_gather_more_than_the_limit
+    server, client = UNIXSocket.pair
+    input = Heron::Response::RawInput.new(Heron::Connection::BufferedSocket.new(server), limit: 10)
+    assert_raises(Heron::Request::Input::TooLarge) { input.read(11) }
+    client.write("x" * 11)
+    client.close
+    assert_raises(Heron::Request::Input::TooLarge) { input.read }
+    assert_equal "x" * 10, input.read(10)
+  ensure
+    server&.close
+  end
+
   private
 
   # Opens `count` WebSockets at once; each echoes a message, then all stay open until every one
