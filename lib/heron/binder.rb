@@ -4,9 +4,11 @@ require "socket"
 require "uri"
 require_relative "bind_error"
 require_relative "config_error"
+require_relative "proxy_protocol"
 
 module Heron
-  # Opens the listening sockets named by bind URIs: `tcp://host:port` and `unix:///path`.
+  # Opens the listening sockets named by bind URIs: `tcp://host:port` and `unix:///path`
+  # (`tcp://host:port?proxy_protocol=v1|v2` for connections from a proxy that sends a PROXY header).
   class Binder
     BACKLOG = 2048
 
@@ -103,7 +105,7 @@ module Heron
     def open(uri)
       parsed = URI.parse(uri)
       case parsed.scheme
-      when "tcp" then tcp(parsed.host, parsed.port, uri)
+      when "tcp" then ProxyProtocol.mark(tcp(parsed.host, parsed.port, uri), ProxyProtocol.version_in(uri))
       when "unix" then unix("#{parsed.host}#{parsed.path}", uri)
       when "ssl" then ssl(parsed, uri)
       else raise ConfigError, "bind #{uri.inspect}: use tcp://HOST:PORT, ssl://HOST:PORT?cert=..&key=.. or unix:///PATH"

@@ -20,13 +20,14 @@ module Heron
     # @param io [BasicSocket] the accepted socket.
     # @param reactor [Server::ReactorThread] supplies the app, configuration, logger and callbacks.
     # @param accepted_at [Float] monotonic time of accept.
-    def initialize(io, reactor, accepted_at)
+    # @param peer [String, nil] the client's address from a PROXY protocol header.
+    def initialize(io, reactor, accepted_at, peer: nil)
       @reactor = reactor
       @config = reactor.config
       @socket = Connection::BufferedSocket.new(io, reactor.scratch_buffer)
       @parser = reactor.new_parser
       @writer = Response::Writer.new(@socket, @config, reactor.date)
-      @env = Request::EnvBuilder.new(reactor.env_template, io, @config, hijack: -> { hijack! })
+      @env = Request::EnvBuilder.new(reactor.env_template, io, @config, hijack: -> { hijack! }, peer: peer)
       @accepted_at = accepted_at
       @idle = true
       @task = Async::Task.current
@@ -152,7 +153,7 @@ module Heron
         request.app_started_at = now
         metrics.request_started
       end
-      status, headers, body = call_app(request)
+      status, headers, body = @reactor.admit(request) || call_app(request)
       return :hijacked if @hijacked
       request.keepalive &&= !@reactor.draining? && !@expectation.pending?
       result = @writer.write(request, status, headers, body)

@@ -46,6 +46,7 @@ module Heron
       private
 
       def serve(master_alive)
+        Control::ProcessTitle.set("worker #{@index}", @config)
         @config.on_worker_boot.each { |hook| hook.arity.zero? ? hook.call : hook.call(@index) }
         metrics = @exporter&.worker_started
         server = Server.new(@app || AppLoader.load(@config), @config, logger: @logger, listeners: @listeners,

@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require "socket"
+require_relative "../trusted_proxies"
 
 module Heron
   class Request
@@ -14,12 +15,17 @@ module Heron
       # @param io [BasicSocket] the connection's socket.
       # @param config [Configuration]
       # @param hijack [Proc] the connection's `rack.hijack` callable.
-      def initialize(template, io, config, hijack:)
+      # @param peer [String, nil] the client's address from a PROXY protocol header, which
+      #   replaces the socket's peer.
+      def initialize(template, io, config, hijack:, peer: nil)
         @template = template
         @trust_proto = config.forwarded_proto
         @hijack = hijack
         @remote_addr, @local_name, @local_port = addresses(io)
         @tls = io.respond_to?(:accept_nonblock) # a TLS socket (TLS::Listener); plain sockets are not listeners
+        @remote_addr = peer if peer
+        @proxies = TrustedProxies.cached(config.trusted_proxies)
+        @proxied = @proxies.include?(@remote_addr)
         @host = nil
       end
 
@@ -34,7 +40,7 @@ module Heron
       # @param started [Float] monotonic time the request began.
       # @return [Hash] env
       def complete(env, input, started)
-        env["REMOTE_ADDR"] = @remote_addr
+        env["REMOTE_ADDR"] = @proxied ? client_address(env) : @remote_addr
         env["rack.input"] = input
         env["rack.hijack"] = @hijack
         env["rack.after_reply"] = []
@@ -47,6 +53,12 @@ module Heron
       end
 
       private
+
+      # The peer is a trusted proxy: the client is the rightmost untrusted hop it reports.
+      def client_address(env)
+        env["heron.trusted_proxy"] = true
+        @proxies.client_address(@remote_addr, env["HTTP_X_FORWARDED_FOR"], env["HTTP_FORWARDED"])
+      end
 
       def tls(env)
         env["rack.url_scheme"] = "https"

@@ -1,0 +1,66 @@
+# frozen_string_literal: true
+
+require_relative "control/server"
+require_relative "control/endpoints"
+require_relative "control/state"
+require_relative "control/handle"
+require_relative "control/process_title"
+
+module Heron
+  # The control address: health checks, stats, `heron ctl`, backtraces and /metrics, on a
+  # listener of its own (`control_bind`). See {Control::Server} and {Control::Endpoints}.
+  module Control
+    WAIT_FOR_SERVER = 24 * 3600.0
+    private_constant :WAIT_FOR_SERVER
+
+    # Starts the control listener of a single-process server; ready once the server accepts.
+    # @param server [Heron::Server] bound, not yet running.
+    # @param config [Configuration]
+    # @param logger [Log::Logger]
+    # @param metrics [#to_prometheus, nil]
+    # @return [Handle]
+    def self.for_server(server, config, logger, metrics)
+      state = State.new(mode: "single", draining: -> { server.draining? }, listeners: -> { server.listeners },
+                        counters: -> { server_counters(server) })
+      Thread.new { server.wait_until_running(WAIT_FOR_SERVER) && state.ready! }
+      start(state, config, logger, metrics)
+    end
+
+    # Starts the control listener of a cluster master; the caller marks it ready.
+    # @param cluster [#draining?, #stats] the master.
+    # @param listeners [Array<BasicSocket>] the app's listeners.
+    # @param config [Configuration]
+    # @param logger [Log::Logger]
+    # @param metrics [#to_prometheus, #snapshot, nil] the workers' totals, when metrics are on.
+    # @return [Handle]
+    def self.for_cluster(cluster, listeners, config, logger, metrics)
+      counters = -> { cluster.stats.merge(metrics ? metric_counters(metrics.snapshot) : {}) }
+      state = State.new(mode: "cluster", draining: -> { cluster.draining? }, listeners: -> { listeners },
+                        counters: counters)
+      start(state, config, logger, metrics)
+    end
+
+    # @param state [State]
+    # @return [Handle] with a listener unless `control_bind` is nil.
+    def self.start(state, config, logger, metrics)
+      return Handle.new(state, nil) unless config.control_bind
+      endpoints = Endpoints.new(state, metrics: metrics, token: config.control_token)
+      listener = Server.new(config.control_bind, endpoints, logger).start
+      logger.info("control on #{listener.url} (/health/ready, /stats#{', /metrics' if metrics})") if listener.url
+      Handle.new(state, listener)
+    end
+
+    # @return [Hash] a single server's live counts.
+    def self.server_counters(server)
+      { workers: 0, restarts: 0, connections: server.connection_count, in_flight: server.in_flight,
+        requests_served: server.requests_served }
+    end
+
+    # @param snapshot [Hash] a metrics snapshot (the workers' total).
+    # @return [Hash] the counts it holds.
+    def self.metric_counters(snapshot)
+      { connections: snapshot["gauges"]["connections_open"], in_flight: snapshot["gauges"]["requests_in_flight"],
+        requests_served: snapshot["requests"].values.sum }
+    end
+  end
+end
