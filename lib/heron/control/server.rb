@@ -25,7 +25,8 @@ module Heron
                   405 => "Method Not Allowed", 500 => "Internal Server Error", 503 => "Service Unavailable" }.freeze
       private_constant :REASONS
 
-      # @return [String, nil] the address actually listened on, as a URL (nil when not listening).
+      # @return [String, nil] the address actually listened on, as a bind URI (`tcp://127.0.0.1:9393`,
+      #   what `heron ctl --control-url` takes), nil when not listening.
       attr_reader :url
 
       # @param uri [String] `tcp://HOST:PORT` or `unix:///PATH`.
@@ -107,7 +108,7 @@ module Heron
         address = listener.local_address
         return "unix://#{address.unix_path}" if address.unix?
         host = address.ipv6? ? "[#{address.ip_address}]" : address.ip_address
-        "http://#{host}:#{address.ip_port}"
+        "tcp://#{host}:#{address.ip_port}"
       end
 
       def accept_loop(task, slots)
@@ -145,7 +146,7 @@ module Heron
           return [nil, nil, {}] if chunk.nil?
           head << chunk if chunk.is_a?(String)
         end
-        parse_head(head[0, ending])
+        ending > MAX_HEAD ? [nil, nil, {}] : parse_head(head[0, ending])
       end
 
       def parse_head(head)
