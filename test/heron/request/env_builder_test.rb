@@ -29,6 +29,23 @@ class EnvBuilderTest < Minitest::Test
     assert_equal [true, [], [], false], seen[:extra]
   end
 
+  def remote_addr_seen(xff, **config)
+    seen = []
+    app = ->(env) { seen << env["REMOTE_ADDR"]; [200, { "content-type" => "text/plain" }, ["ok"]] }
+    with_server(app, **config) do |port|
+      raw_request(port, "GET / HTTP/1.1\r\nHost: x\r\n#{xff}Connection: close\r\n\r\n")
+    end
+    seen.first
+  end
+
+  def test_remote_addr_from_x_forwarded_for_only_through_trusted_proxies
+    xff = "X-Forwarded-For: 6.6.6.6, 198.51.100.2\r\n"
+    assert_equal "198.51.100.2", remote_addr_seen(xff, trusted_proxies: ["127.0.0.0/8"])
+    assert_equal "127.0.0.1", remote_addr_seen(xff)
+    assert_equal "127.0.0.1", remote_addr_seen(xff, trusted_proxies: ["10.0.0.0/8"])
+    assert_equal "2001:db8::1", remote_addr_seen("Forwarded: for=\"[2001:db8::1]:80\"\r\n", trusted_proxies: ["127.0.0.1"])
+  end
+
   def test_default_port_and_ipv6_host
     seen, app = capture
     with_server(app) do |port|
