@@ -58,10 +58,11 @@ class ControlTest < Minitest::Test
   end
 
   def test_heron_ctl_against_a_cluster_titles_stats_backtraces_and_stop
-    pid, port, log = spawn_heron(HELD_APP, "-w", "2", "--tag", "ctltest", "--control-bind", "tcp://127.0.0.1:0")
+    pid, port, log = spawn_heron(HELD_APP, "-w", "2", "--tag", "ctltest", "--metrics", "--control-bind", "tcp://127.0.0.1:0")
     url = "tcp://127.0.0.1:#{control_port(log)}"
     assert_equal 200, http(port, "GET /").first
-    stats = eventually { JSON.parse(ctl(url, "stats").first).then { |s| s["workers"] == 2 && s } }
+    stats = eventually { JSON.parse(ctl(url, "stats").first).then { |s| s["workers"] == 2 && s["requests_served"] == 1 && s } }
+    assert_includes http(control_port(log), "GET /metrics").last, %(heron_requests_total{status="2xx"} 1\n)
     assert_equal ["cluster", "ready", pid], stats.values_at("mode", "status", "pid")
     titles = stats["worker_pids"].map { |worker| File.read("/proc/#{worker}/cmdline") }
     assert_equal ["heron worker 0 [ctltest]", "heron worker 1 [ctltest]"], titles.map(&:strip).sort
