@@ -31,6 +31,8 @@ class ControlTest < Minitest::Test
     File.write(File.join(dir, "release"), "1")
     assert_equal [200, "done"], held.value
     assert_equal 0, wait_exit(pid)&.exitstatus
+  ensure
+    stop(pid)
   end
 
   def test_stats_counts_requests_and_connections_of_a_single_process
