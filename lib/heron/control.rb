@@ -5,6 +5,7 @@ require_relative "control/endpoints"
 require_relative "control/state"
 require_relative "control/handle"
 require_relative "control/process_title"
+require_relative "control/worker_probe"
 
 module Heron
   # The control address: health checks, stats, `heron ctl`, backtraces and /metrics, on a
@@ -26,7 +27,8 @@ module Heron
       start(state, config, logger, metrics)
     end
 
-    # Starts the control listener of a cluster master; the caller marks it ready.
+    # Starts the control listener of a cluster master, and the directory its workers answer
+    # `/backtraces` in ({WorkerProbe}); the caller marks it ready.
     # @param cluster [#draining?, #stats] the master.
     # @param listeners [Array<BasicSocket>] the app's listeners.
     # @param config [Configuration]
@@ -37,17 +39,21 @@ module Heron
       counters = -> { cluster.stats.merge(metrics ? metric_counters(metrics.snapshot) : {}) }
       state = State.new(mode: "cluster", draining: -> { cluster.draining? }, listeners: -> { listeners },
                         counters: counters)
-      start(state, config, logger, metrics)
+      WorkerProbe.prepare if config.control_bind
+      start(state, config, logger, metrics, backtraces: -> { Backtraces.render + WorkerProbe.collect(cluster.stats[:worker_pids]) },
+                                            on_close: -> { WorkerProbe.remove })
     end
 
     # @param state [State]
+    # @param backtraces [#call] makes the /backtraces report.
+    # @param on_close [#call, nil] runs when the handle is closed.
     # @return [Handle] with a listener unless `control_bind` is nil.
-    def self.start(state, config, logger, metrics)
+    def self.start(state, config, logger, metrics, backtraces: -> { Backtraces.render }, on_close: nil)
       return Handle.new(state, nil) unless config.control_bind
-      endpoints = Endpoints.new(state, metrics: metrics, token: config.control_token)
+      endpoints = Endpoints.new(state, metrics: metrics, token: config.control_token, backtraces: backtraces)
       listener = Server.new(config.control_bind, endpoints, logger).start
       logger.info("control on #{listener.url} (/health/ready, /stats#{', /metrics' if metrics})") if listener.url
-      Handle.new(state, listener)
+      Handle.new(state, listener, on_close)
     end
 
     # @return [Hash] a single server's live counts.

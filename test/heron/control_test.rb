@@ -69,7 +69,10 @@ class ControlTest < Minitest::Test
     titles = stats["worker_pids"].map { |worker| File.read("/proc/#{worker}/cmdline") }
     assert_equal ["heron worker 0 [ctltest]", "heron worker 1 [ctltest]"], titles.map(&:strip).sort
     assert_match(/\Aheron master \[ctltest\] http:\/\/127\.0\.0\.1:#{port}/, File.read("/proc/#{pid}/cmdline"))
-    assert_includes ctl(url, "backtraces").first, "== thread"
+    report = ctl(url, "backtraces").first
+    assert_includes report, "== thread"
+    assert_equal ["######## worker 0", "######## worker 1"], report.scan(/^######## worker \d+/).sort
+    assert_includes report, "in `accept_loop'", "a worker's task tree shows where its accept task waits"
     out, err, status = ctl(url, "stop")
     assert_equal [0, ""], [status.exitstatus, err]
     assert_equal "sent SIGTERM to #{pid}\n", out

@@ -28,11 +28,13 @@ module Heron
       # @param metrics [#to_prometheus, nil] the registry /metrics renders; nil when metrics are off.
       # @param token [String, nil] the `control_token`.
       # @param pid [Integer] the process the actions signal (the master).
-      def initialize(state, metrics: nil, token: nil, pid: Process.pid)
+      # @param backtraces [#call] makes the /backtraces report (a cluster master adds its workers').
+      def initialize(state, metrics: nil, token: nil, pid: Process.pid, backtraces: -> { Backtraces.render })
         @state = state
         @metrics = metrics
         @token = token
         @pid = pid
+        @backtraces = backtraces
       end
 
       # @param method [String, nil] nil for a malformed request.
@@ -54,7 +56,7 @@ module Heron
         when "/health/ready" then read(method) { ready }
         when "/metrics" then read(method) { metrics }
         when "/stats" then read(method) { guarded(headers) { [200, JSON_TYPE, "#{JSON.pretty_generate(@state.stats)}\n"] } }
-        when "/backtraces" then read(method) { guarded(headers) { text(200, Backtraces.render) } }
+        when "/backtraces" then read(method) { guarded(headers) { text(200, @backtraces.call) } }
         when %r{\A/control/([a-z-]+)\z} then action(method, Regexp.last_match(1), headers)
         else text(404, "Not Found: try /health/ready, /stats or /metrics\n")
         end

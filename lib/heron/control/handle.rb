@@ -12,9 +12,12 @@ module Heron
 
       # @param state [State]
       # @param listener [Control::Server, nil]
-      def initialize(state, listener)
+      # @param on_close [#call, nil] runs after the listener closes (a master removes its
+      #   {WorkerProbe} directory).
+      def initialize(state, listener, on_close = nil)
         @state = state
         @listener = listener
+        @on_close = on_close
       end
 
       # Marks the process as serving.
@@ -26,7 +29,10 @@ module Heron
 
       # Stops the listener.
       # @return [void]
-      def close = @listener&.close
+      def close
+        @listener&.close
+        @on_close&.call
+      end
     end
   end
 end
