@@ -72,6 +72,22 @@ class ProxyProtocolTest < Minitest::Test
     end
   end
 
+  # A connection still sending its PROXY header holds a slot of max_connections like any other.
+  def test_connections_in_the_handshake_count_towards_max_connections
+    with_server(APP, binds: ["tcp://127.0.0.1:0?proxy_protocol=v1"], max_connections: 1) do |port, server|
+      slow = connect(port)
+      slow.write("PROXY TCP4 192.0.2.7 ")
+      waiting = connect(port)
+      waiting.write("PROXY TCP4 192.0.2.8 127.0.0.1 1 2\r\nGET /w HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+      refute waiting.wait_readable(0.3), "the second connection was served while the first held the only slot"
+      slow.write("127.0.0.1 1 2\r\nGET /s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+      assert_equal "192.0.2.7 /s", read_response(slow)[2]
+      assert_equal "192.0.2.8 /w", read_response(waiting)[2]
+    ensure
+      [slow, waiting].each { |socket| socket&.close }
+    end
+  end
+
   def test_haproxy_send_proxy_v1
     through_haproxy("send-proxy")
   end

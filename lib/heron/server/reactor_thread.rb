@@ -52,6 +52,7 @@ module Heron
         @shedder = Server::LoadShedder.new(@config)
         @in_flight = 0
         @served = 0
+        @handshakes = 0 # connections still reading their PROXY header (they count towards the limit)
         @draining = false
         @capacity = Async::Notification.new
         @wake_reader, @wake_writer = IO.pipe
@@ -92,7 +93,7 @@ module Heron
       def serve(io, proxy = nil)
         io.setsockopt(Socket::IPPROTO_TCP, Socket::TCP_NODELAY, 1) if io.is_a?(TCPSocket)
         accepted = now
-        peer = proxy && (proxy_peer(io, proxy) or return)
+        peer = proxy && (handshake(io, proxy) or return)
         connection = Connection.new(io, self, accepted, peer: peer)
         @connections << connection
         @metrics&.connection_opened
@@ -168,7 +169,7 @@ module Heron
       def accept_batch(listener, backoff)
         batch = []
         listener.wait_readable
-        while @connections.size + batch.size < @max_connections && batch.size < ACCEPT_BATCH
+        while @connections.size + @handshakes + batch.size < @max_connections && batch.size < ACCEPT_BATCH
           io = listener.accept_nonblock(exception: false)
           break if io == :wait_readable
           batch << io
@@ -191,10 +192,10 @@ module Heron
       # At the connection limit, waits until a client is waiting to be accepted and then makes
       # room by closing the longest-open idle keep-alive connection, or waits for one to close.
       def wait_for_room(listener)
-        while @connections.size >= @max_connections
+        while @connections.size + @handshakes >= @max_connections
           listener.wait_readable
           evict_idle_connection
-          @capacity.wait if @connections.size >= @max_connections
+          @capacity.wait if @connections.size + @handshakes >= @max_connections
         end
       end
 
@@ -205,11 +206,14 @@ module Heron
 
       # @return [String, false] the client's address from the header, the socket's own peer when
       #   the proxy speaks for itself, or false (socket closed) when the header is bad or late.
-      def proxy_peer(io, version)
+      def handshake(io, version)
+        @handshakes += 1
         ProxyProtocol.read(io, version, @config.header_timeout) || io.remote_address.ip_address
       rescue ProxyProtocol::Error, SystemCallError, IOError
         io.close
         false
+      ensure
+        @handshakes -= 1
       end
 
       def closed(connection)
