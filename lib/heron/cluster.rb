@@ -36,7 +36,6 @@ module Heron
       Control::ProcessTitle.set("master", @config, @binder.addresses)
       @config.before_fork.each(&:call)
       start(listeners, app)
-      @control.ready!
       supervise
     ensure
       @control&.close

@@ -28,7 +28,8 @@ module Heron
     end
 
     # Starts the control listener of a cluster master, and the directory its workers answer
-    # `/backtraces` in ({WorkerProbe}); the caller marks it ready.
+    # `/backtraces` in ({WorkerProbe}). It is ready once every worker has loaded the app and
+    # serves (each one's probe socket exists), and stays ready until a drain starts.
     # @param cluster [#draining?, #stats] the master.
     # @param listeners [Array<BasicSocket>] the app's listeners.
     # @param config [Configuration]
@@ -37,8 +38,9 @@ module Heron
     # @return [Handle]
     def self.for_cluster(cluster, listeners, config, logger, metrics)
       counters = -> { cluster.stats.merge(metrics ? metric_counters(metrics.snapshot) : {}) }
+      booted = -> { WorkerProbe.booted?(cluster.stats[:worker_pids], config.workers) }
       state = State.new(mode: "cluster", draining: -> { cluster.draining? }, listeners: -> { listeners },
-                        counters: counters)
+                        counters: counters, booted: booted)
       WorkerProbe.prepare if config.control_bind
       start(state, config, logger, metrics, backtraces: -> { Backtraces.render + WorkerProbe.collect(cluster.stats[:worker_pids]) },
                                             on_close: -> { WorkerProbe.remove })

@@ -35,6 +35,19 @@ class ControlTest < Minitest::Test
     stop(pid)
   end
 
+  def test_a_cluster_is_booting_until_its_workers_have_loaded_the_app
+    slow_app = "deadline = Time.now + 30\nsleep 0.05 until File.exist?('go') || Time.now > deadline\n#{HELD_APP}"
+    pid, port, log = spawn_heron(slow_app, "-w", "2", "--control-bind", "tcp://127.0.0.1:0")
+    control = control_port(log)
+    assert_equal [503, "booting\n"], http(control, "GET /health/ready")
+    assert_equal "booting", JSON.parse(http(control, "GET /stats").last)["status"]
+    File.write(File.join(File.dirname(log), "go"), "1")
+    eventually { http(control, "GET /health/ready") == [200, "ready\n"] }
+    assert_equal 200, http(port, "GET /").first
+  ensure
+    stop(pid)
+  end
+
   def test_stats_counts_requests_and_connections_of_a_single_process
     pid, port, log = spawn_heron(HELD_APP, "--control-bind", "tcp://127.0.0.1:0")
     control = control_port(log)

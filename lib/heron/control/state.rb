@@ -17,7 +17,9 @@ module Heron
       # @param draining [#call] true once a stop was asked for.
       # @param counters [#call] a Hash of counts (workers, connections, in_flight, …) to report.
       # @param listeners [#call] the app's listening sockets, for the backlog.
-      def initialize(mode:, draining:, counters:, listeners: -> { [] })
+      # @param booted [#call, nil] asked until it says true, when nobody calls {#ready!}.
+      def initialize(mode:, draining:, counters:, listeners: -> { [] }, booted: nil)
+        @booted = booted
         @mode = mode
         @draining = draining
         @counters = counters
@@ -36,6 +38,7 @@ module Heron
       # @return [String] "booting", "ready" or "draining".
       def status
         return "draining" if @draining.call
+        @ready ||= @booted&.call || false
         @ready ? "ready" : "booting"
       end
 

@@ -34,6 +34,14 @@ module Heron
           Thread.new { answer(server, index) }.tap { |thread| thread.name = "heron backtraces" }
         end
 
+        # Master: whether `expected` workers run and each has booted (answers on its socket).
+        # @param pids [Array<Integer>] the live workers.
+        # @param expected [Integer] how many there should be.
+        # @return [Boolean]
+        def booted?(pids, expected)
+          !@directory.nil? && pids.size >= expected && pids.all? { |pid| File.socket?(File.join(@directory, "#{pid}.sock")) }
+        end
+
         # Master: every worker's report, one after another.
         # @param pids [Array<Integer>]
         # @return [String]
