@@ -1,7 +1,5 @@
 # frozen_string_literal: true
 
-require_relative "../profiler/queue_time"
-
 module Heron
   class Server
     # Answers a request 503 at once, without calling the app, when the process is past what it
@@ -34,11 +32,18 @@ module Heron
       #   is one, else from the server's own start of the request.
       def queue_seconds(request, now)
         stamp = request.env["HTTP_X_REQUEST_START"] if request.env["heron.trusted_proxy"]
-        from_proxy = stamp && Profiler::QueueTime.from_header(stamp, Time.now.to_f)
-        from_proxy ? from_proxy / 1000.0 : now - request.started_at
+        since = stamp && epoch_seconds(stamp)
+        since ? Time.now.to_f - since : now - request.started_at
       end
 
       private
+
+      # "t=1700000000.123", or the same in ms or µs (told apart by magnitude, as New Relic does).
+      def epoch_seconds(header)
+        value = header[/\d+(?:\.\d+)?/]&.to_f or return nil
+        return value / 1_000_000.0 if value > 1e15
+        value > 1e12 ? value / 1000.0 : value
+      end
 
       def refuse(limit)
         [503, { "content-type" => "text/plain", "retry-after" => RETRY_AFTER, "x-heron-shed" => limit },
