@@ -82,6 +82,11 @@ class ControlTest < Minitest::Test
     titles = stats["worker_pids"].map { |worker| File.read("/proc/#{worker}/cmdline") }
     assert_equal ["heron worker 0 [ctltest]", "heron worker 1 [ctltest]"], titles.map(&:strip).sort
     assert_match(/\Aheron master \[ctltest\] http:\/\/127\.0\.0\.1:#{port}/, File.read("/proc/#{pid}/cmdline"))
+    control_socket = listening_inode(control_port(log))
+    stats["worker_pids"].each do |worker|
+      refute_includes socket_inodes(worker), control_socket, "a worker holds the master's control listener"
+    end
+    assert_includes socket_inodes(pid), control_socket
     report = ctl(url, "backtraces").first
     assert_includes report, "== thread"
     assert_equal ["######## worker 0", "######## worker 1"], report.scan(/^######## worker \d+/).sort
@@ -118,6 +123,16 @@ class ControlTest < Minitest::Test
   end
 
   private
+
+  # The inode of the socket listening on 127.0.0.1:port, from /proc/net/tcp.
+  def listening_inode(port)
+    line = File.readlines("/proc/net/tcp").find { |row| row.split[1] == format("0100007F:%04X", port) && row.split[3] == "0A" }
+    line&.split&.at(9) || flunk("nothing listens on #{port}")
+  end
+
+  def socket_inodes(pid)
+    Dir.glob("/proc/#{pid}/fd/*").filter_map { |fd| File.readlink(fd)[/\Asocket:\[(\d+)\]/, 1] rescue nil }
+  end
 
   def control_port(log)
     eventually { File.read(log)[%r{control on tcp://127\.0\.0\.1:(\d+)}, 1] || File.read(log)[/listening on tcp:\/\/127\.0\.0\.1:(\d+)/, 1] }.to_i

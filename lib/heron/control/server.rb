@@ -25,6 +25,18 @@ module Heron
                   405 => "Method Not Allowed", 500 => "Internal Server Error", 503 => "Service Unavailable" }.freeze
       private_constant :REASONS
 
+      OPEN = {} # listeners opened in this process or inherited over fork: Server => owner pid
+      private_constant :OPEN
+
+      # In a forked child (a cluster worker): closes the control listeners it inherited, so the
+      # control port is not held by processes that never answer on it (and is free once the
+      # master is gone). Leaves Unix socket files alone: they are the master's.
+      # @return [void]
+      def self.close_inherited
+        OPEN.each { |server, owner| server.forget unless owner == Process.pid }
+        OPEN.clear
+      end
+
       # @return [String, nil] the address actually listened on, as a bind URI (`tcp://127.0.0.1:9393`,
       #   what `heron ctl --control-url` takes), nil when not listening.
       attr_reader :url
@@ -44,6 +56,7 @@ module Heron
       def bind
         @listener = open_listener(URI.parse(@uri))
         @url = url_of(@listener)
+        OPEN[self] = Process.pid
         self
       rescue Errno::EADDRINUSE
         fall_back
@@ -78,8 +91,15 @@ module Heron
       def close
         @closed = true
         @thread&.join(POLL_SECONDS * 5)
+        OPEN.delete(self)
         @listener&.close unless @listener&.closed?
         File.delete(@path) if @path && File.socket?(@path)
+      end
+
+      # Closes this process's copy of the socket, nothing else (used in a forked child).
+      # @return [void]
+      def forget
+        @listener&.close unless @listener&.closed?
       end
 
       private
@@ -97,6 +117,7 @@ module Heron
         raise Errno::EADDRINUSE, @uri unless uri.scheme == "tcp"
         @listener = TCPServer.new(uri.hostname, 0)
         @url = url_of(@listener)
+        OPEN[self] = Process.pid
         @logger.warn("control listener #{@uri} is in use; listening on #{@url} instead")
         self
       rescue SystemCallError => e

@@ -4,6 +4,7 @@ require "socket"
 require "tmpdir"
 require "fileutils"
 require_relative "backtraces"
+require_relative "server"
 
 module Heron
   module Control
@@ -25,10 +26,12 @@ module Heron
           @directory = Dir.mktmpdir("heron-control-")
         end
 
-        # Worker, after fork: answers on `<directory>/<pid>.sock` until the process exits.
+        # Worker, after fork: closes the master's control listener it inherited, then answers on
+        # `<directory>/<pid>.sock` until the process exits.
         # @param index [Integer] the worker's index, named in the answer.
         # @return [Thread, nil] nil when the master made no directory.
         def start(index)
+          Server.close_inherited
           return nil unless @directory
           server = UNIXServer.new(File.join(@directory, "#{Process.pid}.sock"))
           Thread.new { answer(server, index) }.tap { |thread| thread.name = "heron backtraces" }
