@@ -22,7 +22,7 @@ module Heron
     # @return [Handle]
     def self.for_server(server, config, logger, metrics)
       state = State.new(mode: "single", draining: -> { server.draining? }, listeners: -> { server.listeners },
-                        counters: -> { server_counters(server) })
+                        counters: -> { server_counters(server) }, tag: ProcessTitle.tag(config))
       Thread.new { server.wait_until_running(WAIT_FOR_SERVER) && state.ready! }
       start(state, config, logger, metrics)
     end
@@ -40,7 +40,7 @@ module Heron
       counters = -> { cluster.stats.merge(metrics ? metric_counters(metrics.snapshot) : {}) }
       booted = -> { WorkerProbe.booted?(cluster.stats[:worker_pids], config.workers) }
       state = State.new(mode: "cluster", draining: -> { cluster.draining? }, listeners: -> { listeners },
-                        counters: counters, booted: booted)
+                        counters: counters, booted: booted, tag: ProcessTitle.tag(config))
       WorkerProbe.prepare if config.control_bind
       start(state, config, logger, metrics, backtraces: -> { Backtraces.render + WorkerProbe.collect(cluster.stats[:worker_pids]) },
                                             on_close: -> { WorkerProbe.remove })

@@ -78,7 +78,7 @@ class ControlTest < Minitest::Test
     assert_equal 200, http(port, "GET /").first
     stats = eventually { JSON.parse(ctl(url, "stats").first).then { |s| s["workers"] == 2 && s["requests_served"] == 1 && s } }
     assert_includes http(control_port(log), "GET /metrics").last, %(heron_requests_total{status="2xx"} 1\n)
-    assert_equal ["cluster", "ready", pid], stats.values_at("mode", "status", "pid")
+    assert_equal ["cluster", "ready", pid, "ctltest"], stats.values_at("mode", "status", "pid", "tag")
     titles = stats["worker_pids"].map { |worker| File.read("/proc/#{worker}/cmdline") }
     assert_equal ["heron worker 0 [ctltest]", "heron worker 1 [ctltest]"], titles.map(&:strip).sort
     assert_match(/\Aheron master \[ctltest\] http:\/\/127\.0\.0\.1:#{port}/, File.read("/proc/#{pid}/cmdline"))
@@ -93,7 +93,7 @@ class ControlTest < Minitest::Test
     assert_includes report, "in `accept_loop'", "a worker's task tree shows where its accept task waits"
     out, err, status = ctl(url, "stop")
     assert_equal [0, ""], [status.exitstatus, err]
-    assert_equal "sent SIGTERM to #{pid}\n", out
+    assert_equal "sent SIGTERM to #{pid} [ctltest]\n", out
     assert_equal 0, wait_exit(pid)&.exitstatus
   ensure
     stop(pid)

@@ -81,7 +81,7 @@ module Heron
         return text(405, "Method Not Allowed: use POST\n", "allow" => "POST") unless method == "POST"
         guarded(headers) do
           Process.kill(signal, @pid)
-          text(202, "sent SIG#{signal} to #{@pid}\n")
+          text(202, "sent SIG#{signal} to #{@pid}#{" [#{@state.tag}]" if @state.tag}\n")
         end
       end
 

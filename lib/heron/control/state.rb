@@ -12,14 +12,18 @@ module Heron
     class State
       # @return [Time] when the process started booting.
       attr_reader :booted_at
+      # @return [String, nil] the process titles' tag, so an operator can tell Herons apart.
+      attr_reader :tag
 
       # @param mode [String] "single" or "cluster".
       # @param draining [#call] true once a stop was asked for.
       # @param counters [#call] a Hash of counts (workers, connections, in_flight, …) to report.
       # @param listeners [#call] the app's listening sockets, for the backlog.
       # @param booted [#call, nil] asked until it says true, when nobody calls {#ready!}.
-      def initialize(mode:, draining:, counters:, listeners: -> { [] }, booted: nil)
+      # @param tag [String, nil] see {#tag}.
+      def initialize(mode:, draining:, counters:, listeners: -> { [] }, booted: nil, tag: nil)
         @booted = booted
+        @tag = tag
         @mode = mode
         @draining = draining
         @counters = counters
@@ -44,7 +48,7 @@ module Heron
 
       # @return [Hash] the stats document.
       def stats
-        { "version" => VERSION, "pid" => Process.pid, "mode" => @mode, "status" => status,
+        { "version" => VERSION, "pid" => Process.pid, "tag" => @tag, "mode" => @mode, "status" => status,
           "boot_time" => @booted_at.utc.iso8601(3), "uptime_seconds" => (monotonic - @started).round(3),
           "backlog" => Backlog.total(@listeners.call) }.merge(@counters.call.transform_keys(&:to_s))
       end
