@@ -1,7 +1,7 @@
 # frozen_string_literal: true
 
 require "test_helper"
-require "tmpdir"
+require "support/haproxy_helper"
 require "heron/proxy_protocol"
 
 # PROXY protocol v1/v2: the parser, raw headers over real sockets, and HAProxy's send-proxy and
@@ -99,42 +99,15 @@ class ProxyProtocolTest < Minitest::Test
   private
 
   def through_haproxy(option)
-    skip "haproxy is not installed (bin/setup installs it)" unless system("command -v haproxy >/dev/null")
     version = option == "send-proxy" ? "v1" : "v2"
     with_server(APP, binds: ["tcp://127.0.0.1:0?proxy_protocol=#{version}"]) do |port|
       front = free_port("::1")
-      pid = start_haproxy(front, port, option)
+      pid = start_haproxy(front, "127.0.0.1:#{port} #{option}")
       responses = 2.times.map { fetch("::1", front, "/#{version}") }
       assert_equal [[200, "::1 /#{version}"]] * 2, responses
     ensure
       stop_haproxy(pid)
     end
-  end
-
-  def start_haproxy(front, back, option)
-    @dir = Dir.mktmpdir("heron-haproxy")
-    config = File.join(@dir, "haproxy.cfg")
-    File.write(config, <<~CFG)
-      defaults
-        mode tcp
-        timeout connect 5s
-        timeout client 10s
-        timeout server 10s
-      frontend front
-        bind [::1]:#{front}
-        default_backend heron
-      backend heron
-        server heron 127.0.0.1:#{back} #{option}
-    CFG
-    pid = Process.spawn("haproxy", "-db", "-f", config, out: File::NULL, err: File.join(@dir, "haproxy.log"))
-    eventually { (TCPSocket.new("::1", front).close || true) rescue false }
-    pid
-  end
-
-  def stop_haproxy(pid)
-    return unless pid
-    Process.kill("TERM", pid)
-    Process.wait(pid)
   end
 
   def fetch(host, port, path)
@@ -143,13 +116,6 @@ class ProxyProtocolTest < Minitest::Test
     read_response(socket).values_at(0, 2)
   ensure
     socket&.close
-  end
-
-  def free_port(host)
-    server = TCPServer.new(host, 0)
-    server.addr[1]
-  ensure
-    server&.close
   end
 
   def v2_head(version_command, family, length)
