@@ -5,6 +5,7 @@ require "socket"
 require "uri"
 require_relative "../configuration"
 require_relative "../config/dsl"
+require_relative "../config/cli"
 require_relative "endpoints"
 
 module Heron
