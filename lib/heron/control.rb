@@ -14,17 +14,26 @@ module Heron
     WAIT_FOR_SERVER = 24 * 3600.0
     private_constant :WAIT_FOR_SERVER
 
-    # Starts the control listener of a single-process server; ready once the server accepts.
-    # @param server [Heron::Server] bound, not yet running.
+    # Starts the control listener of a single process before its app loads: live, and booting
+    # until {.attach_server}'s server accepts.
     # @param config [Configuration]
     # @param logger [Log::Logger]
     # @param metrics [#to_prometheus, nil]
     # @return [Handle]
-    def self.for_server(server, config, logger, metrics)
-      state = State.new(mode: "single", draining: -> { server.draining? }, listeners: -> { server.listeners },
-                        counters: -> { server_counters(server) }, tag: ProcessTitle.tag(config))
-      Thread.new { server.wait_until_running(WAIT_FOR_SERVER) && state.ready! }
+    def self.for_single(config, logger, metrics)
+      state = State.new(mode: "single", draining: -> { false }, counters: -> { {} }, tag: ProcessTitle.tag(config))
       start(state, config, logger, metrics)
+    end
+
+    # Points a {.for_single} handle at the server once the app is loaded; ready once it accepts.
+    # @param handle [Handle]
+    # @param server [Heron::Server] bound, not yet running.
+    # @return [Handle] handle
+    def self.attach_server(handle, server)
+      handle.state.attach(draining: -> { server.draining? }, listeners: -> { server.listeners },
+                          counters: -> { server_counters(server) })
+      Thread.new { server.wait_until_running(WAIT_FOR_SERVER) && handle.ready! }
+      handle
     end
 
     # Starts the control listener of a cluster master, and the directory its workers answer

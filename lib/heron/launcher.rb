@@ -31,8 +31,9 @@ module Heron
 
     def single
       metrics = @config.metrics? ? load_metrics : nil
+      control = Control.for_single(@config, @logger, metrics)
       server = Server.new(AppLoader.load(@config), @config, logger: @logger, metrics: metrics).bind
-      control = Control.for_server(server, @config, @logger, metrics)
+      Control.attach_server(control, server)
       @logger.banner(addresses: server.addresses, mode: "single process, #{server.mode}")
       Control::ProcessTitle.set("single", @config, server.addresses)
       SignalHandler.new(server).install

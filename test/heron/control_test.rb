@@ -35,6 +35,24 @@ class ControlTest < Minitest::Test
     stop(pid)
   end
 
+  # The listener opens before the app loads: live at once, booting until the server accepts.
+  def test_a_single_process_is_live_and_booting_while_its_app_loads
+    dir = Dir.mktmpdir("heron-test")
+    File.write(File.join(dir, "config.ru"), "deadline = Time.now + 30\nsleep 0.05 until File.exist?('go') || Time.now > deadline\n#{HELD_APP}")
+    log = File.join(dir, "heron.log")
+    pid = Process.spawn(RbConfig.ruby, File.join(ProcessHelper::ROOT, "exe/heron"), "-b", "tcp://127.0.0.1:0", "-e", "production",
+                        "--control-bind", "tcp://127.0.0.1:0", "config.ru", chdir: dir, out: log, err: [:child, :out])
+    control = control_port(log)
+    assert_equal [200, "live\n"], http(control, "GET /health/live")
+    assert_equal [503, "booting\n"], http(control, "GET /health/ready")
+    File.write(File.join(dir, "go"), "1")
+    port = wait_for_port(log, pid)
+    eventually { http(control, "GET /health/ready") == [200, "ready\n"] }
+    assert_equal 200, http(port, "GET /").first
+  ensure
+    stop(pid)
+  end
+
   def test_a_cluster_is_booting_until_its_workers_have_loaded_the_app
     slow_app = "deadline = Time.now + 30\nsleep 0.05 until File.exist?('go') || Time.now > deadline\n#{HELD_APP}"
     pid, port, log = spawn_heron(slow_app, "-w", "2", "--control-bind", "tcp://127.0.0.1:0")

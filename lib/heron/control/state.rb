@@ -33,6 +33,18 @@ module Heron
         @ready = false
       end
 
+      # Replaces the callables given to {#initialize} (a single process's server exists only once
+      # its app is loaded).
+      # @param draining [#call]
+      # @param counters [#call]
+      # @param listeners [#call]
+      # @return [void]
+      def attach(draining:, counters:, listeners:)
+        @draining = draining
+        @counters = counters
+        @listeners = listeners
+      end
+
       # Marks the process as serving (until a drain starts).
       # @return [void]
       def ready!
