@@ -107,9 +107,18 @@ module Heron
       def open_listener(uri)
         case uri.scheme
         when "tcp" then TCPServer.new(uri.hostname, uri.port)
-        when "unix" then UNIXServer.new(@path = uri.path)
+        when "unix" then UNIXServer.new(remove_stale(uri.path)).tap { @path = uri.path } # ours to delete
         else raise URI::InvalidURIError, "use tcp://host:port or unix:///path"
         end
+      end
+
+      # A socket file left by a Heron that died is removed; one that answers is someone else's.
+      def remove_stale(path)
+        UNIXSocket.new(path).close if File.socket?(path)
+        path
+      rescue Errno::ECONNREFUSED
+        File.delete(path)
+        path
       end
 
       def fall_back

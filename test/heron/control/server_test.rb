@@ -102,6 +102,23 @@ class ControlServerTest < Minitest::Test
     socket&.close
   end
 
+  def test_a_stale_unix_socket_file_is_replaced_and_a_live_one_is_not
+    path = File.join(Dir.mktmpdir("heron-control"), "control.sock")
+    UNIXServer.new(path).close # what a killed process leaves behind
+    assert File.socket?(path)
+    server = start("unix://#{path}")
+    assert_equal "unix://#{path}", server.url
+    second = start("unix://#{path}")
+    assert_nil second.url
+    assert_match(/control listener unix:\/\/#{Regexp.escape(path)} is in use .* running without it/, @log.string)
+    second.close
+    socket = UNIXSocket.new(path) # the failed one did not delete the live one's file
+    socket.write("GET / HTTP/1.1\r\n\r\n")
+    assert_equal 200, read_response(socket).first
+  ensure
+    socket&.close
+  end
+
   private
 
   def start(uri)
