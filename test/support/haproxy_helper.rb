@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require "tmpdir"
+require "fileutils"
 
 # Runs a real HAProxy (Debian's haproxy package, installed by bin/setup) in front of a test server.
 module HAProxyHelper
@@ -28,15 +29,17 @@ module HAProxyHelper
         server heron #{backend}
     CFG
     pid = Process.spawn("haproxy", "-db", "-f", config, out: File::NULL, err: File.join(dir, "haproxy.log"))
+    (@haproxy_dirs ||= {})[pid] = dir
     eventually { (TCPSocket.new("::1", front).close || true) rescue false }
     pid
   end
 
-  # Stops a haproxy started by {#start_haproxy}.
+  # Stops a haproxy started by {#start_haproxy} and removes its directory.
   def stop_haproxy(pid)
     return unless pid
     Process.kill("TERM", pid)
     Process.wait(pid)
+    FileUtils.rm_rf(@haproxy_dirs.delete(pid))
   end
 
   # @return [Integer] a port that was free on `host` a moment ago.
