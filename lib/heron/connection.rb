@@ -28,6 +28,7 @@ module Heron
       @parser = reactor.new_parser
       @writer = Response::Writer.new(@socket, @config, reactor.date)
       @env = Request::EnvBuilder.new(reactor.env_template, io, @config, hijack: -> { hijack! }, peer: peer)
+      @peer = peer
       @accepted_at = accepted_at
       @idle = true
       @task = Async::Task.current
@@ -71,7 +72,7 @@ module Heron
     # The client speaks HTTP/2 (ALPN h2, or the cleartext preface): the connection is its.
     def serve_http2
       @idle = false
-      @http2 = HTTP2::Connection.new(@socket, @reactor)
+      @http2 = HTTP2::Connection.new(@socket, @reactor, peer: @peer)
       @http2.serve
     end
 

@@ -50,6 +50,17 @@ module Heron
       false
     end
 
+    # REMOTE_ADDR for a request from `peer` with `env`'s headers; marks the env
+    # (`heron.trusted_proxy`) when the peer is a trusted proxy, for X-Request-Start.
+    # @param env [Hash] a Rack env with its HTTP_* fields.
+    # @param peer [String] the connection's peer.
+    # @return [String]
+    def remote_addr(env, peer)
+      return peer unless include?(peer)
+      env["heron.trusted_proxy"] = true
+      client_address(peer, env["HTTP_X_FORWARDED_FOR"], env["HTTP_FORWARDED"])
+    end
+
     # The client's address for a request.
     # @param peer [String] the socket's peer address.
     # @param forwarded_for [String, nil] the X-Forwarded-For header.

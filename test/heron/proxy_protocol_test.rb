@@ -1,7 +1,8 @@
 # frozen_string_literal: true
 
 require "test_helper"
-require "support/haproxy_helper"
+require_relative "../support/haproxy_helper"
+require_relative "../support/http2_client"
 require "heron/proxy_protocol"
 
 # PROXY protocol v1/v2: the parser, raw headers over real sockets, and HAProxy's send-proxy and
@@ -88,6 +89,23 @@ class ProxyProtocolTest < Minitest::Test
     end
   end
 
+  # HTTP/2 (prior knowledge) behind a PROXY header: the header's address, then X-Forwarded-For
+  # when that address is a trusted proxy.
+  def test_http2_behind_a_proxy_header_and_through_trusted_proxies
+    with_server(APP, binds: ["tcp://127.0.0.1:0?proxy_protocol=v1"], trusted_proxies: ["192.0.2.0/24"]) do |port|
+      socket = connect(port)
+      socket.write("PROXY TCP4 203.0.113.5 127.0.0.1 5555 #{port}\r\n")
+      assert_equal "203.0.113.5 /h2", h2_body(HTTP2TestClient.new(socket), "/h2")
+      socket.close
+      socket = connect(port)
+      socket.write("PROXY TCP4 192.0.2.7 127.0.0.1 5555 #{port}\r\n")
+      client = HTTP2TestClient.new(socket)
+      assert_equal "198.51.100.9 /xff", h2_body(client, "/xff", [["x-forwarded-for", "6.6.6.6, 198.51.100.9"]])
+    ensure
+      socket&.close
+    end
+  end
+
   def test_haproxy_send_proxy_v1
     through_haproxy("send-proxy")
   end
@@ -108,6 +126,12 @@ class ProxyProtocolTest < Minitest::Test
     ensure
       stop_haproxy(pid)
     end
+  end
+
+  def h2_body(client, path, headers = [])
+    stream = client.request("GET", path, headers: headers)
+    client.wait(stream)
+    stream.body
   end
 
   def fetch(host, port, path)

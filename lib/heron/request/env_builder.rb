@@ -56,8 +56,7 @@ module Heron
 
       # The peer is a trusted proxy: the client is the rightmost untrusted hop it reports.
       def client_address(env)
-        env["heron.trusted_proxy"] = true
-        @proxies.client_address(@remote_addr, env["HTTP_X_FORWARDED_FOR"], env["HTTP_FORWARDED"])
+        @proxies.remote_addr(env, @remote_addr)
       end
 
       def tls(env)

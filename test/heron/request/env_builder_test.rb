@@ -1,7 +1,7 @@
 # frozen_string_literal: true
 
 require "test_helper"
-require "support/haproxy_helper"
+require_relative "../../support/haproxy_helper"
 
 # The env the app sees.
 class EnvBuilderTest < Minitest::Test

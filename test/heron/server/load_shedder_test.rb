@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require "test_helper"
+require_relative "../../support/http2_client"
 
 # Load shedding over real sockets: past max_in_flight or max_queue_time a request is answered
 # 503 with Retry-After at once, and the app never sees it.
@@ -34,6 +35,27 @@ class LoadShedderTest < Minitest::Test
       2.times { @release << true }
       assert_equal [200, 200], held.map { |thread| thread.value.first }
       assert_equal 200, get(port, "/after").first
+    end
+  end
+
+  def test_http2_streams_past_max_in_flight_get_503_and_the_count_stays_right
+    with_server(@app, max_in_flight: 2) do |port, server|
+      client = HTTP2TestClient.new(connect(port))
+      held = Array.new(2) { client.request("GET", "/hold") }
+      reader = Thread.new { client.wait(*held, timeout: 10) }
+      2.times { Timeout.timeout(5) { @entered.pop } }
+      shed = HTTP2TestClient.new(connect(port))
+      stream = shed.request("GET", "/shed-me")
+      shed.wait(stream)
+      assert_includes stream.headers, [":status", "503"]
+      assert_includes stream.headers, ["retry-after", "1"]
+      2.times { @release << true }
+      reader.join
+      held.each { |done| assert_includes done.headers, [":status", "200"] }
+      refute_includes @calls, "/shed-me"
+      assert_equal 0, server.in_flight
+    ensure
+      [client, shed].each { |c| c&.close }
     end
   end
 
