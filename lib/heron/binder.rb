@@ -5,10 +5,13 @@ require "uri"
 require_relative "bind_error"
 require_relative "config_error"
 require_relative "binder/unix_options"
+require_relative "proxy_protocol"
 
 module Heron
-  # Opens the listening sockets named by bind URIs: `tcp://host:port`, `ssl://host:port?...` and
-  # `unix:///path` (with `?mode=0660` or `?umask=0007`, see Binder::UnixOptions).
+  # Opens the listening sockets named by bind URIs: `tcp://host:port` (with
+  # `?proxy_protocol=v1|v2` for connections from a proxy that sends a PROXY header),
+  # `ssl://host:port?...` and `unix:///path` (with `?mode=0660` or `?umask=0007`, see
+  # Binder::UnixOptions).
   class Binder
     BACKLOG = 2048
 
@@ -105,7 +108,7 @@ module Heron
     def open(uri)
       parsed = URI.parse(uri)
       case parsed.scheme
-      when "tcp" then tcp(parsed.host, parsed.port, uri)
+      when "tcp" then ProxyProtocol.mark(tcp(parsed.host, parsed.port, uri), ProxyProtocol.version_in(uri))
       when "unix" then unix("#{parsed.host}#{parsed.path}", uri, UnixOptions.new(parsed.query, uri))
       when "ssl" then ssl(parsed, uri)
       else raise ConfigError, "bind #{uri.inspect}: use tcp://HOST:PORT, ssl://HOST:PORT?cert=..&key=.. or unix:///PATH"

@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require_relative "cluster/worker"
+require_relative "control"
 
 module Heron
   # The master of forked workers: binds the listeners, optionally loads the app before forking
@@ -21,6 +22,7 @@ module Heron
       @workers = {}
       @signals = []
       @stopping = nil
+      @restarts = 0
     end
 
     # Runs until every worker has exited after a stop signal.
@@ -28,14 +30,25 @@ module Heron
     def run
       listeners = @binder.bind
       start_metrics if @config.metrics?
+      @control = Control.for_cluster(self, listeners, @config, @logger, @exporter&.aggregate)
       app = @config.preload ? AppLoader.load(@config) : nil
       @logger.banner(addresses: @binder.addresses, mode: mode)
+      Control::ProcessTitle.set("master", @config, @binder.addresses)
       @config.before_fork.each(&:call)
       start(listeners, app)
       supervise
     ensure
+      @control&.close
       @exporter&.stop
       @binder.close
+    end
+
+    # @return [Boolean] whether a stop signal arrived (the control listener's readiness says 503).
+    def draining? = !@stopping.nil?
+
+    # @return [Hash] the master's counts for the control listener's stats document.
+    def stats
+      { workers: @workers.size, worker_pids: @workers.keys, restarts: @restarts }
     end
 
     private
@@ -106,6 +119,7 @@ module Heron
     def restart(worker, status)
       @logger.warn("worker #{worker.index} (pid #{worker.pid}) exited (#{status.inspect}); restarting")
       @metrics&.worker_restarted
+      @restarts += 1
       sleep(RESPAWN_DELAY) if monotonic - worker.started_at < RESPAWN_DELAY
       spawn(worker.index)
     end

@@ -47,8 +47,13 @@ module Heron
       profile_path: "/__heron",
       profile_sample: 1,              # measure one request in N (1: every request)
       profile_token: nil,
-      metrics_bind: "tcp://127.0.0.1:9393",
+      control_bind: "tcp://127.0.0.1:9393", # health, stats, ctl and /metrics; nil = off (alias: metrics_bind)
+      control_token: nil,             # when set, /stats, /backtraces and ctl actions need it
+      tag: nil,                       # process titles' tag; nil → the directory's name
       metrics: nil,                   # nil → on when profile is on
+      max_in_flight: nil,             # requests in the app at once per process; past it 503; nil = no limit
+      max_queue_time: nil,            # seconds from accept (or a trusted X-Request-Start) to the app; past it 503
+      trusted_proxies: [],            # CIDRs whose X-Forwarded-For / Forwarded / X-Request-Start are believed
       n_plus_one_threshold: 2,
     }.freeze
 
@@ -69,8 +74,13 @@ module Heron
       discard_body_limit: [:non_negative_integer], after_reply_concurrency: [:positive_integer],
       profile: [:optional_boolean], profile_path: [:url_path], profile_token: [:optional_string],
       profile_sample: [:positive_integer],
-      metrics_bind: [:optional_bind], metrics: [:optional_boolean], n_plus_one_threshold: [:positive_integer],
+      control_bind: [:optional_bind], control_token: [:optional_string], tag: [:optional_string],
+      metrics: [:optional_boolean], n_plus_one_threshold: [:positive_integer],
+      max_in_flight: [:optional_size], max_queue_time: [:optional_duration], trusted_proxies: [:cidrs],
     }.freeze
+
+    # Older names that still work: the setting they set.
+    ALIASES = { metrics_bind: :control_bind }.freeze
 
     DEFAULTS.each_key { |key| attr_accessor key }
 
@@ -88,8 +98,17 @@ module Heron
     # @return [Object] the coerced value.
     # @raise [ConfigError] for an unknown key or an invalid value.
     def set(key, value, label: key.to_s)
+      key = ALIASES.fetch(key, key)
       type, *arguments = TYPES.fetch(key) { raise ConfigError, "unknown setting #{key.inspect}" }
       public_send(:"#{key}=", Config::Types.public_send(type, value, label, *arguments))
+    end
+
+    # @return [String, nil] the control address (old name of {#control_bind}).
+    def metrics_bind = control_bind
+
+    # @param uri [String, nil] sets {#control_bind} (old name).
+    def metrics_bind=(uri)
+      self.control_bind = uri
     end
 
     # @return [Hash{Symbol => Object}] every setting and its current value.

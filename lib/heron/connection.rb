@@ -20,13 +20,15 @@ module Heron
     # @param io [BasicSocket] the accepted socket.
     # @param reactor [Server::ReactorThread] supplies the app, configuration, logger and callbacks.
     # @param accepted_at [Float] monotonic time of accept.
-    def initialize(io, reactor, accepted_at)
+    # @param peer [String, nil] the client's address from a PROXY protocol header.
+    def initialize(io, reactor, accepted_at, peer: nil)
       @reactor = reactor
       @config = reactor.config
       @socket = Connection::BufferedSocket.new(io, reactor.scratch_buffer)
       @parser = reactor.new_parser
       @writer = Response::Writer.new(@socket, @config, reactor.date)
-      @env = Request::EnvBuilder.new(reactor.env_template, io, @config, hijack: -> { hijack! })
+      @env = Request::EnvBuilder.new(reactor.env_template, io, @config, hijack: -> { hijack! }, peer: peer)
+      @peer = peer
       @accepted_at = accepted_at
       @idle = true
       @task = Async::Task.current
@@ -70,7 +72,7 @@ module Heron
     # The client speaks HTTP/2 (ALPN h2, or the cleartext preface): the connection is its.
     def serve_http2
       @idle = false
-      @http2 = HTTP2::Connection.new(@socket, @reactor)
+      @http2 = HTTP2::Connection.new(@socket, @reactor, peer: @peer)
       @http2.serve
     end
 
@@ -153,7 +155,7 @@ module Heron
         metrics.request_started
       end
       @request = request # for hijack!, which sets its rack.hijack_io
-      status, headers, body = call_app(request)
+      status, headers, body = @reactor.admit(request) || call_app(request)
       return :hijacked if @hijacked
       request.keepalive &&= !@reactor.draining? && !@expectation.pending?
       result = @writer.write(request, status, headers, body)

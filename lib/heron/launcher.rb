@@ -4,6 +4,7 @@ require_relative "server"
 require_relative "cluster"
 require_relative "app_loader"
 require_relative "signal_handler"
+require_relative "control"
 
 module Heron
   # Starts Heron the way the configuration says: one process (with one or more reactor
@@ -30,27 +31,21 @@ module Heron
 
     def single
       metrics = @config.metrics? ? load_metrics : nil
+      control = Control.for_single(@config, @logger, metrics)
       server = Server.new(AppLoader.load(@config), @config, logger: @logger, metrics: metrics).bind
-      exporter = metrics && start_metrics_server(metrics)
+      Control.attach_server(control, server)
       @logger.banner(addresses: server.addresses, mode: "single process, #{server.mode}")
+      Control::ProcessTitle.set("single", @config, server.addresses)
       SignalHandler.new(server).install
       server.run
       @logger.info("stopped")
     ensure
-      exporter&.close
+      control&.close
     end
 
     def load_metrics
-      require_relative "profiler/metrics_server"
+      require_relative "profiler/metrics"
       Profiler.metrics
-    end
-
-    # The Prometheus endpoint runs in a thread of its own, on the control address only.
-    def start_metrics_server(metrics)
-      exporter = Profiler::MetricsServer.new(@config, metrics).bind
-      Thread.new { exporter.run }
-      @logger.info("metrics on #{@config.metrics_bind}/metrics")
-      exporter
     end
   end
 end

@@ -116,6 +116,16 @@ module Heron
       @reactors.sum(&:connection_count)
     end
 
+    # @return [Integer] requests in the app (or being answered) across reactor threads.
+    def in_flight
+      @reactors.sum(&:in_flight)
+    end
+
+    # @return [Integer] requests answered so far across reactor threads.
+    def requests_served
+      @reactors.sum(&:served)
+    end
+
     private
 
     # Ours are closed by the binder (which also removes unix socket files); a cluster worker's

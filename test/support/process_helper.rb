@@ -17,9 +17,10 @@ module ProcessHelper
     File.write(File.join(dir, "config.ru"), ru_source)
     log = File.join(dir, "heron.log")
     boot = File.join(ROOT, "test/support/coverage_boot.rb")
+    # stderr shares stdout's open file (and offset): two opens of the log would overwrite each other.
     pid = Process.spawn(RbConfig.ruby, "-r", boot, File.join(ROOT, "exe/heron"), "-b", "tcp://127.0.0.1:0",
                         "-e", "production", *args, "config.ru",
-                        chdir: dir, out: log, err: log, pgroup: true, **spawn_options)
+                        chdir: dir, out: log, err: [:child, :out], pgroup: true, **spawn_options)
     [pid, wait_for_port(log, pid), log]
   end
 

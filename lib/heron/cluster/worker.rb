@@ -46,12 +46,14 @@ module Heron
       private
 
       def serve(master_alive)
+        Control::ProcessTitle.set("worker #{@index}", @config)
         @config.on_worker_boot.each { |hook| hook.arity.zero? ? hook.call : hook.call(@index) }
         metrics = @exporter&.worker_started
         server = Server.new(@app || AppLoader.load(@config), @config, logger: @logger, listeners: @listeners,
                                                                       metrics: metrics)
         SignalHandler.new(server).install
         watch_master(master_alive, server)
+        Control::WorkerProbe.start(@index) # after the app loaded: the master counts it as booted
         server.run
         @exporter&.worker_stopped(metrics) if metrics
         0

@@ -17,7 +17,8 @@ module Heron
     class CLI
       DEFAULT_CONFIG_FILE = "config/heron.rb"
       EXIT_USAGE = 2
-      USAGE = "Usage: heron [options] [config.ru]\n       heron attack [options] URL  (heron attack --help)"
+      USAGE = "Usage: heron [options] [config.ru]\n       heron attack [options] URL  (heron attack --help)\n" \
+              "       heron ctl stats|backtraces|restart|phased-restart|reopen-logs|stop|halt  (heron ctl --help)"
 
       # Flags that set one setting: [setting, switches, description]. Every one has a DSL directive.
       SETTING_FLAGS = [
@@ -35,7 +36,13 @@ module Heron
         [:profile_path, ["--profile-path PATH"], "profiler pages' path (default /__heron)"],
         [:profile_sample, ["--profile-sample N"], "profile one request in N (default 1: all)"],
         [:metrics, ["--[no-]metrics"], "metrics endpoint (default on when profiling)"],
-        [:metrics_bind, ["--metrics-bind URI"], "metrics listener (default tcp://127.0.0.1:9393)"],
+        [:control_bind, ["--control-bind URI"], "health/stats/ctl/metrics listener (tcp://127.0.0.1:9393)"],
+        [:control_bind, ["--metrics-bind URI"], "old name of --control-bind"],
+        [:control_token, ["--control-token TOKEN"], "token for /stats, /backtraces, ctl (default none)"],
+        [:tag, ["--tag NAME"], "process titles' tag (default: the directory's name)"],
+        [:max_in_flight, ["--max-in-flight COUNT"], "503 past this many requests in the app (off)"],
+        [:max_queue_time, ["--max-queue-time SECONDS"], "503 for requests that waited longer (off)"],
+        [:trusted_proxies, ["--trusted-proxies CIDRS"], "comma-separated proxies to believe (none)"],
         [:n_plus_one_threshold, ["--n-plus-one-threshold COUNT"], "repeated-query warning (default 2)"],
         [:shutdown_timeout, ["--shutdown-timeout SECONDS"], "graceful stop deadline (default 30)"],
         [:first_byte_timeout, ["--first-byte-timeout SECONDS"], "connect to first byte (default 10)"],
@@ -74,6 +81,7 @@ module Heron
       # @return [Integer] the exit status: 2 for a bad option or config value, else the server's.
       def run
         return @attack.call(@argv.drop(1), stdout: @stdout, stderr: @stderr) if @argv.first == "attack"
+        return launch_ctl(@argv.drop(1)) if @argv.first == "ctl"
         config = parse
         config ? start(config) : 0
       rescue ConfigError => e
@@ -173,6 +181,11 @@ module Heron
       def launch_server(config)
         require "heron/launcher"
         Heron::Launcher.new(config).run
+      end
+
+      def launch_ctl(argv)
+        require "heron/control/cli"
+        Heron::Control::CLI.new(argv, stdout: @stdout, stderr: @stderr).run
       end
 
       def launch_attack(argv, stdout:, stderr:)

@@ -314,10 +314,52 @@ module Heron
         set(:metrics, enabled, "metrics")
       end
 
-      # @param uri [String, nil] where the metrics endpoint listens (default tcp://127.0.0.1:9393).
+      # @param uri [String, nil] the control listener: health checks, stats, `heron ctl` and
+      #   /metrics (default tcp://127.0.0.1:9393; nil turns it off).
+      # @return [String, nil]
+      def control_bind(uri)
+        set(:control_bind, uri, "control_bind")
+      end
+
+      # Old name of {#control_bind}.
+      # @param uri [String, nil]
       # @return [String, nil]
       def metrics_bind(uri)
         set(:metrics_bind, uri, "metrics_bind")
+      end
+
+      # @param token [String, nil] required (as `Authorization: Bearer TOKEN`) by /stats,
+      #   /backtraces and `heron ctl`'s actions (default none).
+      # @return [String, nil]
+      def control_token(token)
+        set(:control_token, token, "control_token")
+      end
+
+      # @param name [String, nil] the tag in process titles (default: the directory's name).
+      # @return [String, nil]
+      def tag(name)
+        set(:tag, name, "tag")
+      end
+
+      # @param count [Integer, String, nil] requests in the app at once per process before new
+      #   ones get 503 with Retry-After; nil or "unlimited" for no limit (the default).
+      # @return [Integer, nil]
+      def max_in_flight(count)
+        set(:max_in_flight, count, "max_in_flight")
+      end
+
+      # @param seconds [Numeric, String, nil] requests that waited longer (from accept, or from a
+      #   trusted proxy's X-Request-Start) get 503 without reaching the app; nil or "off" (default).
+      # @return [Float, nil]
+      def max_queue_time(seconds)
+        set(:max_queue_time, seconds, "max_queue_time")
+      end
+
+      # @param cidrs [Array<String>, String] proxies whose X-Forwarded-For, Forwarded and
+      #   X-Request-Start are believed (default none).
+      # @return [Array<String>]
+      def trusted_proxies(*cidrs)
+        set(:trusted_proxies, cidrs.flatten, "trusted_proxies")
       end
 
       # @param count [Integer, String] repeats of one query in a request before it is flagged (2).

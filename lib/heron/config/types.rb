@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require_relative "../trusted_proxies"
+
 module Heron
   module Config
     # Coerces one raw setting (a String from the command line, or any Ruby value from the config
@@ -12,7 +14,7 @@ module Heron
       NUMBER = /\A[-+]?(\d+(\.\d*)?|\.\d+)\z/
       TRUE_WORDS = %w[true yes on 1].freeze
       FALSE_WORDS = %w[false no off 0].freeze
-      TCP_BIND = %r{\Atcp://(\[[0-9a-fA-F:.]+\]|[^\[\]:/\s]+):(\d+)\z}
+      TCP_BIND = %r{\Atcp://(\[[0-9a-fA-F:.]+\]|[^\[\]:/\s]+):(\d+)(\?proxy_protocol=v[12])?\z}
       UNIX_BIND = %r{\Aunix://[^\s]+\z}
       SSL_BIND = %r{\Assl://(\[[0-9a-fA-F:.]+\]|[^\[\]:/\s?]+):(\d+)(\?\S*)?\z}
 
@@ -55,6 +57,25 @@ module Heron
         seconds = parse_number(value)
         return seconds.to_f if seconds && seconds >= 0 && seconds.finite?
         fail_with(label, "a non-negative number of seconds", value)
+      end
+
+      # @param value [Numeric, String, nil] the raw value, in seconds; nil or "off" means no limit.
+      # @param label [String] the setting's name for the error message.
+      # @return [Float, nil] a number of seconds > 0, or nil.
+      def optional_duration(value, label)
+        return nil if value.nil? || value.to_s == "off"
+        seconds = parse_number(value)
+        return seconds.to_f if seconds&.positive? && seconds.finite?
+        fail_with(label, "a positive number of seconds or off", value)
+      end
+
+      # @param value [Array<String>, String] CIDRs or addresses, as a list or comma-separated.
+      # @param label [String] the setting's name for the error message.
+      # @return [Array<String>] the entries, each checked.
+      def cidrs(value, label)
+        list = value.is_a?(String) ? value.split(",").map(&:strip).reject(&:empty?) : Array(value).map(&:to_s)
+        bad = list.find { |entry| !TrustedProxies.valid?(entry) }
+        bad ? fail_with(label, "a list of IP addresses or CIDRs like 10.0.0.0/8", bad) : list
       end
 
       # @param value [Boolean, String] the raw value.

@@ -35,13 +35,16 @@ module Heron
 
       # @param socket [Heron::Connection::BufferedSocket]
       # @param reactor [Server::ReactorThread] app, config, logger, date, env_template, #finished.
-      def initialize(socket, reactor)
+      # @param peer [String, nil] the client's address from a PROXY protocol header.
+      def initialize(socket, reactor, peer: nil)
+        @peer = peer
         @socket = socket
         @reactor = reactor
         @config = reactor.config
         @running = 0
         @draining = false
-        @env = EnvBuilder.new(reactor.env_template, remote_addr: remote_addr, tls: socket.io.respond_to?(:alpn_protocol))
+        @env = EnvBuilder.new(reactor.env_template, remote_addr: @peer || remote_addr, tls: socket.io.respond_to?(:alpn_protocol),
+                                                    proxies: TrustedProxies.cached(@config.trusted_proxies))
         HeaderBlock.max_bytes = @config.max_header_bytes
       end
 

@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require_relative "../trusted_proxies"
+
 module Heron
   module HTTP2
     # Builds a Rack env from an HTTP/2 request's header fields (RFC 9113 §8.3), refusing a
@@ -15,10 +17,12 @@ module Heron
       # @param template [Hash] the server's env template.
       # @param remote_addr [String]
       # @param tls [Boolean] whether the connection is TLS.
-      def initialize(template, remote_addr:, tls:)
+      # @param proxies [TrustedProxies, nil] whose X-Forwarded-For / Forwarded decide REMOTE_ADDR.
+      def initialize(template, remote_addr:, tls:, proxies: nil)
         @template = template
         @remote_addr = remote_addr
         @tls = tls
+        @proxies = proxies unless proxies.nil? || proxies.empty?
       end
 
       # @param fields [Array<Array(String, String)>]
@@ -30,6 +34,7 @@ module Heron
         request_line(env, pseudo)
         fields.each { |name, value| add_field(env, name, value) unless name.start_with?(":") }
         env["HTTP_HOST"] ||= pseudo[":authority"] if pseudo[":authority"]
+        env["REMOTE_ADDR"] = @proxies.remote_addr(env, @remote_addr) if @proxies
         server_name(env)
         env
       end

@@ -46,7 +46,7 @@ module Heron
       end
 
       def respond(request)
-        status, headers, body = call_app(request)
+        status, headers, body = @context.admit(request) || call_app(request)
         write(request, status.to_i, headers, body)
       rescue Response::Invalid => e
         invalid(request, e)

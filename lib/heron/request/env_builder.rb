@@ -3,6 +3,7 @@
 require "socket"
 require "rack"
 require "rack/rewindable_input"
+require_relative "../trusted_proxies"
 
 module Heron
   class Request
@@ -17,12 +18,17 @@ module Heron
       # @param io [BasicSocket] the connection's socket.
       # @param config [Configuration]
       # @param hijack [Proc] the connection's `rack.hijack` callable.
-      def initialize(template, io, config, hijack:)
+      # @param peer [String, nil] the client's address from a PROXY protocol header, which
+      #   replaces the socket's peer.
+      def initialize(template, io, config, hijack:, peer: nil)
         @template = template
         @trust_proto = config.forwarded_proto
         @hijack = hijack
         @remote_addr, @local_name, @local_port = addresses(io)
         @tls = io.respond_to?(:accept_nonblock) # a TLS socket (TLS::Listener); plain sockets are not listeners
+        @remote_addr = peer if peer
+        @proxies = TrustedProxies.cached(config.trusted_proxies)
+        @proxied = @proxies.include?(@remote_addr)
         @host = nil
       end
 
@@ -37,7 +43,7 @@ module Heron
       # @param started [Float] monotonic time the request began.
       # @return [Hash] env
       def complete(env, input, started)
-        env["REMOTE_ADDR"] = @remote_addr
+        env["REMOTE_ADDR"] = @proxied ? client_address(env) : @remote_addr
         env["rack.hijack"] = @hijack
         env["rack.after_reply"] = []
         env["rack.input"] = RACK2 ? rewindable(env, input) : input
@@ -50,6 +56,11 @@ module Heron
       end
 
       private
+
+      # The peer is a trusted proxy: the client is the rightmost untrusted hop it reports.
+      def client_address(env)
+        @proxies.remote_addr(env, @remote_addr)
+      end
 
       def tls(env)
         env["rack.url_scheme"] = "https"

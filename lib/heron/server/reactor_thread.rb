@@ -4,9 +4,11 @@ require "async"
 require_relative "../compat/io_timeout"
 require "set"
 require_relative "../connection"
+require_relative "../proxy_protocol"
 require_relative "../response/http_date"
 require_relative "callback_runner"
 require_relative "accept_backoff"
+require_relative "load_shedder"
 
 module Heron
   class Server
@@ -47,6 +49,10 @@ module Heron
         @date = Response::HTTPDate.new
         @scratch_buffer = Connection::BufferedSocket.scratch_buffer
         @connections = Set.new
+        @shedder = Server::LoadShedder.new(@config)
+        @in_flight = 0
+        @served = 0
+        @handshakes = 0 # connections still reading their PROXY header (they count towards the limit)
         @draining = false
         @capacity = Async::Notification.new
         @wake_reader, @wake_writer = IO.pipe
@@ -82,10 +88,13 @@ module Heron
 
       # Serves one connected socket in the calling task until the connection ends.
       # @param io [BasicSocket]
+      # @param proxy [Symbol, nil] :v1 or :v2 when the socket starts with a PROXY protocol header.
       # @return [void]
-      def serve(io)
+      def serve(io, proxy = nil)
         io.setsockopt(Socket::IPPROTO_TCP, Socket::TCP_NODELAY, 1) if io.is_a?(TCPSocket)
-        connection = Connection.new(io, self, now)
+        accepted = now
+        peer = proxy && (handshake(io, proxy) or return)
+        connection = Connection.new(io, self, accepted, peer: peer)
         @connections << connection
         @metrics&.connection_opened
         connection.serve
@@ -110,9 +119,25 @@ module Heron
                        max_header_fields: @config.max_header_fields)
       end
 
+      # Called by a connection before it calls the app; {#finished} balances it.
+      # @param request [Request]
+      # @return [Array, nil] a 503 response when the request is shed (see Server::LoadShedder).
+      def admit(request)
+        @in_flight += 1
+        @shedder.check(request, [@server.in_flight, @in_flight].max, now)
+      end
+
+      # @return [Integer] requests between {#admit} and {#finished} on this loop.
+      attr_reader :in_flight
+
+      # @return [Integer] requests finished on this loop.
+      attr_reader :served
+
       # Called by a connection after each response: access log line, then callbacks.
       # @param request [Request]
       def finished(request)
+        @in_flight -= 1
+        @served += 1
         duration = now - request.started_at
         @logger.access(request.env, request.status, request.bytes, duration) if request.status
         @metrics&.request_finished(request.status || 0, duration, request.queue_seconds)
@@ -130,10 +155,11 @@ module Heron
       # error ends this loop: out of descriptors (or anything else), it backs off and tries again.
       def accept_loop(listener)
         backoff = Server::AcceptBackoff.new(@logger)
+        proxy = ProxyProtocol.version_for(listener)
         loop do
           wait_for_room(listener)
           batch, delay = accept_batch(listener, backoff)
-          batch.each { |io| @root.async(annotation: "heron connection") { serve(io) } }
+          batch.each { |io| @root.async(annotation: "heron connection") { serve(io, proxy) } }
           rest(delay) if delay
         end
       end
@@ -143,7 +169,7 @@ module Heron
       def accept_batch(listener, backoff)
         batch = []
         listener.wait_readable
-        while @connections.size + batch.size < @max_connections && batch.size < ACCEPT_BATCH
+        while @connections.size + @handshakes + batch.size < @max_connections && batch.size < ACCEPT_BATCH
           io = listener.accept_nonblock(exception: false)
           break if io == :wait_readable
           batch << io
@@ -166,16 +192,28 @@ module Heron
       # At the connection limit, waits until a client is waiting to be accepted and then makes
       # room by closing the longest-open idle keep-alive connection, or waits for one to close.
       def wait_for_room(listener)
-        while @connections.size >= @max_connections
+        while @connections.size + @handshakes >= @max_connections
           listener.wait_readable
           evict_idle_connection
-          @capacity.wait if @connections.size >= @max_connections
+          @capacity.wait if @connections.size + @handshakes >= @max_connections
         end
       end
 
       def evict_idle_connection
         idle = @connections.find(&:kept_alive_idle?) or return
         idle.stop_if_idle
+      end
+
+      # @return [String, false] the client's address from the header, the socket's own peer when
+      #   the proxy speaks for itself, or false (socket closed) when the header is bad or late.
+      def handshake(io, version)
+        @handshakes += 1
+        ProxyProtocol.read(io, version, @config.header_timeout) || io.remote_address.ip_address
+      rescue ProxyProtocol::Error, SystemCallError, IOError
+        io.close
+        false
+      ensure
+        @handshakes -= 1
       end
 
       def closed(connection)

@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require "test_helper"
+require_relative "../../support/haproxy_helper"
 
 # The env the app sees.
 class EnvBuilderTest < Minitest::Test
@@ -27,6 +28,41 @@ class EnvBuilderTest < Minitest::Test
                    "REMOTE_ADDR" => "127.0.0.1", "rack.url_scheme" => "http", "SCRIPT_NAME" => "",
                    "HTTP_HOST" => "example.com:8080", "HTTP_X_CUSTOM" => "v" }, seen.except(:extra))
     assert_equal [true, [], [], false], seen[:extra]
+  end
+
+  def remote_addr_seen(xff, **config)
+    seen = []
+    app = ->(env) { seen << env["REMOTE_ADDR"]; [200, { "content-type" => "text/plain" }, ["ok"]] }
+    with_server(app, **config) do |port|
+      raw_request(port, "GET / HTTP/1.1\r\nHost: x\r\n#{xff}Connection: close\r\n\r\n")
+    end
+    seen.first
+  end
+
+  def test_remote_addr_from_x_forwarded_for_only_through_trusted_proxies
+    xff = "X-Forwarded-For: 6.6.6.6, 198.51.100.2\r\n"
+    assert_equal "198.51.100.2", remote_addr_seen(xff, trusted_proxies: ["127.0.0.0/8"])
+    assert_equal "127.0.0.1", remote_addr_seen(xff)
+    assert_equal "127.0.0.1", remote_addr_seen(xff, trusted_proxies: ["10.0.0.0/8"])
+    assert_equal "2001:db8::1", remote_addr_seen("Forwarded: for=\"[2001:db8::1]:80\"\r\n", trusted_proxies: ["127.0.0.1"])
+  end
+
+  # HAProxy in HTTP mode appends the client (::1) to X-Forwarded-For and connects from 127.0.0.1.
+  def test_remote_addr_through_haproxy_option_forwardfor
+    seen, app = capture
+    [[["127.0.0.1"], "::1"], [[], "127.0.0.1"]].each do |trusted, expected|
+      with_server(app, trusted_proxies: trusted) do |port|
+        front = free_port("::1")
+        pid = start_haproxy(front, "127.0.0.1:#{port}", mode: "http", options: ["option forwardfor"])
+        socket = TCPSocket.new("::1", front)
+        socket.write("GET / HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: 6.6.6.6\r\nConnection: close\r\n\r\n")
+        assert_equal 200, read_response(socket).first
+        assert_equal expected, seen["REMOTE_ADDR"]
+      ensure
+        socket&.close
+        stop_haproxy(pid)
+      end
+    end
   end
 
   def test_default_port_and_ipv6_host

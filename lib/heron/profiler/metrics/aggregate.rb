@@ -3,9 +3,9 @@
 module Heron
   module Profiler
     class Metrics
-      # What a cluster master hands to {MetricsServer}: its own registry (worker restarts, the
-      # counts of workers that died) plus the latest snapshot of every live worker, summed at
-      # scrape time. Responds to {#snapshot} and {#to_prometheus} like a {Metrics}.
+      # What a cluster master's control listener serves on /metrics: its own registry (worker
+      # restarts, the counts of workers that died) plus the latest snapshot of every live worker,
+      # summed at scrape time. Responds to {#snapshot} and {#to_prometheus} like a {Metrics}.
       class Aggregate
         # @param local [Metrics] the master's registry.
         # @param directory [SnapshotDirectory] where the workers write their snapshots.

@@ -1,13 +1,14 @@
 # frozen_string_literal: true
 
 require "tmpdir"
-require_relative "../metrics_server"
+require_relative "../metrics"
 
 module Heron
   module Profiler
     class Metrics
-      # Cluster mode in five calls: the master serves the sum of its own counters and every
-      # worker's (see {Aggregate}); workers publish snapshots through a {SnapshotDirectory}.
+      # Cluster mode in five calls: the master's control listener serves the sum of its own
+      # counters and every worker's ({#aggregate}); workers publish snapshots through a
+      # {SnapshotDirectory}.
       #
       #   exporter = ClusterExporter.new(config).start      # master, before forking
       #   metrics = exporter.worker_started                 # worker, right after fork
@@ -17,10 +18,12 @@ module Heron
       class ClusterExporter
         # @return [Metrics] the master's own registry (pass it to the cluster for worker restarts).
         attr_reader :local
+        # @return [Aggregate, nil] what the master serves on /metrics (after {#start}).
+        attr_reader :aggregate
         # @return [SnapshotDirectory] where the workers' snapshots go.
         attr_reader :directory
 
-        # @param config [Heron::Configuration] reads `metrics_bind`.
+        # @param config [Heron::Configuration]
         # @param local [Metrics] the master's registry.
         # @param directory [SnapshotDirectory, nil] nil makes one in a new private temporary directory.
         # @param interval [Float] seconds between a worker's snapshots.
@@ -31,18 +34,11 @@ module Heron
           @interval = interval
         end
 
-        # Master: opens `metrics_bind` and serves scrapes from a background thread.
+        # Master: makes the {Aggregate} the control listener serves.
         # @return [self]
-        # @raise [MetricsServer::BindError] when the address cannot be opened.
         def start
-          @server = MetricsServer.new(@config, Aggregate.new(@local, @directory)).bind
-          @thread = Thread.new { @server.run }
+          @aggregate = Aggregate.new(@local, @directory)
           self
-        end
-
-        # @return [Integer, nil] the master's metrics port (after {#start}).
-        def port
-          @server&.port
         end
 
         # Worker: starts fresh counters and a thread that publishes them every interval.
@@ -68,11 +64,9 @@ module Heron
           @directory.retire(pid, @local)
         end
 
-        # Master: stops serving and removes the snapshot directory.
+        # Master: removes the snapshot directory.
         # @return [void]
         def stop
-          @server&.close
-          @thread&.join(2)
           @directory.remove
         end
       end

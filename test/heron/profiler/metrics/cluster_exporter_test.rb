@@ -7,7 +7,7 @@ class MetricsClusterExporterTest < Minitest::Test
   def setup
     # Other tests in this process may hold SQLite connections; these forks never touch them.
     SQLite3::ForkSafety.suppress_warnings! if defined?(SQLite3::ForkSafety)
-    config = Heron::Configuration.new(metrics_bind: "tcp://127.0.0.1:0")
+    config = Heron::Configuration.new
     @exporter = Heron::Profiler::Metrics::ClusterExporter.new(config, local: Heron::Profiler::Metrics.new,
                                                                       interval: 0.05)
   end
@@ -47,8 +47,8 @@ class MetricsClusterExporterTest < Minitest::Test
     Process.wait(pid)
   end
 
-  def test_stop_removes_the_directory_and_port_needs_start
-    assert_nil @exporter.port
+  def test_stop_removes_the_directory_and_aggregate_needs_start
+    assert_nil @exporter.aggregate
     @exporter.stop
     refute File.exist?(@exporter.directory.path)
   end
@@ -65,10 +65,6 @@ class MetricsClusterExporterTest < Minitest::Test
   end
 
   def scrape
-    socket = TCPSocket.new("127.0.0.1", @exporter.port)
-    socket.write("GET /metrics HTTP/1.1\r\n\r\n")
-    read_response(socket)[2]
-  ensure
-    socket&.close
+    @exporter.aggregate.to_prometheus
   end
 end

@@ -1,0 +1,99 @@
+# frozen_string_literal: true
+
+require "json"
+require "rack/utils"
+require_relative "backtraces"
+
+module Heron
+  module Control
+    # What the control listener answers:
+    #
+    # - `GET /health/live`: 200 while the process can answer at all.
+    # - `GET /health/ready`: 200 once serving, 503 while booting and from the moment a drain
+    #   starts (so a load balancer stops sending before the listeners close).
+    # - `GET /stats`: the {State#stats} document, JSON.
+    # - `GET /metrics`: the Prometheus text format, when metrics are on.
+    # - `GET /backtraces`: every thread's backtrace and every reactor's task tree.
+    # - `POST /control/ACTION`: sends the master the signal of {ACTIONS}; 202.
+    #
+    # With `control_token` set, `/stats`, `/backtraces` and `/control/*` need
+    # `Authorization: Bearer TOKEN` (health checks and metrics never do).
+    class Endpoints
+      ACTIONS = { "restart" => "USR2", "phased-restart" => "USR1", "reopen-logs" => "HUP",
+                  "stop" => "TERM", "halt" => "QUIT" }.freeze
+      JSON_TYPE = { "content-type" => "application/json" }.freeze
+      TEXT_TYPE = { "content-type" => "text/plain; charset=utf-8" }.freeze
+
+      # @param state [State] readiness and the stats document.
+      # @param metrics [#to_prometheus, nil] the registry /metrics renders; nil when metrics are off.
+      # @param token [String, nil] the `control_token`.
+      # @param pid [Integer] the process the actions signal (the master).
+      # @param backtraces [#call] makes the /backtraces report (a cluster master adds its workers').
+      def initialize(state, metrics: nil, token: nil, pid: Process.pid, backtraces: -> { Backtraces.render })
+        @state = state
+        @metrics = metrics
+        @token = token
+        @pid = pid
+        @backtraces = backtraces
+      end
+
+      # @param method [String, nil] nil for a malformed request.
+      # @param target [String, nil]
+      # @param headers [Hash{String => String}] lower-cased names.
+      # @return [Array(Integer, Hash, String)] status, header fields, body.
+      def call(method, target, headers)
+        return text(400, "Bad Request\n") unless method
+        route(method, target.split("?", 2).first, headers)
+      rescue StandardError => e
+        text(500, "#{e.class}: #{e.message}\n")
+      end
+
+      private
+
+      def route(method, path, headers)
+        case path
+        when "/health/live" then read(method) { text(200, "live\n") }
+        when "/health/ready" then read(method) { ready }
+        when "/metrics" then read(method) { metrics }
+        when "/stats" then read(method) { guarded(headers) { [200, JSON_TYPE, "#{JSON.pretty_generate(@state.stats)}\n"] } }
+        when "/backtraces" then read(method) { guarded(headers) { text(200, @backtraces.call) } }
+        when %r{\A/control/([a-z-]+)\z} then action(method, Regexp.last_match(1), headers)
+        else text(404, "Not Found: try /health/ready, /stats or /metrics\n")
+        end
+      end
+
+      def read(method)
+        %w[GET HEAD].include?(method) ? yield : text(405, "Method Not Allowed\n", "allow" => "GET, HEAD")
+      end
+
+      def ready
+        status = @state.status
+        text(status == "ready" ? 200 : 503, "#{status}\n")
+      end
+
+      def metrics
+        return text(404, "metrics are off (turn them on with `metrics true`)\n") unless @metrics
+        [200, { "content-type" => Profiler::Metrics::TextFormat::CONTENT_TYPE }, @metrics.to_prometheus]
+      end
+
+      def action(method, name, headers)
+        signal = ACTIONS[name] or return text(404, "unknown action #{name}; one of #{ACTIONS.keys.join(', ')}\n")
+        return text(405, "Method Not Allowed: use POST\n", "allow" => "POST") unless method == "POST"
+        guarded(headers) do
+          Process.kill(signal, @pid)
+          text(202, "sent SIG#{signal} to #{@pid}#{" [#{@state.tag}]" if @state.tag}\n")
+        end
+      end
+
+      def guarded(headers)
+        return yield unless @token
+        given = headers["authorization"].to_s.delete_prefix("Bearer ")
+        Rack::Utils.secure_compare(given, @token) ? yield : text(401, "Unauthorized: send Authorization: Bearer TOKEN\n")
+      end
+
+      def text(status, body, extra = {})
+        [status, TEXT_TYPE.merge(extra), body]
+      end
+    end
+  end
+end

@@ -1,0 +1,38 @@
+# frozen_string_literal: true
+
+module Heron
+  module Control
+    # What {Control.for_server} and {Control.for_cluster} hand back: the state to mark ready and
+    # the listener to close.
+    class Handle
+      # @return [State]
+      attr_reader :state
+      # @return [Control::Server, nil] nil when `control_bind` is off.
+      attr_reader :listener
+
+      # @param state [State]
+      # @param listener [Control::Server, nil]
+      # @param on_close [#call, nil] runs after the listener closes (a master removes its
+      #   {WorkerProbe} directory).
+      def initialize(state, listener, on_close = nil)
+        @state = state
+        @listener = listener
+        @on_close = on_close
+      end
+
+      # Marks the process as serving.
+      # @return [void]
+      def ready! = @state.ready!
+
+      # @return [String, nil] the control URL.
+      def url = @listener&.url
+
+      # Stops the listener.
+      # @return [void]
+      def close
+        @listener&.close
+        @on_close&.call
+      end
+    end
+  end
+end

@@ -1,0 +1,196 @@
+# frozen_string_literal: true
+
+require "socket"
+require "uri"
+require "async"
+require "async/semaphore"
+
+module Heron
+  module Control
+    # The control listener (`control_bind`, default tcp://127.0.0.1:9393, never the app's port):
+    # health checks, the stats document, `heron ctl`'s actions and the Prometheus endpoint, all
+    # answered by an {Endpoints}.
+    #
+    # It never stops Heron from starting: when its address is taken it says so in one log line and
+    # listens on a free port of the same host instead (printed in that line); any other failure
+    # to open it is one line too, and Heron runs without it. Connections are served concurrently
+    # (each in its own fiber, in a thread of its own, at most {MAX_CLIENTS} at once), and each
+    # gets {CLIENT_TIMEOUT} seconds in all, so idle or slow sockets cannot hold up a scrape.
+    class Server
+      CLIENT_TIMEOUT = 5.0
+      MAX_CLIENTS = 32
+      MAX_HEAD = 8 * 1024
+      POLL_SECONDS = 0.2
+      REASONS = { 200 => "OK", 202 => "Accepted", 400 => "Bad Request", 401 => "Unauthorized", 404 => "Not Found",
+                  405 => "Method Not Allowed", 500 => "Internal Server Error", 503 => "Service Unavailable" }.freeze
+      private_constant :REASONS
+
+      OPEN = {} # listeners opened in this process or inherited over fork: Server => owner pid
+      private_constant :OPEN
+
+      # In a forked child (a cluster worker): closes the control listeners it inherited, so the
+      # control port is not held by processes that never answer on it (and is free once the
+      # master is gone). Leaves Unix socket files alone: they are the master's.
+      # @return [void]
+      def self.close_inherited
+        OPEN.each { |server, owner| server.forget unless owner == Process.pid }
+        OPEN.clear
+      end
+
+      # @return [String, nil] the address actually listened on, as a bind URI (`tcp://127.0.0.1:9393`,
+      #   what `heron ctl --control-url` takes), nil when not listening.
+      attr_reader :url
+
+      # @param uri [String] `tcp://HOST:PORT` or `unix:///PATH`.
+      # @param endpoints [#call] takes (method, target, headers) and returns [status, headers, body].
+      # @param logger [Log::Logger]
+      def initialize(uri, endpoints, logger)
+        @uri = uri
+        @endpoints = endpoints
+        @logger = logger
+        @closed = false
+      end
+
+      # Opens the listening socket, falling back to a free port when the address is taken.
+      # @return [self] also when nothing could be opened (then {#url} is nil).
+      def bind
+        @listener = open_listener(URI.parse(@uri))
+        @url = url_of(@listener)
+        OPEN[self] = Process.pid
+        self
+      rescue Errno::EADDRINUSE
+        fall_back
+      rescue URI::InvalidURIError, SocketError, SystemCallError => e
+        @logger.warn("control listener #{@uri} cannot be opened (#{e.message}); running without it")
+        self
+      end
+
+      # @return [Integer, nil] the bound TCP port.
+      def port
+        @listener.local_address.ip_port if @listener&.local_address&.ip?
+      end
+
+      # Serves in a background thread until {#close}.
+      # @return [self]
+      def start
+        bind unless @listener || @url
+        @thread = Thread.new { run } if @listener
+        self
+      end
+
+      # Serves in the calling thread until {#close}.
+      # @return [void]
+      def run
+        Sync { |task| accept_loop(task, Async::Semaphore.new(MAX_CLIENTS, parent: task)) }
+      rescue IOError, Errno::EBADF
+        nil # closed under us
+      end
+
+      # Stops serving (within {POLL_SECONDS}) and closes the socket.
+      # @return [void]
+      def close
+        @closed = true
+        @thread&.join(POLL_SECONDS * 5)
+        OPEN.delete(self)
+        @listener&.close unless @listener&.closed?
+        File.delete(@path) if @path && File.socket?(@path)
+      end
+
+      # Closes this process's copy of the socket, nothing else (used in a forked child).
+      # @return [void]
+      def forget
+        @listener&.close unless @listener&.closed?
+      end
+
+      private
+
+      def open_listener(uri)
+        case uri.scheme
+        when "tcp" then TCPServer.new(uri.hostname, uri.port)
+        when "unix" then UNIXServer.new(remove_stale(uri.path)).tap { @path = uri.path } # ours to delete
+        else raise URI::InvalidURIError, "use tcp://host:port or unix:///path"
+        end
+      end
+
+      # A socket file left by a Heron that died is removed; one that answers is someone else's.
+      def remove_stale(path)
+        UNIXSocket.new(path).close if File.socket?(path)
+        path
+      rescue Errno::ECONNREFUSED
+        File.delete(path)
+        path
+      end
+
+      def fall_back
+        uri = URI.parse(@uri)
+        raise Errno::EADDRINUSE, @uri unless uri.scheme == "tcp"
+        @listener = TCPServer.new(uri.hostname, 0)
+        @url = url_of(@listener)
+        OPEN[self] = Process.pid
+        @logger.warn("control listener #{@uri} is in use; listening on #{@url} instead")
+        self
+      rescue SystemCallError => e
+        @logger.warn("control listener #{@uri} is in use (#{e.message}); running without it")
+        self
+      end
+
+      def url_of(listener)
+        address = listener.local_address
+        return "unix://#{address.unix_path}" if address.unix?
+        host = address.ipv6? ? "[#{address.ip_address}]" : address.ip_address
+        "tcp://#{host}:#{address.ip_port}"
+      end
+
+      def accept_loop(task, slots)
+        until @closed
+          next unless @listener.wait_readable(POLL_SECONDS)
+          client = @listener.accept_nonblock(exception: false)
+          next if client == :wait_readable
+          slots.acquire
+          task.async do
+            answer(client)
+          ensure
+            slots.release
+          end
+        end
+      end
+
+      def answer(client)
+        Async::Task.current.with_timeout(CLIENT_TIMEOUT) do
+          method, target, headers = read_head(client)
+          client.write(response(*@endpoints.call(method, target, headers), method == "HEAD"))
+        end
+      rescue Async::TimeoutError, SystemCallError, IOError
+        nil # slow or gone: the deadline frees the slot
+      ensure
+        client.close
+      end
+
+      # @return [Array(String, String, Hash)] method, target and lower-cased header fields
+      #   (method nil when the head is malformed, incomplete or over {MAX_HEAD}).
+      def read_head(client)
+        head = +""
+        until (ending = head.index(/\r?\n\r?\n/))
+          return [nil, nil, {}] if head.bytesize > MAX_HEAD || !client.wait_readable(CLIENT_TIMEOUT)
+          chunk = client.read_nonblock(4096, exception: false)
+          return [nil, nil, {}] if chunk.nil?
+          head << chunk if chunk.is_a?(String)
+        end
+        ending > MAX_HEAD ? [nil, nil, {}] : parse_head(head[0, ending])
+      end
+
+      def parse_head(head)
+        line, *fields = head.split(/\r?\n/)
+        method, target, version = line.to_s.split(" ", 3)
+        return [nil, nil, {}] unless version&.start_with?("HTTP/1.")
+        [method, target, fields.to_h { |field| field.split(":", 2).map(&:strip).then { |k, v| [k.downcase, v.to_s] } }]
+      end
+
+      def response(status, headers, body, head)
+        fields = headers.merge("content-length" => body.bytesize.to_s, "connection" => "close")
+        lines = fields.map { |name, value| "#{name}: #{value}\r\n" }.join
+        "HTTP/1.1 #{status} #{REASONS.fetch(status, 'Unknown')}\r\n#{lines}\r\n#{head ? '' : body}"
+      end
+    end
+  end
+end
