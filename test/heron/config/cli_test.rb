@@ -300,7 +300,7 @@ class HeronExeTest < Minitest::Test
       port = TCPServer.open("127.0.0.1", 0) { |server| server.addr[1] }
       log = File.join(dir, "out.log")
       pid = Process.spawn("bundle", "exec", File.join(ROOT, "exe/heron"), "-C", "heron.rb", "-b",
-                          "tcp://127.0.0.1:#{port}", "--no-profile", chdir: dir, out: log, err: log,
+                          "tcp://127.0.0.1:#{port}", "--no-profile", chdir: dir, out: log, err: [:child, :out],
                           pgroup: true)
       assert_equal "hi", fetch(port, log)
       Process.kill("TERM", pid)
