@@ -59,7 +59,7 @@ class Rack2ServeTest < Minitest::Test
     log = File.join(Dir.mktmpdir("heron-rack2"), "heron.log")
     env = { "BUNDLE_GEMFILE" => GEMFILE, "RUBYOPT" => "-rbundler/setup" }
     command = rackup.is_a?(Array) ? rackup : [RbConfig.ruby, File.join(ROOT, "exe/heron"), "-b", "tcp://127.0.0.1:0", "-e", "production", rackup]
-    pid = Process.spawn(env, *command, chdir: DIR, out: log, err: log, pgroup: true)
+    pid = Process.spawn(env, *command, chdir: DIR, out: log, err: [:child, :out], pgroup: true)
     port = wait_for_port(log, pid, timeout: 30)
     Net::HTTP.start("127.0.0.1", port) { |http| yield http }
     refute_match(/ERROR/, File.read(log))

@@ -202,7 +202,7 @@ class RackupHandlerHeronTest < Minitest::Test
 
   def serve_with(env, command, dir)
     log = File.join(dir, "server.log")
-    pid = Process.spawn(env, *command, chdir: dir, out: log, err: log, pgroup: true)
+    pid = Process.spawn(env, *command, chdir: dir, out: log, err: [:child, :out], pgroup: true)
     yield log
   ensure
     stop(pid) if pid
