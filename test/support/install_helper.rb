@@ -40,7 +40,11 @@ module InstallHelper
   ensure
     if pid
       Process.kill("TERM", -pid) rescue nil
-      wait_exit(pid, timeout: 15)
+      begin
+        wait_exit(pid, timeout: 15)
+      rescue Errno::ECHILD
+        nil # already reaped by get_when_up
+      end
     end
   end
 
