@@ -109,6 +109,29 @@ class RailtieTest < Minitest::Test
     end
   end
 
+  # `bin/rails server -u heron`: the Railtie comes in through Bundler.require (here a plain
+  # require) before the handler, and a restart re-runs Rails' own restart command.
+  def test_rails_server_dash_u_heron_restarts_on_restart_txt
+    Dir.mktmpdir("heron-rails") do |dir|
+      write_app(dir)
+      File.write(File.join(dir, "bin/rails"), <<~RUBY)
+        #!#{RbConfig.ruby}
+        $LOAD_PATH.unshift(#{File.join(ROOT, 'lib').inspect})
+        APP_PATH = File.expand_path("../config/application", __dir__)
+        require "rails/commands"
+      RUBY
+      File.chmod(0o755, File.join(dir, "bin/rails"))
+      File.write(File.join(dir, "config/heron.rb"), "metrics false # its fixed development port may be taken\n")
+      port = free_port
+      serving(rails_env("development"), %W[bin/rails server -u heron -b 127.0.0.1 -p #{port}], chdir: dir) do |log|
+        before = boot_id(port, log)
+        FileUtils.touch(File.join(dir, "tmp/restart.txt"))
+        eventually(timeout: 60) { (id = boot_id(port, log, retry_closed: true)) && id != before }
+        assert_match(%r{tmp/restart\.txt changed: restarting}, File.read(log))
+      end
+    end
+  end
+
   # The same app booted by something other than Heron (a console, a rake task, Puma) with Heron in
   # its bundle: the Railtie is loaded and does nothing.
   def test_an_app_not_served_by_heron_is_left_alone
@@ -168,6 +191,6 @@ class RailtieTest < Minitest::Test
       FileUtils.mkdir_p(File.dirname(File.join(dir, path)))
       File.write(File.join(dir, path), text)
     end
-    %w[tmp log db].each { |sub| FileUtils.mkdir_p(File.join(dir, sub)) }
+    %w[tmp log db bin].each { |sub| FileUtils.mkdir_p(File.join(dir, sub)) }
   end
 end
