@@ -13,14 +13,28 @@ Gem::Specification.new do |spec|
   spec.license = "MIT"
   spec.required_ruby_version = ">= 3.1"
 
-  spec.files = Dir["lib/**/*.rb", "ext/heron/*.{c,h,rb,rl}", "ext/heron_profiler/*.{c,h,rb}", "exe/*", "README.md", "docs/*.md"]
+  spec.homepage = "https://github.com/heron-rb/heron"
+  spec.metadata = {
+    "homepage_uri" => spec.homepage,
+    "source_code_uri" => spec.homepage,
+    "changelog_uri" => "#{spec.homepage}/blob/main/CHANGELOG.md",
+    "bug_tracker_uri" => "#{spec.homepage}/issues",
+    "documentation_uri" => "#{spec.homepage}/tree/main/docs",
+    "rubygems_mfa_required" => "true",
+  }
+
+  spec.files = Dir["lib/**/*.rb", "ext/heron/*.{c,h,rb,rl}", "ext/heron_profiler/*.{c,h,rb}", "exe/*", "README.md",
+                   "CHANGELOG.md", "LICENSE", "docs/*.md"]
   spec.bindir = "exe"
   spec.executables = ["heron"]
   spec.extensions = ["ext/heron/extconf.rb", "ext/heron_profiler/extconf.rb"]
   spec.require_paths = ["lib"]
 
-  spec.add_dependency "async", "~> 2.24.0"
+  # async: only its public API is used (Task#async/#with_timeout/#stop, Notification, Condition,
+  # Scheduler#yield), stable across 2.x. io-event comes with async and is not pinned here: Bundler
+  # picks the newest that supports the Ruby in use (1.11 on Ruby 3.1).
+  spec.add_dependency "async", ">= 2.24", "< 3"
   spec.add_dependency "rack", ">= 2.2", "< 4"
-  spec.add_dependency "rackup", ">= 1.0"
+  spec.add_dependency "rackup", ">= 1.0", "< 3"
   spec.add_dependency "protocol-http2", ">= 0.22", "< 1"
 end

@@ -11,3 +11,4 @@ module Heron
 end
 
 require_relative "heron/launcher"
+require_relative "heron/railtie" if defined?(::Rails::Railtie)

@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
-require_relative "heron_ext"
+require_relative "native"
+Heron::Native.load("heron_ext")
 
 module Heron
   # Strict HTTP/1.1 request parser (RFC 9112), implemented in C

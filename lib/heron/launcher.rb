@@ -5,6 +5,8 @@ require_relative "cluster"
 require_relative "app_loader"
 require_relative "signal_handler"
 require_relative "control"
+require_relative "restart"
+require_relative "serving"
 
 module Heron
   # Starts Heron the way the configuration says: one process (with one or more reactor
@@ -20,7 +22,9 @@ module Heron
     # Runs until stopped by a signal.
     # @return [Integer] the exit status: 0 after a clean stop, 1 when start-up failed.
     def run
+      Serving.start!(@config)
       @config.workers.positive? ? Cluster.new(@config, @logger).run : single
+      Restart.exec_if_requested
       0
     rescue BindError, ConfigError, LoadError, SyntaxError => e
       @logger.error("could not start: #{e.message}")

@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
-require_relative "../profiler_ext"
+require_relative "../native"
+Heron::Native.load("profiler_ext")
 
 module Heron
   module Profiler

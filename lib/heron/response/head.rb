@@ -1,7 +1,8 @@
 # frozen_string_literal: true
 
 require "rack/utils"
-require_relative "../heron_ext"
+require_relative "../native"
+Heron::Native.load("heron_ext")
 require_relative "invalid"
 
 module Heron

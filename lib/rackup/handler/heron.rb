@@ -4,6 +4,11 @@
 require "rackup/handler" unless defined?(Rackup::Handler.register)
 require "heron"
 require "heron/config/dsl"
+require "heron/restart"
+require "heron/serving"
+
+# Loaded by rackup or Rails only to serve with Heron, before they build the app.
+Heron::Serving.start!
 
 module Rackup
   module Handler
@@ -27,6 +32,7 @@ module Rackup
       # @return [Integer] the launcher's exit status.
       def self.run(app, **options)
         require "heron/launcher"
+        ::Heron::Restart.prepare(options[:restart_cmd]) # Rails' command line, to re-exec itself
         launcher = ::Heron::Launcher.new(configuration(app, options))
         yield launcher if block_given?
         launcher.run

@@ -40,6 +40,17 @@ class AsyncTaskHookTest < Minitest::Test
     end
   end
 
+  # Only async's public API: a task class with public #async and #fiber (and no private
+  # #schedule, which an earlier version of the hook wrapped) is enough.
+  def test_install_needs_only_public_task_methods
+    task_class = Class.new do
+      def async(*) = nil
+      def fiber = nil
+    end
+    assert Heron::Profiler::AsyncTaskHook.install(task_class)
+    refute task_class.private_method_defined?(:schedule)
+  end
+
   def test_install_is_idempotent_and_refuses_an_unknown_task_class
     assert Heron::Profiler::AsyncTaskHook.install
     refute Heron::Profiler::AsyncTaskHook.install(Class.new)

@@ -1,0 +1,86 @@
+# frozen_string_literal: true
+
+require "rails/railtie"
+require_relative "serving"
+require_relative "restart"
+
+module Heron
+  # Rails integration, loaded only when Rails is (lib/heron.rb, or {Serving.start!} for a Rails
+  # app started by `heron` or `rackup`). It does nothing unless Heron serves the app, so an app
+  # that keeps Heron in its Gemfile but runs Puma, a console or a rake task is untouched. When
+  # Heron serves it:
+  # - ActiveSupport's per-request state (CurrentAttributes, ActiveRecord's connection leases, the
+  #   executor) is kept per fiber, not per thread: every connection is a fiber, and with the
+  #   default `:thread` level concurrent requests on one reactor thread share it;
+  # - a database pool smaller than the requests one process serves at once (`max_connections`)
+  #   gets a warning at boot, since the rest wait for a connection;
+  # - in development, touching `tmp/restart.txt` (`bin/rails restart`) restarts the server.
+  # See docs/rails.md.
+  class Railtie < ::Rails::Railtie
+    # How often tmp/restart.txt is looked at, in seconds.
+    RESTART_POLL = 1
+
+    initializer "heron.isolation_level", after: :load_config_initializers do |app|
+      Railtie.isolate_fibers(app.config) if Serving.active?
+    end
+
+    config.after_initialize do |app|
+      next unless Serving.active?
+      Serving.on_config { |config| Railtie.check_pool(config.max_connections) }
+      Railtie.watch_restart(app.root.join("tmp/restart.txt").to_s) if ::Rails.env.development?
+    end
+
+    class << self
+      # Sets ActiveSupport's isolation level to :fiber, saying so when the app chose another.
+      # @param config [Rails::Application::Configuration]
+      # @return [void]
+      def isolate_fibers(config)
+        level = config.active_support.isolation_level
+        warn_once("config.active_support.isolation_level is #{level.inspect}; Heron sets :fiber (docs/rails.md)") if level && level != :fiber
+        config.active_support.isolation_level = :fiber
+        ::ActiveSupport::IsolatedExecutionState.isolation_level = :fiber
+      end
+
+      # Warns for each database whose pool is smaller than the requests a process serves at once.
+      # @param concurrency [Integer] requests one process can serve at once.
+      # @return [Array<String>] the warnings given.
+      def check_pool(concurrency)
+        return [] unless defined?(::ActiveRecord::Base)
+        ::ActiveRecord::Base.configurations.configs_for(env_name: ::Rails.env).filter_map do |db|
+          next if db.pool >= concurrency
+          warn_once("database #{db.name.inspect} has a pool of #{db.pool} connections, but this process serves up to " \
+                    "#{concurrency} requests at once (max_connections): the others wait for a connection, up to " \
+                    "checkout_timeout (#{db.checkout_timeout} s). Raise `pool` in config/database.yml " \
+                    "or lower max_connections (docs/rails.md)")
+        end
+      end
+
+      # Watches a file in a thread of its own and asks for a restart when its mtime changes
+      # (or it appears).
+      # @param path [String]
+      # @return [Thread]
+      def watch_restart(path)
+        initial = mtime(path)
+        Thread.new do
+          Thread.current.name = "heron restart.txt"
+          sleep RESTART_POLL while mtime(path) == initial
+          Restart.request("#{path} changed")
+        end
+      end
+
+      private
+
+      def mtime(path)
+        File.mtime(path)
+      rescue SystemCallError
+        nil
+      end
+
+      def warn_once(text)
+        message = "heron: warning: #{text}"
+        $stderr.puts(message)
+        message
+      end
+    end
+  end
+end

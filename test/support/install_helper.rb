@@ -1,0 +1,72 @@
+# frozen_string_literal: true
+
+require "fileutils"
+require "net/http"
+require "open3"
+require "rbconfig"
+
+# Helpers for tests that install Heron the way a user does (a built gem, a `path:` checkout) and
+# start it as a separate process outside the repository's bundle.
+module InstallHelper
+  ROOT = File.expand_path("../..", __dir__)
+
+  # Copies what a source checkout has (no compiled extension) into `dir`.
+  # @return [String] `dir`.
+  def copy_checkout(dir)
+    files = Dir.chdir(ROOT) do
+      Dir["{lib/**/*.rb,ext/heron/*.{c,h,rb},ext/heron_profiler/*.{c,h,rb},exe/*,heron.gemspec,README.md,CHANGELOG.md,LICENSE,docs/*.md}"]
+    end
+    files.each do |file|
+      FileUtils.mkdir_p(File.join(dir, File.dirname(file)))
+      FileUtils.cp(File.join(ROOT, file), File.join(dir, file))
+    end
+    dir
+  end
+
+  # Runs a command outside the repository's bundle; fails the test when it fails.
+  # @return [String] its stdout and stderr.
+  def run!(env, *argv, chdir:)
+    output, status = Bundler.with_unbundled_env { Open3.capture2e(env, *argv, chdir: chdir) }
+    assert status.success?, "#{argv.join(' ')} failed:\n#{output}"
+    output
+  end
+
+  # Starts a server command outside the bundle, yields its log path, then stops it with TERM.
+  def serving(env, argv, chdir:)
+    log = File.join(chdir, "server.log")
+    pid = Bundler.with_unbundled_env { Process.spawn(env, *argv, chdir: chdir, %i[out err] => log, pgroup: true) }
+    @serving_pid = pid
+    yield log
+  ensure
+    if pid
+      Process.kill("TERM", -pid) rescue nil
+      begin
+        wait_exit(pid, timeout: 15)
+      rescue Errno::ECHILD
+        nil # already reaped by get_when_up
+      end
+    end
+  end
+
+  # GETs a path, retrying while the server is still starting.
+  # @return [Net::HTTPResponse]
+  def get_when_up(port, path, log, timeout: 60)
+    deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + timeout
+    begin
+      Net::HTTP.start("127.0.0.1", port, open_timeout: 2, read_timeout: 30) { |http| http.get(path) }
+    rescue Errno::ECONNREFUSED, Errno::ECONNRESET, Net::OpenTimeout
+      flunk("server exited:\n#{File.read(log)}") if @serving_pid && Process.wait(@serving_pid, Process::WNOHANG)
+      flunk("server did not answer:\n#{File.read(log)}") if Process.clock_gettime(Process::CLOCK_MONOTONIC) > deadline
+      sleep 0.2
+      retry
+    end
+  end
+
+  # @return [Integer] a loopback port that was free a moment ago.
+  def free_port
+    server = TCPServer.new("127.0.0.1", 0)
+    server.addr[1]
+  ensure
+    server&.close
+  end
+end
