@@ -63,6 +63,8 @@ module Heron
         break unless request.keepalive && request.input.finished? || settle(request)
         request = @expectation = nil # an idle keep-alive connection holds no finished request
       end
+    rescue StandardError => e
+      connection_failed(e)
     ensure
       close_socket(request)
     end
@@ -219,8 +221,22 @@ module Heron
       @reactor.logger.error("body.close raised", e)
     end
 
+    # Drops what the app left of the body so the next request parses from the right place.
+    # Broken chunked framing found on the way ends the connection: a 400 if nothing was sent yet
+    # (the response is normally out already), one log line, and no exception out of the task.
     def settle(request)
       request.keepalive && request.input.discard(@config.discard_body_limit)
+    rescue HTTPParser::Error => e
+      @reactor.logger.warn("closing connection: unread request body is malformed (#{e.message})")
+      request.status ? @linger = true : reject(e.status, e.message)
+      false
+    end
+
+    # The guard at the task boundary: whatever escaped the request loop is logged once and the
+    # connection closes; nothing propagates into the reactor as an unhandled task exception.
+    def connection_failed(error)
+      @reactor.logger.error("connection closed after an unexpected error", error)
+      @linger = true
     end
 
     def close_socket(request)
