@@ -6,7 +6,8 @@
  * Ruby API (see also lib/heron/http_parser.rb):
  *
  *   Heron::HTTPParser.new(max_target_bytes: 8192, max_header_bytes: 65536,
- *                         max_header_fields: 100)
+ *                         max_header_fields: 100, max_chunk_extension_bytes: 4096,
+ *                         max_total_chunk_extension_bytes: 65536)
  *   #parse(env, buf)        -> nil (head incomplete) or Integer (head length)
  *   #content_length         -> Integer or nil
  *   #chunked?               -> true/false
@@ -37,6 +38,7 @@ static ID id_STATUS;
 typedef struct Heron_HTTPParser {
   heron_http_parser head;
   heron_chunked_decoder chunked;
+  size_t max_chunk_ext_bytes, max_chunk_ext_total; /* applied to each new body */
   int env_filled; /* parse already returned the head length for this request */
 } Heron_HTTPParser;
 
@@ -225,36 +227,49 @@ static void Heron_HTTPParser_reset_chunked(Heron_HTTPParser *parser)
 {
   heron_chunked_decoder_init(&parser->chunked, parser->head.max_header_bytes,
                              parser->head.max_header_fields);
+  heron_chunked_decoder_limit_extensions(&parser->chunked, parser->max_chunk_ext_bytes,
+                                         parser->max_chunk_ext_total);
 }
 
 /*
  * call-seq: Heron::HTTPParser.new(max_target_bytes: 8192, max_header_bytes: 65536,
- *                                 max_header_fields: 100)
+ *                                 max_header_fields: 100, max_chunk_extension_bytes: 4096,
+ *                                 max_total_chunk_extension_bytes: 65536)
  *
  * max_target_bytes:: longest request target (414 URITooLong beyond it)
  * max_header_bytes:: longest header section, i.e. everything after the request
  *                    line up to and including the empty line (431 beyond it);
  *                    also bounds a chunked body's trailer section
  * max_header_fields:: most header fields (431 beyond it); also bounds trailers
+ * max_chunk_extension_bytes:: longest chunk-extension text on one chunk-size
+ *                             line (400 BadRequest beyond it)
+ * max_total_chunk_extension_bytes:: most chunk-extension bytes in one body
+ *                                   (400 BadRequest beyond it)
  */
 static VALUE Heron_HTTPParser_initialize(int argc, VALUE *argv, VALUE self)
 {
-  static ID keys[3];
-  VALUE opts, values[3];
+  static ID keys[5];
+  VALUE opts, values[5];
   Heron_HTTPParser *parser;
   size_t target, header, fields;
   if (!keys[0]) {
     keys[0] = rb_intern("max_target_bytes");
     keys[1] = rb_intern("max_header_bytes");
     keys[2] = rb_intern("max_header_fields");
+    keys[3] = rb_intern("max_chunk_extension_bytes");
+    keys[4] = rb_intern("max_total_chunk_extension_bytes");
   }
   rb_scan_args(argc, argv, ":", &opts);
-  values[0] = values[1] = values[2] = Qundef;
-  if (!NIL_P(opts)) rb_get_kwargs(opts, keys, 0, 3, values);
+  values[0] = values[1] = values[2] = values[3] = values[4] = Qundef;
+  if (!NIL_P(opts)) rb_get_kwargs(opts, keys, 0, 5, values);
   target = Heron_HTTPParser_limit(values[0], DEFAULT_MAX_TARGET_BYTES, "max_target_bytes");
   header = Heron_HTTPParser_limit(values[1], DEFAULT_MAX_HEADER_BYTES, "max_header_bytes");
   fields = Heron_HTTPParser_limit(values[2], DEFAULT_MAX_HEADER_FIELDS, "max_header_fields");
   TypedData_Get_Struct(self, Heron_HTTPParser, &Heron_HTTPParser_type, parser);
+  parser->max_chunk_ext_bytes =
+    Heron_HTTPParser_limit(values[3], HERON_MAX_CHUNK_EXT_BYTES, "max_chunk_extension_bytes");
+  parser->max_chunk_ext_total =
+    Heron_HTTPParser_limit(values[4], HERON_MAX_CHUNK_EXT_TOTAL, "max_total_chunk_extension_bytes");
   heron_http_parser_free(&parser->head);
   if (heron_http_parser_init(&parser->head, target, header, fields) != 0) rb_memerror();
   Heron_HTTPParser_reset_chunked(parser);
