@@ -475,6 +475,16 @@ static void Heron_HTTPParser_append(void *dst, const char *data, size_t len)
  * Returns false when more input is needed (buf is then empty). Raises a
  * Heron::HTTPParser::Error subclass on malformed chunked framing.
  */
+/* Removes the first n bytes of buf in place, keeping its memory: the connection's read buffer is
+ * then not freed and reallocated for every piece of a streamed chunked body. What stays is a
+ * partial chunk line or the next pipelined request, so the move is short. */
+static void Heron_HTTPParser_drop_front(VALUE buf, size_t n)
+{
+  long rest = RSTRING_LEN(buf) - (long)n;
+  if (rest > 0) memmove(RSTRING_PTR(buf), RSTRING_PTR(buf) + n, (size_t)rest);
+  rb_str_set_len(buf, rest);
+}
+
 static VALUE Heron_HTTPParser_filter_body(VALUE self, VALUE dst, VALUE buf)
 {
   Heron_HTTPParser *parser = Heron_HTTPParser_get(self);
@@ -488,7 +498,7 @@ static VALUE Heron_HTTPParser_filter_body(VALUE self, VALUE dst, VALUE buf)
   result = heron_chunked_decoder_execute(&parser->chunked, RSTRING_PTR(buf),
                                          (size_t)RSTRING_LEN(buf), &consumed,
                                          Heron_HTTPParser_append, &dst);
-  if (consumed > 0) rb_str_drop_bytes(buf, (long)consumed);
+  if (consumed > 0) Heron_HTTPParser_drop_front(buf, consumed);
   if (result == HERON_HTTP_ERROR)
     Heron_HTTPParser_raise(parser->chunked.error_status, parser->chunked.error);
   return result == HERON_HTTP_DONE ? Qtrue : Qfalse;

@@ -3,6 +3,7 @@
 require_relative "connection/buffered_socket"
 require_relative "connection/body_pace"
 require_relative "request/input"
+require_relative "request/rewindable_input"
 require_relative "request"
 require_relative "request/expectation"
 require_relative "request/env_builder"
@@ -121,6 +122,7 @@ module Heron
       input = Request::Input.new(@socket, @parser, length: length, limit: @config.max_body_size,
                                           timeout: @config.body_timeout, on_first_read: continue_hook(expect),
                                           pace: body_pace(length))
+      input = Request::RewindableInput.new(input, threshold: @config.body_spool_threshold) if @config.rewindable_input
       @env.complete(env, input, started)
       send_continue(expect) if expect.pending? && @config.continue_mode == :eager
       @expectation = expect
@@ -172,6 +174,7 @@ module Heron
     ensure
       @request = nil # an idle connection holds no finished request
       close_body(request, body)
+      release_input(request)
       @reactor.finished(request)
     end
 
@@ -219,6 +222,17 @@ module Heron
     rescue StandardError => e
       request.error ||= e
       @reactor.logger.error("body.close raised", e)
+    end
+
+    # A rewindable input keeps the body it read (memory or a Tempfile): freed once the response is
+    # done, or after the request's callbacks when it has some (they may read the body too).
+    def release_input(request)
+      input = request.input
+      return unless input.is_a?(Request::RewindableInput)
+      env = request.env
+      callbacks = env["rack.after_reply"]
+      pending = [callbacks, env["rack.response_finished"]].any? { |list| list.is_a?(Array) && !list.empty? }
+      pending && callbacks.is_a?(Array) ? callbacks << -> { input.close } : input.close
     end
 
     # Drops what the app left of the body so the next request parses from the right place.

@@ -44,6 +44,7 @@ module Heron
       # @return [String, nil] binary data; nil at end of body when a positive length was asked.
       def read(length = nil, buffer = nil)
         first_read
+        return read_into(length, buffer) if buffer && length&.positive? && @pending.empty?
         data = length ? read_some(length) : read_rest
         return data unless buffer
         data.nil? ? buffer.clear && nil : buffer.replace(data)
@@ -117,6 +118,37 @@ module Heron
         @pending.empty? ? nil : take([length, @pending.bytesize].min)
       end
 
+      # Reads into the caller's buffer, reusing its memory: straight from the socket for a
+      # Content-Length body, decoded in place for a chunked one. This is the way to stream an upload
+      # without allocating per read, so memory stays flat whatever the body's size.
+      def read_into(length, buffer)
+        return buffer.clear && nil if @done
+        buffer.force_encoding(Encoding::BINARY)
+        @remaining ? fixed_into(length, buffer) : chunked_into(length, buffer)
+        buffer.empty? ? nil : buffer
+      end
+
+      def fixed_into(length, buffer)
+        max = [length, @remaining].min
+        got = @pace ? @pace.read_into(@socket, max, buffer) : @socket.read_into(max, buffer, @timeout)
+        got or raise Incomplete, "client closed the connection mid-body"
+        @remaining -= buffer.bytesize
+        @done = @remaining.zero?
+        count(buffer.bytesize)
+      end
+
+      # Decodes into the buffer; what goes past `length` waits in @pending for the next read.
+      def chunked_into(length, buffer)
+        buffer[0..] = "" # empties it and keeps its memory (String#clear would free it)
+        until (@done = @parser.filter_body(buffer, @socket.buffer)) || !buffer.empty?
+          wait_for_bytes
+        end
+        count(buffer.bytesize)
+        return if buffer.bytesize <= length
+        @pending << buffer.byteslice(length, buffer.bytesize - length)
+        buffer[length..] = ""
+      end
+
       def read_rest
         fill_pending until @done
         take(@pending.bytesize)
@@ -138,7 +170,7 @@ module Heron
       def fill_fixed
         wait_for_bytes if @socket.buffer.empty?
         taken = @socket.consume([@remaining, @socket.buffer.bytesize].min)
-        @pending << taken
+        @pending.empty? ? @pending = taken : @pending << taken
         @remaining -= taken.bytesize
         @done = @remaining.zero?
       end

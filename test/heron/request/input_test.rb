@@ -50,6 +50,30 @@ class InputTest < Minitest::Test
     end
   end
 
+  # read(n, buffer) takes the allocation-free path (straight from the socket, or decoded in
+  # place); every way of splitting the reads must give the same bytes, framing or not.
+  def test_reads_into_a_buffer_give_the_body_whatever_the_sizes
+    body = Array.new(3000) { |i| (i % 251).chr }.join.b * 7
+    app = lambda do |env|
+      input = env["rack.input"]
+      buffer = +"stale"
+      out = input.read(3).dup
+      sizes = [1, 7, 4096, 50_000, 13]
+      index = 0
+      while input.read(sizes[(index += 1) % sizes.size], buffer)
+        out << buffer
+      end
+      [200, { "content-type" => "text/plain" }, ["#{buffer.inspect} #{input.read(5, buffer).inspect} #{out == body}"]]
+    end
+    with_server(app) do |port|
+      chunked = body.scan(/.{1,1500}/m).map { |piece| "#{piece.bytesize.to_s(16)};e=1\r\n#{piece}\r\n" }.join
+      [["Content-Length: #{body.bytesize}", body], ["Transfer-Encoding: chunked", "#{chunked}0\r\n\r\n"]].each do |framing, payload|
+        response = raw_request(port, "POST / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n#{framing}\r\n\r\n#{payload}")
+        assert response.end_with?(%("" nil true)), "#{framing}: #{response[-60..].inspect}"
+      end
+    end
+  end
+
   def test_body_timeout_answers_408
     app = ->(env) { [200, { "content-type" => "text/plain" }, [env["rack.input"].read]] }
     with_server(app, body_timeout: 0.2) do |port|
