@@ -53,7 +53,9 @@ module Heron
       # @return [String, nil] the next line including its "\n", or nil at the end of the body.
       def gets
         first_read
-        until (index = @pending.index("\n")) || @done
+        scanned = 0
+        until (index = @pending.index(NEWLINE, scanned)) || @done
+          scanned = @pending.bytesize # a long line is scanned once, not again after every read
           fill_pending
         end
         return take(index + 1) if index
@@ -101,7 +103,9 @@ module Heron
       end
 
       READ_CHUNK = 16 * 1024
-      private_constant :READ_CHUNK
+      # Binary like the body, so String#index does not re-scan the whole body to compare encodings.
+      NEWLINE = "\n".b.freeze
+      private_constant :READ_CHUNK, :NEWLINE
 
       private
 
