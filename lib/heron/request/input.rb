@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require_relative "gc_pacer"
+
 module Heron
   class Request
     # `rack.input`: the request body, streamed from the socket as the app reads it (never read
@@ -36,6 +38,7 @@ module Heron
         @pending = String.new(encoding: Encoding::BINARY)
         @received = 0
         @done = length&.zero?
+        @pacer = Request::GCPacer.new
       end
 
       # Reads like IO#read: all of the rest when `length` is nil, else up to `length` bytes.
@@ -159,6 +162,7 @@ module Heron
       end
 
       def take(length)
+        @pacer.handed_out(length)
         return @pending.slice!(0, length) if length < @pending.bytesize
         data = @pending
         @pending = String.new(encoding: Encoding::BINARY)

@@ -2,6 +2,7 @@
 
 require "stringio"
 require "tempfile"
+require_relative "gc_pacer"
 
 module Heron
   class Request
@@ -24,6 +25,7 @@ module Heron
         @pos = 0
         @eof = false
         @chunk = String.new(capacity: READ_CHUNK, encoding: Encoding::BINARY)
+        @pacer = Request::GCPacer.new
       end
 
       # Reads like IO#read: all of the rest when `length` is nil, else up to `length` bytes.
@@ -35,7 +37,7 @@ module Heron
         return buffer ? buffer.replace(+"".b) : +"".b if length.zero?
         fetch if @pos == @stored
         return buffer&.clear && nil if @pos == @stored
-        stored_data { @store.read([length, @stored - @pos].min, buffer) }
+        stored_data(fresh: buffer.nil?) { @store.read([length, @stored - @pos].min, buffer) }
       end
 
       # @return [String, nil] the next line including its "\n", or nil at the end of the body.
@@ -44,7 +46,7 @@ module Heron
         loop do
           fetch if @pos == @stored
           return line if @pos == @stored
-          part = stored_data { @store.gets }
+          part = stored_data(fresh: true) { @store.gets }
           line = line ? line << part : part
           return line if line.end_with?("\n")
         end
@@ -89,14 +91,17 @@ module Heron
 
       def read_rest(buffer)
         fetch until @eof
-        stored_data { @store.read(nil, buffer) }
+        stored_data(fresh: buffer.nil?) { @store.read(nil, buffer) }
       end
 
-      # Runs a read on the store at the current position and moves past what it returned.
-      def stored_data
+      # Runs a read on the store at the current position and moves past what it returned; a new
+      # String (no buffer given) is counted for the GC pacer.
+      def stored_data(fresh:)
         @store.pos = @pos
         data = yield
-        @pos += data.bytesize if data
+        return data unless data
+        @pos += data.bytesize
+        @pacer.handed_out(data.bytesize) if fresh
         data
       end
 
