@@ -77,8 +77,8 @@ module Heron
         out.force_encoding(Encoding::BINARY)
         return out.replace(consume(max)) unless @buffer.empty?
         loop do
-          case @io.read_nonblock(max, out, exception: false)
-          when :wait_readable then @io.wait_readable(timeout) or raise Timeout, "read timed out"
+          case (state = @io.read_nonblock(max, out, exception: false))
+          when :wait_readable, :wait_writable then wait(state, timeout) or raise Timeout, "read timed out"
           when nil then return nil
           else return out
           end

@@ -1,6 +1,10 @@
 # frozen_string_literal: true
 
 require "test_helper"
+require "net/http"
+require "digest"
+require "tmpdir"
+require_relative "../../support/tls_certificates"
 
 # rack.input streams from the socket while the app runs.
 class InputTest < Minitest::Test
@@ -70,6 +74,42 @@ class InputTest < Minitest::Test
       [["Content-Length: #{body.bytesize}", body], ["Transfer-Encoding: chunked", "#{chunked}0\r\n\r\n"]].each do |framing, payload|
         response = raw_request(port, "POST / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n#{framing}\r\n\r\n#{payload}")
         assert response.end_with?(%("" nil true)), "#{framing}: #{response[-60..].inspect}"
+      end
+    end
+  end
+
+  # The buffer path reads the socket itself, so it must cope with what a TLS socket answers too.
+  def test_uploads_over_tls_read_into_a_buffer_and_not
+    app = lambda do |env|
+      input = env["rack.input"]
+      out = +""
+      if env["PATH_INFO"] == "/buffer"
+        buffer = String.new
+        out << buffer while input.read(10_000, buffer)
+      else
+        while (piece = input.read(7_000)) do out << piece end
+      end
+      [200, { "content-type" => "text/plain" }, [Digest::SHA256.hexdigest(out)]]
+    end
+    Dir.mktmpdir do |dir|
+      paths = TLSCertificates.make(dir, "localhost")
+      bind = "ssl://127.0.0.1:0?#{URI.encode_www_form(cert: paths['localhost'][0], key: paths['localhost'][1])}"
+      with_server(app, binds: [bind]) do |port|
+        body = Random.new(1).bytes(300_000)
+        http = Net::HTTP.new("localhost", port)
+        http.ipaddr = "127.0.0.1"
+        http.use_ssl = true
+        http.ca_file = paths["ca"]
+        http.start do |client|
+          %w[/buffer /plain].each do |path|
+            post = Net::HTTP::Post.new(path, "content-type" => "application/octet-stream")
+            post.body = body
+            assert_equal Digest::SHA256.hexdigest(body), client.request(post).body, "#{path} with Content-Length"
+            post = Net::HTTP::Post.new(path, "content-type" => "application/octet-stream", "transfer-encoding" => "chunked")
+            post.body_stream = StringIO.new(body)
+            assert_equal Digest::SHA256.hexdigest(body), client.request(post).body, "#{path} chunked"
+          end
+        end
       end
     end
   end
