@@ -114,6 +114,23 @@ class InputTest < Minitest::Test
     end
   end
 
+  # read(n, buffer) reads the socket itself; the minimum body rate must still apply to it.
+  def test_minimum_body_rate_applies_to_reads_into_a_buffer
+    app = lambda do |env|
+      buffer = String.new
+      total = 0
+      total += buffer.bytesize while env["rack.input"].read(1024, buffer)
+      [200, { "content-type" => "text/plain" }, [total.to_s]]
+    end
+    with_server(app, min_body_rate: 1000, body_rate_grace: 0.5, body_timeout: 30) do |port|
+      socket = connect(port)
+      socket.write("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\nabc")
+      assert_match(/\AHTTP\/1.1 408 /, read_all(socket, timeout: 10), "cut by the rate, not after the 30 s body_timeout")
+    ensure
+      socket&.close
+    end
+  end
+
   def test_body_timeout_answers_408
     app = ->(env) { [200, { "content-type" => "text/plain" }, [env["rack.input"].read]] }
     with_server(app, body_timeout: 0.2) do |port|
