@@ -224,15 +224,10 @@ module Heron
       @reactor.logger.error("body.close raised", e)
     end
 
-    # A rewindable input keeps the body it read (memory or a Tempfile): freed once the response is
-    # done, or after the request's callbacks when it has some (they may read the body too).
+    # A rewindable input keeps the body it read (memory or a Tempfile): freed once the request
+    # and its callbacks are done.
     def release_input(request)
-      input = request.input
-      return unless input.is_a?(Request::RewindableInput)
-      env = request.env
-      callbacks = env["rack.after_reply"]
-      pending = [callbacks, env["rack.response_finished"]].any? { |list| list.is_a?(Array) && !list.empty? }
-      pending && callbacks.is_a?(Array) ? callbacks << -> { input.close } : input.close
+      request.input.close_after(request.env) if request.input.is_a?(Request::RewindableInput)
     end
 
     # Drops what the app left of the body so the next request parses from the right place.

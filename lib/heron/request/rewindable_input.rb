@@ -73,6 +73,16 @@ module Heron
         nil
       end
 
+      # Closes once the request is done with: at once, or after the request's callbacks when it
+      # has some (`rack.response_finished` / `rack.after_reply` may read the body too).
+      # @param env [Hash] the request's env.
+      # @return [void]
+      def close_after(env)
+        callbacks = env["rack.after_reply"]
+        pending = [callbacks, env["rack.response_finished"]].any? { |list| list.is_a?(Array) && !list.empty? }
+        pending && callbacks.is_a?(Array) ? callbacks << -> { close } : close
+      end
+
       # @return [Boolean] whether the whole body has been read from the socket.
       def finished? = @source.finished?
 

@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require "test_helper"
+require "open3"
 
 # With `rewindable_input true`, rack.input can rewind: what the app read is kept in memory up to
 # `body_spool_threshold`, then in an unlinked Tempfile that is closed once the request is done.
@@ -77,6 +78,22 @@ class RewindableInputTest < Minitest::Test
     end
     with_server(app, lint: false, rewindable_input: true, body_spool_threshold: 10, max_body_size: 1000) do |port|
       assert_match(/\AHTTP\/1.1 413 /, post(port, "z" * 2000, chunked: true))
+    end
+  end
+
+  def test_http2_requests_get_a_rewindable_input_too
+    app = lambda do |env|
+      input = env["rack.input"]
+      first = input.read(5)
+      input.rewind
+      [200, { "content-type" => "text/plain" }, ["#{first}|#{input.read.bytesize}|#{input.spooled?}"]]
+    end
+    with_server(app, lint: false, rewindable_input: true, body_spool_threshold: 1024) do |port|
+      out, status = Open3.capture2e("curl", "-sS", "--http2-prior-knowledge", "--data-binary", "@-",
+                                    "http://127.0.0.1:#{port}/", stdin_data: "hello#{'h' * 300_000}")
+      assert status.success?, out
+      assert_equal "hello|300005|true", out
+      assert_equal [], eventually { (open = spool_files).empty? && open }
     end
   end
 
