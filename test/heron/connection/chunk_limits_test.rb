@@ -4,7 +4,7 @@ require "test_helper"
 
 # Chunk extensions and trailers cost the server parsing work but count against no body limit, so
 # they have bounds of their own (issue 12, point 6; Puma's GHSA-c2f4-cvqm-65w2). Over a real socket.
-class ChunkLimitsServerTest < Minitest::Test
+class ChunkLimitsTest < Minitest::Test
   H = "POST /upload HTTP/1.1\r\nHost: x\r\nConnection: close\r\nTransfer-Encoding: chunked\r\n"
 
   def setup
