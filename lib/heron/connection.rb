@@ -122,7 +122,7 @@ module Heron
       input = Request::Input.new(@socket, @parser, length: length, limit: @config.max_body_size,
                                           timeout: @config.body_timeout, on_first_read: continue_hook(expect),
                                           pace: body_pace(length))
-      input = Request::RewindableInput.new(input, threshold: @config.body_spool_threshold) if @config.rewindable_input
+      input = Request::RewindableInput.new(input, threshold: @config.body_spool_threshold) if @config.rewindable_input?
       @env.complete(env, input, started)
       send_continue(expect) if expect.pending? && @config.continue_mode == :eager
       @expectation = expect

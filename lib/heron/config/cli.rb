@@ -54,7 +54,7 @@ module Heron
         [:drain_delay, ["--drain-delay SECONDS"], "keep accepting after TERM (default 0)"],
         [:write_timeout, ["--write-timeout SECONDS"], "wait for the client to read (default 30)"],
         [:max_body_size, ["--max-body-size BYTES"], "413 above this, or unlimited (default 100 MiB)"],
-        [:rewindable_input, ["--[no-]rewindable-input"], "rack.input can rewind (default off)"],
+        [:rewindable_input, ["--[no-]rewindable-input"], "rack.input can rewind (default: on with Rack 2)"],
         [:body_spool_threshold, ["--body-spool-threshold BYTES"], "rewindable body to a Tempfile (131072)"],
         [:max_target_bytes, ["--max-target-bytes BYTES"], "414 above this (default 8192)"],
         [:max_header_bytes, ["--max-header-bytes BYTES"], "431 above this (default 65536)"],

@@ -235,9 +235,10 @@ module Heron
         set(:max_body_size, bytes, "max_body_size")
       end
 
-      # @param enabled [Boolean] give the app a rack.input that can #rewind (Rack 2); the body is
-      #   kept as it is read, in memory up to body_spool_threshold, then in a Tempfile (default false).
-      # @return [Boolean]
+      # @param enabled [Boolean, :auto] give the app a rack.input that can #rewind; the body is
+      #   kept as it is read, in memory up to body_spool_threshold, then in a Tempfile (default
+      #   :auto: on under Rack 2, whose SPEC requires it, off under Rack 3).
+      # @return [Boolean, nil]
       def rewindable_input(enabled = true)
         set(:rewindable_input, enabled, "rewindable_input")
       end

@@ -50,7 +50,7 @@ module Heron
       # The stream's body, made rewindable (kept as it is read) when `rewindable_input` is on.
       def input
         config = @context.config
-        return @stream.input unless config.rewindable_input
+        return @stream.input unless config.rewindable_input?
         Request::RewindableInput.new(@stream.input, threshold: config.body_spool_threshold)
       end
 
