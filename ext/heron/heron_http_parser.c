@@ -6,7 +6,8 @@
  * Ruby API (see also lib/heron/http_parser.rb):
  *
  *   Heron::HTTPParser.new(max_target_bytes: 8192, max_header_bytes: 65536,
- *                         max_header_fields: 100)
+ *                         max_header_fields: 100, max_chunk_extension_bytes: 4096,
+ *                         max_total_chunk_extension_bytes: 65536)
  *   #parse(env, buf)        -> nil (head incomplete) or Integer (head length)
  *   #content_length         -> Integer or nil
  *   #chunked?               -> true/false
@@ -37,6 +38,7 @@ static ID id_STATUS;
 typedef struct Heron_HTTPParser {
   heron_http_parser head;
   heron_chunked_decoder chunked;
+  size_t max_chunk_ext_bytes, max_chunk_ext_total; /* applied to each new body */
   int env_filled; /* parse already returned the head length for this request */
 } Heron_HTTPParser;
 
@@ -225,36 +227,49 @@ static void Heron_HTTPParser_reset_chunked(Heron_HTTPParser *parser)
 {
   heron_chunked_decoder_init(&parser->chunked, parser->head.max_header_bytes,
                              parser->head.max_header_fields);
+  heron_chunked_decoder_limit_extensions(&parser->chunked, parser->max_chunk_ext_bytes,
+                                         parser->max_chunk_ext_total);
 }
 
 /*
  * call-seq: Heron::HTTPParser.new(max_target_bytes: 8192, max_header_bytes: 65536,
- *                                 max_header_fields: 100)
+ *                                 max_header_fields: 100, max_chunk_extension_bytes: 4096,
+ *                                 max_total_chunk_extension_bytes: 65536)
  *
  * max_target_bytes:: longest request target (414 URITooLong beyond it)
  * max_header_bytes:: longest header section, i.e. everything after the request
  *                    line up to and including the empty line (431 beyond it);
  *                    also bounds a chunked body's trailer section
  * max_header_fields:: most header fields (431 beyond it); also bounds trailers
+ * max_chunk_extension_bytes:: longest chunk-extension text on one chunk-size
+ *                             line (400 BadRequest beyond it)
+ * max_total_chunk_extension_bytes:: most chunk-extension bytes in one body
+ *                                   (400 BadRequest beyond it)
  */
 static VALUE Heron_HTTPParser_initialize(int argc, VALUE *argv, VALUE self)
 {
-  static ID keys[3];
-  VALUE opts, values[3];
+  static ID keys[5];
+  VALUE opts, values[5];
   Heron_HTTPParser *parser;
   size_t target, header, fields;
   if (!keys[0]) {
     keys[0] = rb_intern("max_target_bytes");
     keys[1] = rb_intern("max_header_bytes");
     keys[2] = rb_intern("max_header_fields");
+    keys[3] = rb_intern("max_chunk_extension_bytes");
+    keys[4] = rb_intern("max_total_chunk_extension_bytes");
   }
   rb_scan_args(argc, argv, ":", &opts);
-  values[0] = values[1] = values[2] = Qundef;
-  if (!NIL_P(opts)) rb_get_kwargs(opts, keys, 0, 3, values);
+  values[0] = values[1] = values[2] = values[3] = values[4] = Qundef;
+  if (!NIL_P(opts)) rb_get_kwargs(opts, keys, 0, 5, values);
   target = Heron_HTTPParser_limit(values[0], DEFAULT_MAX_TARGET_BYTES, "max_target_bytes");
   header = Heron_HTTPParser_limit(values[1], DEFAULT_MAX_HEADER_BYTES, "max_header_bytes");
   fields = Heron_HTTPParser_limit(values[2], DEFAULT_MAX_HEADER_FIELDS, "max_header_fields");
   TypedData_Get_Struct(self, Heron_HTTPParser, &Heron_HTTPParser_type, parser);
+  parser->max_chunk_ext_bytes =
+    Heron_HTTPParser_limit(values[3], HERON_MAX_CHUNK_EXT_BYTES, "max_chunk_extension_bytes");
+  parser->max_chunk_ext_total =
+    Heron_HTTPParser_limit(values[4], HERON_MAX_CHUNK_EXT_TOTAL, "max_total_chunk_extension_bytes");
   heron_http_parser_free(&parser->head);
   if (heron_http_parser_init(&parser->head, target, header, fields) != 0) rb_memerror();
   Heron_HTTPParser_reset_chunked(parser);
@@ -460,6 +475,16 @@ static void Heron_HTTPParser_append(void *dst, const char *data, size_t len)
  * Returns false when more input is needed (buf is then empty). Raises a
  * Heron::HTTPParser::Error subclass on malformed chunked framing.
  */
+/* Removes the first n bytes of buf in place, keeping its memory: the connection's read buffer is
+ * then not freed and reallocated for every piece of a streamed chunked body. What stays is a
+ * partial chunk line or the next pipelined request, so the move is short. */
+static void Heron_HTTPParser_drop_front(VALUE buf, size_t n)
+{
+  long rest = RSTRING_LEN(buf) - (long)n;
+  if (rest > 0) memmove(RSTRING_PTR(buf), RSTRING_PTR(buf) + n, (size_t)rest);
+  rb_str_set_len(buf, rest);
+}
+
 static VALUE Heron_HTTPParser_filter_body(VALUE self, VALUE dst, VALUE buf)
 {
   Heron_HTTPParser *parser = Heron_HTTPParser_get(self);
@@ -473,7 +498,7 @@ static VALUE Heron_HTTPParser_filter_body(VALUE self, VALUE dst, VALUE buf)
   result = heron_chunked_decoder_execute(&parser->chunked, RSTRING_PTR(buf),
                                          (size_t)RSTRING_LEN(buf), &consumed,
                                          Heron_HTTPParser_append, &dst);
-  if (consumed > 0) rb_str_drop_bytes(buf, (long)consumed);
+  if (consumed > 0) Heron_HTTPParser_drop_front(buf, consumed);
   if (result == HERON_HTTP_ERROR)
     Heron_HTTPParser_raise(parser->chunked.error_status, parser->chunked.error);
   return result == HERON_HTTP_DONE ? Qtrue : Qfalse;

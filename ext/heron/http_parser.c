@@ -655,6 +655,15 @@ void heron_chunked_decoder_init(heron_chunked_decoder *d, size_t max_trailer_byt
   d->state = CH_SIZE_START;
   d->max_trailer_bytes = max_trailer_bytes;
   d->max_trailer_fields = max_trailer_fields;
+  d->max_ext_bytes = HERON_MAX_CHUNK_EXT_BYTES;
+  d->max_ext_total = HERON_MAX_CHUNK_EXT_TOTAL;
+}
+
+void heron_chunked_decoder_limit_extensions(heron_chunked_decoder *d, size_t max_per_chunk,
+                                            size_t max_total)
+{
+  d->max_ext_bytes = max_per_chunk;
+  d->max_ext_total = max_total;
 }
 
 static int ch_fail(heron_chunked_decoder *d, int status, const char *msg)
@@ -685,6 +694,15 @@ static int ch_size_start(heron_chunked_decoder *d, unsigned char c)
   return ch_fail(d, 400, "invalid chunk size");
 }
 
+/* Counts one byte of chunk extensions (everything between the size and the CRLF) against the
+ * per-line and per-body limits. */
+static int ch_count_ext(heron_chunked_decoder *d)
+{
+  if (++d->ext_bytes > d->max_ext_bytes) return ch_fail(d, 400, "chunk extension too long");
+  if (++d->ext_total > d->max_ext_total) return ch_fail(d, 400, "too many chunk extension bytes in body");
+  return 0;
+}
+
 static int ch_size(heron_chunked_decoder *d, unsigned char c)
 {
   if (IS(CC_HEX, c)) {
@@ -693,10 +711,10 @@ static int ch_size(heron_chunked_decoder *d, unsigned char c)
     d->remaining = (d->remaining << 4) | (uint64_t)hex_value(c);
     return 0;
   }
-  if (c == ';') d->state = CH_EXT_PRE_NAME;
-  else if (IS_WS(c)) d->state = CH_EXT_WS;
-  else if (c == '\r') d->state = CH_SIZE_LF;
-  else return ch_fail(d, 400, "invalid chunk size");
+  if (c == '\r') return ch_goto(d, CH_SIZE_LF);
+  if (c != ';' && !IS_WS(c)) return ch_fail(d, 400, "invalid chunk size");
+  if (ch_count_ext(d) < 0) return -1;
+  d->state = c == ';' ? CH_EXT_PRE_NAME : CH_EXT_WS;
   return 0;
 }
 
@@ -712,7 +730,7 @@ static int ch_ext_separator(heron_chunked_decoder *d, unsigned char c, int allow
 
 static int ch_ext(heron_chunked_decoder *d, unsigned char c)
 {
-  if (++d->ext_bytes > HERON_MAX_CHUNK_EXT_BYTES) return ch_fail(d, 400, "chunk extension too long");
+  if (c != '\r' && ch_count_ext(d) < 0) return -1;
   switch (d->state) {
   case CH_EXT_WS:
     return IS_WS(c) ? 0 : ch_ext_separator(d, c, 0);

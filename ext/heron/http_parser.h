@@ -121,6 +121,9 @@ typedef struct heron_chunked_decoder {
   uint64_t remaining;      /* chunk data bytes still to come */
   unsigned size_digits;
   size_t ext_bytes;        /* bytes of chunk extensions on the current size line */
+  size_t ext_total;        /* bytes of chunk extensions over the whole body */
+  size_t max_ext_bytes;    /* per size line (400 beyond it) */
+  size_t max_ext_total;    /* per body (400 beyond it) */
   size_t trailer_bytes;
   size_t trailer_fields;
   size_t max_trailer_bytes;
@@ -129,11 +132,18 @@ typedef struct heron_chunked_decoder {
   const char *error;
 } heron_chunked_decoder;
 
-/* Longest chunk-extension section accepted on one chunk-size line. */
+/* Default limits on chunk extensions (they are parsed and dropped, and count
+ * against no body limit, so they need bounds of their own): the bytes after the
+ * chunk size on one size line, and the sum of those over the whole body. */
 #define HERON_MAX_CHUNK_EXT_BYTES 4096
+#define HERON_MAX_CHUNK_EXT_TOTAL 65536
 
+/* Ready to decode a new body; extension limits are the defaults above. */
 void heron_chunked_decoder_init(heron_chunked_decoder *dec, size_t max_trailer_bytes,
                                 size_t max_trailer_fields);
+/* Sets the chunk-extension limits (bytes per size line, bytes per body). */
+void heron_chunked_decoder_limit_extensions(heron_chunked_decoder *dec, size_t max_per_chunk,
+                                            size_t max_total);
 /*
  * Decodes buf[0, len). Data is handed to on_data (spans of buf). *consumed
  * is set to the bytes used: all of len unless the body ended (DONE), in

@@ -33,10 +33,14 @@ module Heron
       body_rate_grace: 10.0,          # seconds of waiting allowed on top of received / min_body_rate
       drain_delay: 0.0,               # keep accepting this long after a graceful stop is asked for
       write_timeout: 30.0,            # longest wait for the client to accept response bytes
-      max_body_size: 1024 * 1024 * 1024, # 413 above this (bytes); nil = unlimited
+      max_body_size: 100 * 1024 * 1024, # 413 above this (bytes); nil = unlimited
+      rewindable_input: nil,          # rack.input supports #rewind; nil → on under Rack 2, off under Rack 3
+      body_spool_threshold: 128 * 1024, # rewindable bodies above this go to a Tempfile
       max_target_bytes: 8 * 1024,     # 414 above this
       max_header_bytes: 64 * 1024,    # 431 above this
       max_header_fields: 100,         # 431 above this
+      max_chunk_extension_bytes: 4 * 1024, # 400 above this on one chunk-size line
+      max_total_chunk_extension_bytes: 64 * 1024, # 400 above this in one chunked body
       forwarded_proto: false,         # trust X-Forwarded-Proto for rack.url_scheme
       continue_mode: :lazy,           # :lazy | :eager (Expect: 100-continue)
       http2: true,                    # HTTP/2 over TLS (ALPN h2) and cleartext with prior knowledge
@@ -69,6 +73,8 @@ module Heron
       min_body_rate: [:non_negative_integer], body_rate_grace: [:duration], drain_delay: [:duration],
       max_body_size: [:optional_size], max_target_bytes: [:positive_integer],
       max_header_bytes: [:positive_integer], max_header_fields: [:positive_integer],
+      max_chunk_extension_bytes: [:positive_integer], max_total_chunk_extension_bytes: [:positive_integer],
+      rewindable_input: [:optional_boolean], body_spool_threshold: [:non_negative_integer],
       forwarded_proto: [:boolean], continue_mode: [:choice, %i[lazy eager]], http2: [:boolean],
       http2_max_concurrent_streams: [:positive_integer],
       discard_body_limit: [:non_negative_integer], after_reply_concurrency: [:positive_integer],
@@ -125,6 +131,14 @@ module Heron
     # @return [String] the environment name.
     def environment_name
       environment || ENV["APP_ENV"] || ENV["RACK_ENV"] || "development"
+    end
+
+    # @return [Boolean] whether rack.input must support #rewind: as set, else when the app runs
+    #   under Rack 2 (whose SPEC requires it; Rack 3 dropped it).
+    def rewindable_input?
+      return rewindable_input unless rewindable_input.nil?
+      require "rack/version"
+      Rack.release < "3"
     end
 
     # @return [Boolean] whether per-request profiling is on.

@@ -3,6 +3,7 @@
 require_relative "connection/buffered_socket"
 require_relative "connection/body_pace"
 require_relative "request/input"
+require_relative "request/rewindable_input"
 require_relative "request"
 require_relative "request/expectation"
 require_relative "request/env_builder"
@@ -63,6 +64,8 @@ module Heron
         break unless request.keepalive && request.input.finished? || settle(request)
         request = @expectation = nil # an idle keep-alive connection holds no finished request
       end
+    rescue StandardError => e
+      connection_failed(e)
     ensure
       close_socket(request)
     end
@@ -119,6 +122,7 @@ module Heron
       input = Request::Input.new(@socket, @parser, length: length, limit: @config.max_body_size,
                                           timeout: @config.body_timeout, on_first_read: continue_hook(expect),
                                           pace: body_pace(length))
+      input = Request::RewindableInput.new(input, threshold: @config.body_spool_threshold) if @config.rewindable_input?
       @env.complete(env, input, started)
       send_continue(expect) if expect.pending? && @config.continue_mode == :eager
       @expectation = expect
@@ -170,6 +174,7 @@ module Heron
     ensure
       @request = nil # an idle connection holds no finished request
       close_body(request, body)
+      release_input(request)
       @reactor.finished(request)
     end
 
@@ -219,8 +224,28 @@ module Heron
       @reactor.logger.error("body.close raised", e)
     end
 
+    # A rewindable input keeps the body it read (memory or a Tempfile): freed once the request
+    # and its callbacks are done.
+    def release_input(request)
+      request.input.close_after(request.env) if request.input.is_a?(Request::RewindableInput)
+    end
+
+    # Drops what the app left of the body so the next request parses from the right place.
+    # Broken chunked framing found on the way ends the connection: a 400 if nothing was sent yet
+    # (the response is normally out already), one log line, and no exception out of the task.
     def settle(request)
       request.keepalive && request.input.discard(@config.discard_body_limit)
+    rescue HTTPParser::Error => e
+      @reactor.logger.warn("closing connection: unread request body is malformed (#{e.message})")
+      request.status ? @linger = true : reject(e.status, e.message)
+      false
+    end
+
+    # The guard at the task boundary: whatever escaped the request loop is logged once and the
+    # connection closes; nothing propagates into the reactor as an unhandled task exception.
+    def connection_failed(error)
+      @reactor.logger.error("connection closed after an unexpected error", error)
+      @linger = true
     end
 
     def close_socket(request)

@@ -42,6 +42,19 @@ class Rack2ServeTest < Minitest::Test
     end
   end
 
+  # Under Rack 2, rewindable_input is on by default: the input is Heron's RewindableInput (kept
+  # as read, memory then Tempfile); set off, Rack::RewindableInput still makes it rewindable.
+  def test_rack2_input_is_herons_rewindable_input_unless_turned_off
+    with_rack2_heron("input_class_app.ru") do |http|
+      assert_equal "Heron::Request::RewindableInput abc abcdef", http.post("/", "abcdef").body
+    end
+    command = [RbConfig.ruby, File.join(ROOT, "exe/heron"), "-b", "tcp://127.0.0.1:0", "-e", "production",
+               "--no-rewindable-input", "input_class_app.ru"]
+    with_rack2_heron(command) do |http|
+      assert_equal "Rack::RewindableInput abc abcdef", http.post("/", "abcdef").body
+    end
+  end
+
   # Rack 2's `rackup -s heron` (and Rails 7.0's `rails server -u heron`) find the handler through
   # Rack::Handler.get("heron"), which requires rack/handler/heron.
   def test_rack2_rackup_dash_s_heron

@@ -21,6 +21,8 @@
 #define MAX_TARGET 256
 #define MAX_HEADER_BYTES 2048
 #define MAX_FIELDS 24
+#define MAX_CHUNK_EXT 64
+#define MAX_CHUNK_EXT_TOTAL 256
 
 #define CHECK(cond)                                                          \
   do {                                                                       \
@@ -127,6 +129,9 @@ static void Heron_Fuzz_chunked(const char *buf, size_t size, size_t split)
   int r1, r2;
   heron_chunked_decoder_init(&d1, MAX_HEADER_BYTES, MAX_FIELDS);
   heron_chunked_decoder_init(&d2, MAX_HEADER_BYTES, MAX_FIELDS);
+  /* small enough that inputs under -max_len reach both extension limits */
+  heron_chunked_decoder_limit_extensions(&d1, MAX_CHUNK_EXT, MAX_CHUNK_EXT_TOTAL);
+  heron_chunked_decoder_limit_extensions(&d2, MAX_CHUNK_EXT, MAX_CHUNK_EXT_TOTAL);
   r1 = heron_chunked_decoder_execute(&d1, buf, size, &c1, Heron_Fuzz_append, &o1);
   r2 = heron_chunked_decoder_execute(&d2, buf, split, &c2a, Heron_Fuzz_append, &o2);
   CHECK(c2a <= split);

@@ -229,10 +229,25 @@ module Heron
         set(:write_timeout, seconds, "write_timeout")
       end
 
-      # @param bytes [Integer, String, nil] request bodies above this get 413; nil for no limit (1 GiB).
+      # @param bytes [Integer, String, nil] request bodies above this get 413; nil for no limit (100 MiB).
       # @return [Integer, nil]
       def max_body_size(bytes)
         set(:max_body_size, bytes, "max_body_size")
+      end
+
+      # @param enabled [Boolean, :auto] give the app a rack.input that can #rewind; the body is
+      #   kept as it is read, in memory up to body_spool_threshold, then in a Tempfile (default
+      #   :auto: on under Rack 2, whose SPEC requires it, off under Rack 3).
+      # @return [Boolean, nil]
+      def rewindable_input(enabled = true)
+        set(:rewindable_input, enabled, "rewindable_input")
+      end
+
+      # @param bytes [Integer, String] a rewindable body larger than this is kept in a Tempfile
+      #   rather than in memory (default 131072).
+      # @return [Integer]
+      def body_spool_threshold(bytes)
+        set(:body_spool_threshold, bytes, "body_spool_threshold")
       end
 
       # @param bytes [Integer, String] request targets above this get 414 (default 8192).
@@ -251,6 +266,20 @@ module Heron
       # @return [Integer]
       def max_header_fields(count)
         set(:max_header_fields, count, "max_header_fields")
+      end
+
+      # @param bytes [Integer, String] chunk extensions longer than this on one chunk-size line
+      #   get 400 (default 4096).
+      # @return [Integer]
+      def max_chunk_extension_bytes(bytes)
+        set(:max_chunk_extension_bytes, bytes, "max_chunk_extension_bytes")
+      end
+
+      # @param bytes [Integer, String] a chunked body whose chunk extensions add up to more than
+      #   this gets 400 (default 65536).
+      # @return [Integer]
+      def max_total_chunk_extension_bytes(bytes)
+        set(:max_total_chunk_extension_bytes, bytes, "max_total_chunk_extension_bytes")
       end
 
       # @param enabled [Boolean] trust X-Forwarded-Proto for rack.url_scheme (default false).

@@ -24,9 +24,26 @@ module Heron
       # @return [Integer, nil] bytes appended, or nil at end of stream.
       # @raise [Connection::BufferedSocket::Timeout] past either limit.
       def fill(socket)
+        paced { |wait| socket.fill(wait) }
+      end
+
+      # Like {#fill}, but reads up to `max` body bytes straight into `out`
+      # (see {Connection::BufferedSocket#read_into}).
+      # @param socket [Connection::BufferedSocket]
+      # @param max [Integer]
+      # @param out [String]
+      # @return [Integer, nil] bytes read, or nil at end of stream.
+      # @raise [Connection::BufferedSocket::Timeout] past either limit.
+      def read_into(socket, max, out)
+        paced { |wait| socket.read_into(max, out, wait)&.bytesize }
+      end
+
+      private
+
+      def paced
         wait = next_wait
         started = now
-        count = socket.fill(wait)
+        count = yield(wait)
         @received += count if count
         count
       rescue Connection::BufferedSocket::Timeout
@@ -35,8 +52,6 @@ module Heron
       ensure
         @waited += now - started if started
       end
-
-      private
 
       def next_wait
         return @timeout unless @min_rate.positive?

@@ -65,6 +65,28 @@ module Heron
         nil
       end
 
+      # Reads up to `max` bytes into `out`, replacing its contents and reusing its memory (so a
+      # caller that passes the same String each time allocates nothing per read): buffered bytes
+      # first, else straight from the socket, waiting up to `timeout` for them.
+      # @param max [Integer]
+      # @param out [String] becomes binary.
+      # @param timeout [Numeric, nil]
+      # @return [String, nil] out, or nil at end of stream.
+      # @raise [Timeout] when nothing arrives in time.
+      def read_into(max, out, timeout)
+        out.force_encoding(Encoding::BINARY)
+        return out.replace(consume(max)) unless @buffer.empty?
+        loop do
+          case (state = @io.read_nonblock(max, out, exception: false))
+          when :wait_readable, :wait_writable then wait(state, timeout) or raise Timeout, "read timed out"
+          when nil then return nil
+          else return out
+          end
+        end
+      rescue Errno::ECONNRESET, Errno::EPIPE, IOError
+        nil
+      end
+
       # Removes and returns up to `length` bytes from the front of the buffer.
       # @param length [Integer]
       # @return [String]

@@ -4,6 +4,7 @@ require "protocol/http2/server"
 require "protocol/http2/framer"
 require "protocol/http2/stream"
 require_relative "../request"
+require_relative "../request/rewindable_input"
 require_relative "../response/error_response"
 require_relative "body_stream"
 
@@ -32,17 +33,25 @@ module Heron
       # @param started [Float] monotonic time the request's headers arrived.
       # @return [void]
       def run(started)
-        request = Request.new(complete_env(started), @stream.input, keepalive: true, http_minor: 1, started_at: started)
+        request = Request.new(complete_env(started), @env["rack.input"], keepalive: true, http_minor: 1, started_at: started)
         respond(request)
       ensure
+        request.input.close_after(request.env) if request&.input.is_a?(Request::RewindableInput)
         @context.finished(request) if request
       end
 
       private
 
       def complete_env(started)
-        @env.merge!("rack.input" => @stream.input, "rack.hijack?" => false, "rack.after_reply" => [],
+        @env.merge!("rack.input" => input, "rack.hijack?" => false, "rack.after_reply" => [],
                     "rack.response_finished" => [], "heron.request_start" => started)
+      end
+
+      # The stream's body, made rewindable (kept as it is read) when `rewindable_input` is on.
+      def input
+        config = @context.config
+        return @stream.input unless config.rewindable_input?
+        Request::RewindableInput.new(@stream.input, threshold: config.body_spool_threshold)
       end
 
       def respond(request)

@@ -46,7 +46,7 @@ module Heron
         env["REMOTE_ADDR"] = @proxied ? client_address(env) : @remote_addr
         env["rack.hijack"] = @hijack
         env["rack.after_reply"] = []
-        env["rack.input"] = RACK2 ? rewindable(env, input) : input
+        env["rack.input"] = RACK2 && !input.respond_to?(:rewind) ? rewindable(env, input) : input
         env["rack.response_finished"] = []
         env["heron.request_start"] = started
         tls(env) if @tls
@@ -67,9 +67,11 @@ module Heron
         env["HTTPS"] = "on"
       end
 
-      # Rack 2's SPEC requires a rewindable `rack.input`. Rack::RewindableInput copies the body
-      # into a Tempfile on the first read (still counted against max_body_size by Input, still
-      # triggering 100 Continue only then); the file is removed once the reply is out.
+      # Rack 2's SPEC requires a rewindable `rack.input`. Under Rack 2 `rewindable_input` is on
+      # unless set off, and the input is already a Request::RewindableInput; if it was set off,
+      # Rack::RewindableInput copies the body into a Tempfile on the first read (still counted
+      # against max_body_size by Input, still triggering 100 Continue only then); the file is
+      # removed once the reply is out.
       def rewindable(env, input)
         rewindable = Rack::RewindableInput.new(input)
         env["rack.after_reply"] << -> { rewindable.close }

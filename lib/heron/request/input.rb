@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require_relative "gc_pacer"
+
 module Heron
   class Request
     # `rack.input`: the request body, streamed from the socket as the app reads it (never read
@@ -36,6 +38,7 @@ module Heron
         @pending = String.new(encoding: Encoding::BINARY)
         @received = 0
         @done = length&.zero?
+        @pacer = Request::GCPacer.new
       end
 
       # Reads like IO#read: all of the rest when `length` is nil, else up to `length` bytes.
@@ -44,6 +47,7 @@ module Heron
       # @return [String, nil] binary data; nil at end of body when a positive length was asked.
       def read(length = nil, buffer = nil)
         first_read
+        return read_into(length, buffer) if buffer && length&.positive? && @pending.empty?
         data = length ? read_some(length) : read_rest
         return data unless buffer
         data.nil? ? buffer.clear && nil : buffer.replace(data)
@@ -52,7 +56,9 @@ module Heron
       # @return [String, nil] the next line including its "\n", or nil at the end of the body.
       def gets
         first_read
-        until (index = @pending.index("\n")) || @done
+        scanned = 0
+        until (index = @pending.index(NEWLINE, scanned)) || @done
+          scanned = @pending.bytesize # a long line is scanned once, not again after every read
           fill_pending
         end
         return take(index + 1) if index
@@ -100,7 +106,9 @@ module Heron
       end
 
       READ_CHUNK = 16 * 1024
-      private_constant :READ_CHUNK
+      # Binary like the body, so String#index does not re-scan the whole body to compare encodings.
+      NEWLINE = "\n".b.freeze
+      private_constant :READ_CHUNK, :NEWLINE
 
       private
 
@@ -117,12 +125,44 @@ module Heron
         @pending.empty? ? nil : take([length, @pending.bytesize].min)
       end
 
+      # Reads into the caller's buffer, reusing its memory: straight from the socket for a
+      # Content-Length body, decoded in place for a chunked one. This is the way to stream an upload
+      # without allocating per read, so memory stays flat whatever the body's size.
+      def read_into(length, buffer)
+        return buffer.clear && nil if @done
+        buffer.force_encoding(Encoding::BINARY)
+        @remaining ? fixed_into(length, buffer) : chunked_into(length, buffer)
+        buffer.empty? ? nil : buffer
+      end
+
+      def fixed_into(length, buffer)
+        max = [length, @remaining].min
+        got = @pace ? @pace.read_into(@socket, max, buffer) : @socket.read_into(max, buffer, @timeout)
+        got or raise Incomplete, "client closed the connection mid-body"
+        @remaining -= buffer.bytesize
+        @done = @remaining.zero?
+        count(buffer.bytesize)
+      end
+
+      # Decodes into the buffer; what goes past `length` waits in @pending for the next read.
+      def chunked_into(length, buffer)
+        buffer[0..] = "" # empties it and keeps its memory (String#clear would free it)
+        until (@done = @parser.filter_body(buffer, @socket.buffer)) || !buffer.empty?
+          wait_for_bytes
+        end
+        count(buffer.bytesize)
+        return if buffer.bytesize <= length
+        @pending << buffer.byteslice(length, buffer.bytesize - length)
+        buffer[length..] = ""
+      end
+
       def read_rest
         fill_pending until @done
         take(@pending.bytesize)
       end
 
       def take(length)
+        @pacer.handed_out(length)
         return @pending.slice!(0, length) if length < @pending.bytesize
         data = @pending
         @pending = String.new(encoding: Encoding::BINARY)
@@ -138,7 +178,7 @@ module Heron
       def fill_fixed
         wait_for_bytes if @socket.buffer.empty?
         taken = @socket.consume([@remaining, @socket.buffer.bytesize].min)
-        @pending << taken
+        @pending.empty? ? @pending = taken : @pending << taken
         @remaining -= taken.bytesize
         @done = @remaining.zero?
       end

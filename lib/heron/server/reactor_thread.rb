@@ -116,7 +116,9 @@ module Heron
       # @return [HTTPParser] a parser with the configured limits.
       def new_parser
         HTTPParser.new(max_target_bytes: @config.max_target_bytes, max_header_bytes: @config.max_header_bytes,
-                       max_header_fields: @config.max_header_fields)
+                       max_header_fields: @config.max_header_fields,
+                       max_chunk_extension_bytes: @config.max_chunk_extension_bytes,
+                       max_total_chunk_extension_bytes: @config.max_total_chunk_extension_bytes)
       end
 
       # Called by a connection before it calls the app; {#finished} balances it.

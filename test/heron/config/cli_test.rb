@@ -72,6 +72,8 @@ class HeronConfigCLITest < Minitest::Test
     [%w[--max-target-bytes 100], :max_target_bytes, 100],
     [%w[--max-header-bytes 1000], :max_header_bytes, 1000],
     [%w[--max-header-fields 20], :max_header_fields, 20],
+    [%w[--rewindable-input], :rewindable_input, true],
+    [%w[--body-spool-threshold 4096], :body_spool_threshold, 4096],
     [%w[--forwarded-proto], :forwarded_proto, true],
     [%w[--after-reply-concurrency 8], :after_reply_concurrency, 8],
     [%w[--bind unix:///tmp/h.sock], :binds, ["unix:///tmp/h.sock"]],

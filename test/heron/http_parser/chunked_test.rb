@@ -115,6 +115,40 @@ class HeronParserChunkedTest < Minitest::Test
     assert_equal 431, error.status
   end
 
+  def test_extension_limit_per_chunk_line_is_configurable
+    line = ";a=#{'b' * 97}" # 100 bytes after the size
+    parser = Heron::HTTPParser.new(max_chunk_extension_bytes: 100)
+    assert_equal ["x", true, ""], decode("1#{line}\r\nx\r\n0\r\n\r\n", parser: parser)
+    parser = Heron::HTTPParser.new(max_chunk_extension_bytes: 99)
+    error = assert_raises(Heron::HTTPParser::BadRequest) { decode("1#{line}\r\nx\r\n", parser: parser) }
+    assert_match(/extension too long/, error.message)
+  end
+
+  def test_extension_bytes_are_bounded_per_body
+    chunk = "1;a=#{'b' * 97}\r\nx\r\n" # 100 extension bytes each
+    parser = Heron::HTTPParser.new(max_total_chunk_extension_bytes: 300)
+    assert_equal ["xxx", true, ""], decode(chunk * 3, "0\r\n\r\n", parser: parser)
+    parser = Heron::HTTPParser.new(max_total_chunk_extension_bytes: 300)
+    error = assert_raises(Heron::HTTPParser::BadRequest) { decode(chunk * 3, "1;z\r\n", parser: parser) }
+    assert_equal [400, "too many chunk extension bytes in body"], [error.status, error.message]
+  end
+
+  def test_extension_budget_starts_again_for_each_request
+    parser = Heron::HTTPParser.new(max_total_chunk_extension_bytes: 300)
+    body = "1;a=#{'b' * 97}\r\nx\r\n" * 3 + "0\r\n\r\n"
+    assert decode(body, parser: parser)[1]
+    parser.reset
+    assert decode(body, parser: parser)[1], "a second request on the connection gets its own budget"
+  end
+
+  def test_default_extension_limits
+    parser = Heron::HTTPParser.new
+    assert decode("1;a=#{'b' * 4093}\r\nx\r\n" * 16, "0\r\n\r\n", parser: parser)[1] # 64 KiB in all
+    parser = Heron::HTTPParser.new
+    assert_raises(Heron::HTTPParser::BadRequest) { decode("1;a=#{'b' * 4093}\r\nx\r\n" * 16, "1;b\r\n", parser: parser) }
+    assert_raises(ArgumentError) { Heron::HTTPParser.new(max_total_chunk_extension_bytes: 0) }
+  end
+
   def test_data_appended_to_existing_dst
     parser = Heron::HTTPParser.new
     dst = +"pre-"

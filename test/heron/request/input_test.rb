@@ -1,6 +1,10 @@
 # frozen_string_literal: true
 
 require "test_helper"
+require "net/http"
+require "digest"
+require "tmpdir"
+require_relative "../../support/tls_certificates"
 
 # rack.input streams from the socket while the app runs.
 class InputTest < Minitest::Test
@@ -47,6 +51,83 @@ class InputTest < Minitest::Test
     with_server(app) do |port|
       response = raw_request(port, "POST / HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 3\r\n\r\nabc")
       assert response.end_with?(%(abc|""|nil)), response
+    end
+  end
+
+  # read(n, buffer) takes the allocation-free path (straight from the socket, or decoded in
+  # place); every way of splitting the reads must give the same bytes, framing or not.
+  def test_reads_into_a_buffer_give_the_body_whatever_the_sizes
+    body = Array.new(3000) { |i| (i % 251).chr }.join.b * 7
+    app = lambda do |env|
+      input = env["rack.input"]
+      buffer = +"stale"
+      out = input.read(3).dup
+      sizes = [1, 7, 4096, 50_000, 13]
+      index = 0
+      while input.read(sizes[(index += 1) % sizes.size], buffer)
+        out << buffer
+      end
+      [200, { "content-type" => "text/plain" }, ["#{buffer.inspect} #{input.read(5, buffer).inspect} #{out == body}"]]
+    end
+    with_server(app) do |port|
+      chunked = body.scan(/.{1,1500}/m).map { |piece| "#{piece.bytesize.to_s(16)};e=1\r\n#{piece}\r\n" }.join
+      [["Content-Length: #{body.bytesize}", body], ["Transfer-Encoding: chunked", "#{chunked}0\r\n\r\n"]].each do |framing, payload|
+        response = raw_request(port, "POST / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n#{framing}\r\n\r\n#{payload}")
+        assert response.end_with?(%("" nil true)), "#{framing}: #{response[-60..].inspect}"
+      end
+    end
+  end
+
+  # The buffer path reads the socket itself, so it must cope with what a TLS socket answers too.
+  def test_uploads_over_tls_read_into_a_buffer_and_not
+    app = lambda do |env|
+      input = env["rack.input"]
+      out = +""
+      if env["PATH_INFO"] == "/buffer"
+        buffer = String.new
+        out << buffer while input.read(10_000, buffer)
+      else
+        while (piece = input.read(7_000)) do out << piece end
+      end
+      [200, { "content-type" => "text/plain" }, [Digest::SHA256.hexdigest(out)]]
+    end
+    Dir.mktmpdir do |dir|
+      paths = TLSCertificates.make(dir, "localhost")
+      bind = "ssl://127.0.0.1:0?#{URI.encode_www_form(cert: paths['localhost'][0], key: paths['localhost'][1])}"
+      with_server(app, binds: [bind]) do |port|
+        body = Random.new(1).bytes(300_000)
+        http = Net::HTTP.new("localhost", port)
+        http.ipaddr = "127.0.0.1"
+        http.use_ssl = true
+        http.ca_file = paths["ca"]
+        http.start do |client|
+          %w[/buffer /plain].each do |path|
+            post = Net::HTTP::Post.new(path, "content-type" => "application/octet-stream")
+            post.body = body
+            assert_equal Digest::SHA256.hexdigest(body), client.request(post).body, "#{path} with Content-Length"
+            post = Net::HTTP::Post.new(path, "content-type" => "application/octet-stream", "transfer-encoding" => "chunked")
+            post.body_stream = StringIO.new(body)
+            assert_equal Digest::SHA256.hexdigest(body), client.request(post).body, "#{path} chunked"
+          end
+        end
+      end
+    end
+  end
+
+  # read(n, buffer) reads the socket itself; the minimum body rate must still apply to it.
+  def test_minimum_body_rate_applies_to_reads_into_a_buffer
+    app = lambda do |env|
+      buffer = String.new
+      total = 0
+      total += buffer.bytesize while env["rack.input"].read(1024, buffer)
+      [200, { "content-type" => "text/plain" }, [total.to_s]]
+    end
+    with_server(app, min_body_rate: 1000, body_rate_grace: 0.5, body_timeout: 30) do |port|
+      socket = connect(port)
+      socket.write("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\nabc")
+      assert_match(/\AHTTP\/1.1 408 /, read_all(socket, timeout: 10), "cut by the rate, not after the 30 s body_timeout")
+    ensure
+      socket&.close
     end
   end
 

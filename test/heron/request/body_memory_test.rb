@@ -1,0 +1,133 @@
+# frozen_string_literal: true
+
+require "test_helper"
+
+# Memory per upload is bounded: reading rack.input in chunks keeps the server's RSS flat whatever
+# the body's size, a rewindable input spools to a Tempfile, and the default max_body_size bounds
+# what `rack.input.read` (no argument) can hold. Real uploads to a real server process, whose peak
+# RSS (VmHWM) is read from /proc.
+class BodyMemoryTest < Minitest::Test
+  MIB = 1024 * 1024
+  UPLOAD = 100 * MIB
+  # The point is "does not grow with the body". Measured for 100 MiB: before this work, read(n,
+  # buffer) +30..70 MiB, read(n) and each +35..46 MiB (garbage the lazy sweep had not freed); now
+  # 0-1 MiB with a buffer, and under 12 MiB for all three styles in a row.
+  FLAT = 20 * MIB
+
+  # /buffer reads with read(n, buffer), /read with read(n), /each with each; ?twice rewinds and
+  # reads it all again.
+  STREAMING_APP = <<~RU
+    run lambda { |env|
+      input = env["rack.input"]
+      total = 0
+      (env["QUERY_STRING"] == "twice" ? 2 : 1).times do
+        input.rewind if total.positive?
+        case env["PATH_INFO"]
+        when "/buffer"
+          buffer = String.new
+          total += buffer.bytesize while input.read(16 * 1024, buffer)
+        when "/read"
+          while (piece = input.read(16 * 1024)) do total += piece.bytesize end
+        when "/each"
+          input.each { |piece| total += piece.bytesize }
+        end
+      end
+      [200, { "content-type" => "text/plain" }, [total.to_s]]
+    }
+  RU
+
+  READ_ALL_APP = <<~RU
+    run ->(env) { [200, { "content-type" => "text/plain" }, [env["rack.input"].read.bytesize.to_s]] }
+  RU
+
+  def test_reading_a_100_mib_upload_in_pieces_keeps_rss_flat
+    assert_flat_while_reading(%w[/buffer /read /each], chunked: false)
+  end
+
+  def test_reading_a_100_mib_chunked_upload_in_pieces_keeps_rss_flat
+    assert_flat_while_reading(%w[/buffer /read /each], chunked: true)
+  end
+
+  def test_rewindable_input_spools_a_100_mib_upload_to_disk
+    assert_flat_while_reading(%w[/buffer?twice /read?twice], chunked: true, times: 2, args: ["--rewindable-input"])
+  end
+
+  def test_default_limit_stops_read_of_an_endless_chunked_upload_at_100_mib
+    pid, port, = spawn_heron(READ_ALL_APP)
+    status = nil
+    growth = peak_growth(pid, port) { status = upload(port, "/", 120 * MIB, chunked: true).first }
+    assert_equal 413, status
+    assert_operator growth, :<, 200 * MIB, "read() holds at most about max_body_size (grew #{growth / MIB} MiB)"
+  ensure
+    stop(pid)
+  end
+
+  def test_declared_length_over_the_default_limit_is_refused_before_the_app_runs
+    pid, port, = spawn_heron(READ_ALL_APP)
+    response = raw_request(port, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: #{UPLOAD + 1}\r\n\r\n")
+    assert_match(/\AHTTP\/1.1 413 /, response)
+    ok = raw_request(port, "POST / HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 3\r\n\r\nabc")
+    assert_match(/\AHTTP\/1.1 200 /, ok)
+  ensure
+    stop(pid)
+  end
+
+  private
+
+  # Uploads 100 MiB to each path in turn (one server) and checks the server's peak RSS grew by
+  # less than FLAT over all of them.
+  def assert_flat_while_reading(paths, chunked:, times: 1, args: [])
+    pid, port, = spawn_heron(STREAMING_APP, "--max-body-size", (2 * UPLOAD).to_s, *args)
+    peaks = {}
+    growth = peak_growth(pid, port, paths.first) do
+      paths.each do |path|
+        assert_equal [200, (times * UPLOAD).to_s], upload(port, path, UPLOAD, chunked: chunked), path
+        peaks[path] = vm_hwm(pid) / MIB
+      end
+    end
+    assert_operator growth, :<, FLAT, "peak RSS grew by #{growth / MIB} MiB; peak after each (MiB): #{peaks}"
+  ensure
+    stop(pid)
+  end
+
+  # @return [Integer] how much the server's peak RSS grew while the block ran (after a warm-up).
+  def peak_growth(pid, port, warm_up_path = "/")
+    2.times { upload(port, warm_up_path, MIB) }
+    before = vm_hwm(pid)
+    yield
+    vm_hwm(pid) - before
+  end
+
+  def vm_hwm(pid)
+    File.read("/proc/#{pid}/status")[/^VmHWM:\s+(\d+) kB/, 1].to_i * 1024
+  end
+
+  # Sends `size` bytes (Content-Length or chunked) from a writer thread while reading the answer.
+  # @return [Array(Integer, String)] status and body.
+  def upload(port, path, size, chunked: false)
+    socket = connect(port)
+    framing = chunked ? "Transfer-Encoding: chunked" : "Content-Length: #{size}"
+    socket.write("POST #{path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n#{framing}\r\n\r\n")
+    writer = Thread.new { write_body(socket, size, chunked) }
+    status, _headers, body = read_response(socket)
+    [status, body]
+  ensure
+    writer&.join(30)
+    socket&.close
+  end
+
+  def write_body(socket, size, chunked)
+    piece = "b" * MIB
+    piece = "#{MIB.to_s(16)}\r\n#{piece}\r\n" if chunked
+    (size / MIB).times { socket.write(piece) }
+    socket.write("0\r\n\r\n") if chunked
+  rescue Errno::EPIPE, Errno::ECONNRESET, IOError
+    nil # the server answered (413) and closed before the whole body was sent
+  end
+
+  def stop(pid)
+    return unless pid
+    Process.kill("TERM", pid)
+    wait_exit(pid)
+  end
+end
