@@ -8,7 +8,7 @@
  * The values the hot path reads live in a C struct, not in instance variables (reading one of
  * those costs as much as a hash lookup); Ruby's #initialize hands them over with #configure.
  *
- *   #configure(app, accounting, store, profile_path, sample) (private)
+ *   #configure(app, accounting, store, profile_path, sample, check_timing) (private)
  *   #call(env)              -> [status, headers, body]
  *   #finish(profile, status) -> nil
  */
@@ -16,7 +16,7 @@
 #include <string.h>
 
 static VALUE cHeron_Profiler_ProfiledBody;
-static VALUE str_after_reply;
+static VALUE str_after_reply, str_X_REQUEST_START, str_X_QUEUE_START;
 static VALUE Heron_Profiler_loaded_features; /* $LOADED_FEATURES */
 
 typedef struct Heron_Profiler_Middleware {
@@ -24,6 +24,7 @@ typedef struct Heron_Profiler_Middleware {
   Heron_Profiler_FiberAccounting *a; /* accounting's */
   int c_store;                       /* whether store is a Heron::Profiler::Store */
   long sample, requests;
+  int check_timing;                  /* Server-Timing only where #timing_allowed? says so */
   long features_seen; /* $LOADED_FEATURES' size when the SQL hooks were last looked for;
                          -1: all are installed; -2: not looked for yet */
 } Heron_Profiler_Middleware;
@@ -36,7 +37,7 @@ typedef struct Heron_Profiler_Middleware_request {
   Heron_Profiler_RequestProfile *p;
 } Heron_Profiler_Middleware_request;
 static ID id_call, id_new, id_push, id_dashboard, id_memory_profile, id_install_hooks;
-static ID id_report_n_plus_one, id_time_after_reply, id_check_queries;
+static ID id_report_n_plus_one, id_time_after_reply, id_check_queries, id_trusted_proxy_p, id_timing_allowed_p;
 
 static void Heron_Profiler_Middleware_mark(void *ptr)
 {
@@ -69,12 +70,14 @@ static VALUE Heron_Profiler_Middleware_alloc(VALUE klass)
 }
 
 /*
- * call-seq: configure(app, accounting, store, profile_path, sample) -> self
+ * call-seq: configure(app, accounting, store, profile_path, sample, check_timing) -> self
  *
  * What #call needs: the Rack app, the FiberAccounting, the Store, the dashboard's path prefix
- * (a String, or nil for none) and the sampling period (an Integer; 1 or less: every request).
+ * (a String, or nil for none), the sampling period (an Integer; 1 or less: every request) and
+ * whether a response gets its Server-Timing only when #timing_allowed?(env) says so (outside
+ * development) rather than always.
  */
-static VALUE Heron_Profiler_Middleware_configure(VALUE self, VALUE app, VALUE accounting, VALUE store, VALUE profile_path, VALUE sample)
+static VALUE Heron_Profiler_Middleware_configure(VALUE self, VALUE app, VALUE accounting, VALUE store, VALUE profile_path, VALUE sample, VALUE check_timing)
 {
   Heron_Profiler_Middleware *m = rb_check_typeddata(self, &Heron_Profiler_Middleware_type);
   m->a = Heron_Profiler_FiberAccounting_get(accounting);
@@ -86,6 +89,7 @@ static VALUE Heron_Profiler_Middleware_configure(VALUE self, VALUE app, VALUE ac
   m->sample = NUM2LONG(sample);
   m->requests = 0;
   m->features_seen = -2;
+  m->check_timing = RTEST(check_timing);
   return self;
 }
 
@@ -152,8 +156,10 @@ static VALUE Heron_Profiler_Middleware_writable(VALUE headers)
 static VALUE Heron_Profiler_Middleware_returned(const Heron_Profiler_Middleware_request *request, VALUE headers)
 {
   if (!RB_TYPE_P(headers, T_HASH)) return headers; /* not Rack 3: the server will refuse it */
-  headers = Heron_Profiler_Middleware_writable(headers);
-  Heron_Profiler_RequestProfile_add_timing(request->profile, request->p, headers);
+  if (!request->m->check_timing || RTEST(rb_funcall(request->self, id_timing_allowed_p, 1, request->env))) {
+    headers = Heron_Profiler_Middleware_writable(headers);
+    Heron_Profiler_RequestProfile_add_timing(request->profile, request->p, headers);
+  }
   if (RARRAY_LEN(request->p->queries) > 0) {
     headers = Heron_Profiler_Middleware_writable(headers);
     rb_funcall(request->self, id_report_n_plus_one, 2, request->profile, headers);
@@ -248,6 +254,14 @@ static VALUE Heron_Profiler_Middleware_run(VALUE self, Heron_Profiler_Middleware
   return response;
 }
 
+/* Whether the request carries a proxy's queue header (X-Request-Start / X-Queue-Start) that
+ * may be believed: its peer is one of config.trusted_proxies (#trusted_proxy?). */
+static int Heron_Profiler_Middleware_proxy_p(VALUE self, VALUE env)
+{
+  if (NIL_P(rb_hash_aref(env, str_X_REQUEST_START)) && NIL_P(rb_hash_aref(env, str_X_QUEUE_START))) return 0;
+  return RTEST(rb_funcall(self, id_trusted_proxy_p, 1, env));
+}
+
 /*
  * call-seq: call(env) -> [status, headers, body]
  *
@@ -267,7 +281,7 @@ static VALUE Heron_Profiler_Middleware_call(VALUE self, VALUE env)
   query = rb_hash_aref(env, Heron_Profiler_str_QUERY_STRING);
   response = Heron_Profiler_Middleware_route(self, m, env, path, query);
   if (response != Qundef) return response;
-  return Heron_Profiler_Middleware_run(self, m, env, Heron_Profiler_RequestProfile_for(env, path, query));
+  return Heron_Profiler_Middleware_run(self, m, env, Heron_Profiler_RequestProfile_for_proxy(env, path, query, Heron_Profiler_Middleware_proxy_p(self, env)));
 }
 
 void Init_Heron_Profiler_Middleware(VALUE mProfiler)
@@ -275,10 +289,12 @@ void Init_Heron_Profiler_Middleware(VALUE mProfiler)
   VALUE klass = rb_define_class_under(mProfiler, "Middleware", rb_cObject);
   cHeron_Profiler_ProfiledBody = rb_define_class_under(mProfiler, "ProfiledBody", rb_cObject);
   str_after_reply = Heron_Profiler_str("rack.after_reply");
+  str_X_REQUEST_START = Heron_Profiler_str("HTTP_X_REQUEST_START");
+  str_X_QUEUE_START = Heron_Profiler_str("HTTP_X_QUEUE_START");
   Heron_Profiler_loaded_features = rb_gv_get("$LOADED_FEATURES");
   rb_gc_register_mark_object(Heron_Profiler_loaded_features);
   rb_define_alloc_func(klass, Heron_Profiler_Middleware_alloc);
-  rb_define_private_method(klass, "configure", Heron_Profiler_Middleware_configure, 5);
+  rb_define_private_method(klass, "configure", Heron_Profiler_Middleware_configure, 6);
   id_call = rb_intern("call");
   id_new = rb_intern("new");
   id_push = rb_intern("push");
@@ -288,6 +304,8 @@ void Init_Heron_Profiler_Middleware(VALUE mProfiler)
   id_report_n_plus_one = rb_intern("report_n_plus_one");
   id_time_after_reply = rb_intern("time_after_reply");
   id_check_queries = rb_intern("check_queries");
+  id_trusted_proxy_p = rb_intern("trusted_proxy?");
+  id_timing_allowed_p = rb_intern("timing_allowed?");
   rb_define_method(klass, "call", Heron_Profiler_Middleware_call, 1);
   rb_define_method(klass, "finish", Heron_Profiler_Middleware_finish, 2);
 }

@@ -433,18 +433,20 @@ static double Heron_Profiler_proxy_queue_ms(VALUE env, int *found)
 {
   VALUE header = rb_hash_aref(env, str_X_REQUEST_START), ms;
   if (NIL_P(header)) header = rb_hash_aref(env, str_X_QUEUE_START);
-  *found = !NIL_P(header);
-  if (!*found) return NAN;
+  *found = 0;
+  if (NIL_P(header)) return NAN;
   ms = rb_funcall(rb_const_get(mHeron_Profiler, id_QueueTime), id_from_header, 2, header, DBL2NUM(Heron_Profiler_seconds(CLOCK_REALTIME)));
-  return NIL_P(ms) ? NAN : NUM2DBL(ms);
+  *found = !NIL_P(ms);
+  return *found ? NUM2DBL(ms) : NAN;
 }
 
 /*
  * A started profile: the request's method, path and query string, `started` (the server's
  * first byte, CLOCK_MONOTONIC seconds; NAN: unknown, so now) and its queue time: a proxy's
- * header in `env` wins, else the time since `started`.
+ * header in `env` wins when `proxy` says it may be believed and it is in range (see QueueTime),
+ * else the time since `started`.
  */
-static VALUE Heron_Profiler_RequestProfile_begin(VALUE env, VALUE method, VALUE path, VALUE query, double started)
+static VALUE Heron_Profiler_RequestProfile_begin(VALUE env, VALUE method, VALUE path, VALUE query, double started, int proxy)
 {
   VALUE self = Heron_Profiler_RequestProfile_alloc(cHeron_Profiler_RequestProfile);
   Heron_Profiler_RequestProfile *p = HERON_PROFILE(self);
@@ -454,7 +456,7 @@ static VALUE Heron_Profiler_RequestProfile_begin(VALUE env, VALUE method, VALUE 
   RB_OBJ_WRITE(self, &p->query, query);
   p->app_start = Heron_Profiler_monotonic();
   p->started = isnan(started) ? p->app_start : started;
-  p->queue_ms = Heron_Profiler_proxy_queue_ms(env, &found);
+  if (proxy) p->queue_ms = Heron_Profiler_proxy_queue_ms(env, &found);
   if (!found && !isnan(started)) p->queue_ms = p->app_start > started ? (p->app_start - started) * 1000.0 : 0.0;
   return self;
 }
@@ -475,9 +477,15 @@ static VALUE Heron_Profiler_RequestProfile_start(VALUE klass, VALUE env)
 /* RequestProfile.start(env) for a caller that has read the path and query already. */
 VALUE Heron_Profiler_RequestProfile_for(VALUE env, VALUE path, VALUE query)
 {
+  return Heron_Profiler_RequestProfile_for_proxy(env, path, query, 1);
+}
+
+/* RequestProfile_for, where `proxy` says whether a proxy's queue header may be believed. */
+VALUE Heron_Profiler_RequestProfile_for_proxy(VALUE env, VALUE path, VALUE query, int proxy)
+{
   VALUE request_start = rb_hash_aref(env, str_request_start);
   double started = NIL_P(request_start) ? NAN : NUM2DBL(request_start);
-  return Heron_Profiler_RequestProfile_begin(env, rb_hash_aref(env, str_REQUEST_METHOD), path, query, started);
+  return Heron_Profiler_RequestProfile_begin(env, rb_hash_aref(env, str_REQUEST_METHOD), path, query, started, proxy);
 }
 
 /* The Server-Timing value with the app's own in front, in the form the app used. */

@@ -11,7 +11,14 @@ module Heron
   # The client is the rightmost address in the forwarding chain that is not a trusted proxy: each
   # trusted hop appends what it saw, so everything left of the first untrusted hop could have been
   # written by the client itself.
+  #
+  # Heron's env builders mark each request's env: {PEER_KEY} when the peer (the socket's, before
+  # any REMOTE_ADDR rewriting) is a trusted proxy, and {UNIX_PEER_KEY} when it came over a
+  # unix-socket listener (REMOTE_ADDR is then "127.0.0.1" by convention, which says nothing about
+  # who connected). The profiler reads both.
   class TrustedProxies
+    PEER_KEY = "heron.trusted_proxy"
+    UNIX_PEER_KEY = "heron.unix_socket"
     FOR_PARAMETER = /(?:\A|[;,\s])for\s*=\s*("[^"]*"|[^;,\s]+)/i
     private_constant :FOR_PARAMETER
 
@@ -39,6 +46,16 @@ module Heron
     # @return [Boolean] whether no proxy is trusted.
     def empty? = @ranges.empty?
 
+    # Whether a request came from a trusted proxy, so its X-Request-Start may be believed. In an
+    # env Heron built, its env builder decided that from the socket's peer ({PEER_KEY}); under
+    # another server REMOTE_ADDR is taken for the peer.
+    # @param env [Hash] a Rack env.
+    # @return [Boolean]
+    def trusted_peer?(env)
+      return env[PEER_KEY] == true if env.key?("heron.request_start")
+      include?(env["REMOTE_ADDR"])
+    end
+
     # @param address [String, nil] an IP address (IPv4-mapped IPv6 counts as IPv4).
     # @return [Boolean] whether it is a trusted proxy.
     def include?(address)
@@ -57,7 +74,7 @@ module Heron
     # @return [String]
     def remote_addr(env, peer)
       return peer unless include?(peer)
-      env["heron.trusted_proxy"] = true
+      env[PEER_KEY] = true
       client_address(peer, env["HTTP_X_FORWARDED_FOR"], env["HTTP_FORWARDED"])
     end
 

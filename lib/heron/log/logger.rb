@@ -3,6 +3,7 @@
 require_relative "../version"
 require_relative "common_format"
 require_relative "json_format"
+require_relative "query_redactor"
 
 module Heron
   module Log
@@ -20,9 +21,11 @@ module Heron
         @error_io = unbuffered(config.error_io)
         @quiet = config.quiet
         @format = FORMATS.fetch(config.log_format).new
+        @redactor = config.profile_token && QueryRedactor.new(config.profile_token)
       end
 
-      # Logs one finished request, unless the configuration is quiet.
+      # Logs one finished request, unless the configuration is quiet. The profiler's token, when
+      # given as `?token=`, shows as `token=[REDACTED]`.
       # @param env [Hash] the request's Rack env (REMOTE_ADDR, REQUEST_METHOD, SCRIPT_NAME,
       #   PATH_INFO, QUERY_STRING, SERVER_PROTOCOL are read).
       # @param status [Integer] the response status.
@@ -30,7 +33,9 @@ module Heron
       # @param duration [Float] seconds from request start to the last byte written.
       # @return [void]
       def access(env, status, bytes, duration)
-        write(@log_io, @format.access(env, status, bytes, duration)) unless @quiet
+        return if @quiet
+        env = @redactor.redact(env) if @redactor
+        write(@log_io, @format.access(env, status, bytes, duration))
       end
 
       # @param message [String] a server event.

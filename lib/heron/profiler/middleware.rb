@@ -2,6 +2,8 @@
 
 require_relative "../native"
 Heron::Native.load("profiler_ext")
+require_relative "../trusted_proxies"
+require_relative "dashboard/access_control"
 
 module Heron
   module Profiler
@@ -20,12 +22,19 @@ module Heron
     # Every profiled request runs `call`, so it and `finish` are written in C
     # (ext/heron/profiler_middleware.c); see docs/profiling.md for what a request costs.
     # `config.profile_sample` N measures the first request and one in N after it.
+    #
+    # Trust: a proxy's `X-Request-Start` counts only when the request's peer is one of
+    # `config.trusted_proxies`. In development every response gets its `server-timing`; in any
+    # other environment (where profiling is on only because the operator turned it on) only
+    # the requests {Dashboard::AccessControl} allows do, and the `x-heron-n-plus-one` header
+    # (which holds SQL) is never sent.
     class Middleware
       N_PLUS_ONE_HEADER = "x-heron-n-plus-one"
       UNAVAILABLE = "The Heron profiler dashboard is not available in this build.\n"
 
       # @param app [#call] the Rack app.
-      # @param config [Heron::Configuration] profile_path, n_plus_one_threshold, error_io, environment.
+      # @param config [Heron::Configuration] profile_path, n_plus_one_threshold, error_io,
+      #   environment, trusted_proxies, profile_token.
       # @param logger [#warn, nil] where N+1 warnings go; config.error_io when nil.
       # @param store [Store] where finished records go.
       # @param accounting [FiberAccounting] the per-fiber counters.
@@ -33,7 +42,9 @@ module Heron
         @app, @config, @logger, @store = app, config, logger, store
         @detector = NPlusOneDetector.new(config.n_plus_one_threshold)
         @development = config.environment_name == "development"
-        configure(app, accounting, store, config.profile_path, config.profile_sample)
+        @trusted = TrustedProxies.cached(config.trusted_proxies)
+        @access = Dashboard::AccessControl.new(config)
+        configure(app, accounting, store, config.profile_path, config.profile_sample, !@development)
       end
 
       # `call(env)` and `finish(profile, status)` are in C (ext/heron_profiler/profiler_middleware.c,
@@ -52,6 +63,20 @@ module Heron
       def memory_profile(env)
         profile = Profiler.memory_profile_class
         profile&.new(@app, @config)&.call(env)
+      end
+
+      # Called (from C) only for a request that carries X-Request-Start or X-Queue-Start.
+      # @param env [Hash] the request's Rack env.
+      # @return [Boolean] whether its peer is a trusted proxy, so the header counts.
+      def trusted_proxy?(env)
+        @trusted.trusted_peer?(env)
+      end
+
+      # Called (from C) outside development for each measured request.
+      # @param env [Hash] the request's Rack env.
+      # @return [Boolean] whether its response may carry the profiler's Server-Timing.
+      def timing_allowed?(env)
+        @access.allowed?(env)
       end
 
       # Hooks the database libraries loaded by now (ActiveRecord may load after the app is built).

@@ -8,14 +8,22 @@ module Heron
     # magnitude as New Relic does.
     #
     # {RequestProfile.start} (in C) asks it when a request carries such a header, and otherwise
-    # measures from the server's own `heron.request_start` (the request's first byte).
+    # measures from the server's own `heron.request_start` (the request's first byte). The
+    # {Middleware} only lets it see the header when the request's peer is one of
+    # `config.trusted_proxies`: any client can send one.
+    #
+    # The result is clamped to a sane range: a stamp in the future (clock skew between hosts)
+    # counts as 0 ms, and one more than {MAX_MS} in the past is not a queue time a proxy could
+    # have produced (every proxy times out long before), so it is ignored and the server's own
+    # measurement is used instead.
     class QueueTime
       STAMP = /(\d+(?:\.\d+)?)/
+      MAX_MS = 600_000.0 # 10 minutes
 
       # @param header [String] e.g. "t=1700000000.123" or "t=1700000000123456".
       # @param epoch_now [Float] epoch seconds now.
-      # @return [Float, nil] ms since the stamp (never negative), or nil when the header holds
-      #   no number.
+      # @return [Float, nil] ms since the stamp (0 to {MAX_MS}), or nil when the header holds
+      #   no number or one further back than {MAX_MS}.
       def self.from_header(header, epoch_now)
         stamp = header[STAMP, 1] or return nil
         clamp((epoch_now - to_seconds(stamp.to_f)) * 1000.0)
@@ -30,8 +38,10 @@ module Heron
       end
 
       # @param ms [Float]
-      # @return [Float] ms, or 0.0 when negative (clock skew between hosts).
+      # @return [Float, nil] ms, 0.0 when negative (clock skew between hosts), nil past {MAX_MS}
+      #   or when not a finite number.
       def self.clamp(ms)
+        return nil unless ms.finite? && ms <= MAX_MS
         ms.negative? ? 0.0 : ms
       end
     end

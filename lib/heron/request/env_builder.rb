@@ -49,6 +49,7 @@ module Heron
         env["rack.input"] = RACK2 && !input.respond_to?(:rewind) ? rewindable(env, input) : input
         env["rack.response_finished"] = []
         env["heron.request_start"] = started
+        env[TrustedProxies::UNIX_PEER_KEY] = true if @unix
         tls(env) if @tls
         env["rack.url_scheme"] = forwarded_scheme(env) if @trust_proto && !@tls # the template says "http"
         server_name(env)
@@ -108,6 +109,7 @@ module Heron
 
       def addresses(io)
         local = io.local_address
+        @unix = local.unix?
         return ["127.0.0.1", "localhost", "0"] if local.unix?
         [io.remote_address.ip_address, local.ip_address, local.ip_port.to_s]
       rescue SystemCallError

@@ -3,6 +3,7 @@
 require "test_helper"
 require "json"
 require "logger"
+require "tmpdir"
 require "sequel"
 require "heron/profiler"
 require "heron/profiler/dashboard"
@@ -73,7 +74,93 @@ class DashboardServerTest < Minitest::Test
     end
   end
 
+  FORWARDING = %w[X-Forwarded-For Forwarded X-Real-IP X-Client-IP True-Client-IP CF-Connecting-IP].freeze
+
+  def test_loopback_with_any_forwarding_header_gets_neither_dashboard_nor_memory_profile
+    with_server(@app) do |port|
+      assert_equal 200, get(port, "/__heron").first, "the control: plain loopback is allowed"
+      FORWARDING.each do |name|
+        assert_equal 404, get(port, "/__heron", "#{name}: 203.0.113.9\r\n").first, name
+        status, _, body = get(port, "/authors?__heron=memory", "#{name}: 203.0.113.9\r\n")
+        assert_equal 404, status, name
+        refute_includes body, "memory profile", name
+      end
+    end
+  end
+
+  def test_a_unix_socket_listener_serves_profiling_data_only_with_the_token
+    Dir.mktmpdir do |dir|
+      path = File.join(dir, "heron.sock")
+      with_server(@app, binds: ["tcp://127.0.0.1:0", "unix://#{path}"]) do
+        assert_equal 404, unix_get(path, "/__heron").first
+        assert_equal 404, unix_get(path, "/authors?__heron=memory").first
+        assert_equal 200, unix_get(path, "/authors").first
+      end
+      config = Heron::Configuration.new(profile: true, environment: "test", profile_token: "unix-t0ken")
+      app = Heron::Profiler.wrap(AuthorsApp.new, config, logger: Logger.new(nil))
+      with_server(app, binds: ["tcp://127.0.0.1:0", "unix://#{path}"], profile_token: "unix-t0ken") do
+        assert_equal 404, unix_get(path, "/__heron").first
+        assert_equal 200, unix_get(path, "/__heron", "X-Heron-Token: unix-t0ken\r\n").first
+      end
+    end
+  end
+
+  def test_a_query_token_is_redacted_from_the_access_log
+    config = Heron::Configuration.new(profile: true, environment: "test", profile_token: "q-s3cret-77")
+    app = Heron::Profiler.wrap(AuthorsApp.new, config, logger: Logger.new(nil))
+    with_server(app, profile_token: "q-s3cret-77") do |port|
+      assert_equal 200, get(port, "/__heron?limit=5&token=q-s3cret-77").first
+      assert_equal 200, get(port, "/__heron", "X-Heron-Token: q-s3cret-77\r\n").first
+      Timeout.timeout(5) { sleep 0.01 until server_log.scan("GET /__heron").size >= 2 }
+      assert_includes server_log, "GET /__heron?limit=5&token=[REDACTED] HTTP/1.1"
+      refute_includes server_log, "q-s3cret-77"
+    end
+  end
+
+  def test_x_request_start_counts_only_from_trusted_proxies_and_within_range
+    config = Heron::Configuration.new(profile: true, environment: "test", trusted_proxies: ["127.0.0.1"])
+    app = Heron::Profiler.wrap(AuthorsApp.new, config, logger: Logger.new(nil))
+    with_server(app, trusted_proxies: ["127.0.0.1"]) do |port|
+      assert_operator queue_ms(port, "X-Request-Start: t=#{((Time.now.to_f - 0.3) * 1000).to_i}\r\n"), :>=, 300.0
+      assert_operator queue_ms(port, "X-Request-Start: t=1\r\n"), :<, 1000.0, "a stamp from 1970 is ignored"
+    end
+    with_server(@app) do |port| # the default: no proxy is trusted
+      assert_operator queue_ms(port, "X-Request-Start: t=#{((Time.now.to_f - 30) * 1000).to_i}\r\n"), :<, 1000.0
+    end
+  end
+
+  def test_server_timing_outside_development_only_for_authorised_requests
+    config = Heron::Configuration.new(profile: true, environment: "production")
+    app = Heron::Profiler.wrap(AuthorsApp.new, config, logger: Logger.new(nil))
+    with_server(app, profile: true, environment: "production") do |port|
+      assert get(port, "/authors")[1].key?("server-timing"), "loopback, no proxy: allowed"
+      headers = get(port, "/authors", "X-Forwarded-For: 203.0.113.9\r\n")[1]
+      refute headers.key?("server-timing")
+      refute headers.key?("x-heron-n-plus-one")
+    end
+    config = Heron::Configuration.new(profile: true, environment: "production", profile_token: "st-t0ken")
+    app = Heron::Profiler.wrap(AuthorsApp.new, config, logger: Logger.new(nil))
+    with_server(app, profile: true, environment: "production", profile_token: "st-t0ken") do |port|
+      refute get(port, "/authors")[1].key?("server-timing")
+      assert get(port, "/authors", "X-Heron-Token: st-t0ken\r\n")[1].key?("server-timing")
+    end
+  end
+
   private
+
+  # @return [Float] the queue time recorded for one GET /authors carrying `header`.
+  def queue_ms(port, header)
+    id = recorded(Heron::Profiler.record_id(get(port, "/authors", header)[1].fetch("server-timing")))
+    Heron::Profiler.store.find(id)[:queue_ms]
+  end
+
+  def unix_get(path, target, headers = "")
+    socket = UNIXSocket.new(path)
+    socket.write("GET #{target} HTTP/1.1\r\nHost: localhost\r\n#{headers}Connection: close\r\n\r\n")
+    read_response(socket)
+  ensure
+    socket&.close
+  end
 
   # The profiler stores a record once the response is finished, just after the client has it.
   # @return [String] the id, once its record is in the store.

@@ -16,7 +16,7 @@ class MiddlewareTest < Minitest::Test
   end
 
   def config(**settings)
-    Heron::Configuration.new(environment: "development", error_io: @log, **settings)
+    Heron::Configuration.new(environment: "development", error_io: @log, trusted_proxies: ["127.0.0.1"], **settings)
   end
 
   def middleware(app = HELLO, logger: nil, **settings)
@@ -29,8 +29,9 @@ class MiddlewareTest < Minitest::Test
     Heron::Profiler.record_id(headers["server-timing"])
   end
 
+  # From loopback: a trusted proxy, and a client allowed to see profiling data.
   def get(app, path = "/", env = {})
-    Rack::MockRequest.new(app).get(path, env)
+    Rack::MockRequest.new(app).get(path, { "REMOTE_ADDR" => "127.0.0.1" }.merge(env))
   end
 
   def posts_app
@@ -182,7 +183,7 @@ class MiddlewareServerTest < Minitest::Test
   end
 
   def test_queue_time_from_a_proxy_header
-    with_profiled_server(->(_env) { [204, {}, []] }) do |port|
+    with_profiled_server(->(_env) { [204, {}, []] }, trusted_proxies: ["127.0.0.1"]) do |port|
       _status, headers, = http_get(port, "/", "X-Request-Start: t=#{((Time.now.to_f - 0.25) * 1_000_000).to_i}\r\n")
       assert_operator profile_record(headers)[:queue_ms], :>=, 250.0
     end
@@ -219,7 +220,7 @@ class MiddlewareBodyTest < Minitest::Test
   end
 
   def call(app, path = "/")
-    Heron::Profiler::Middleware.new(app, @config, store: @store).call(Rack::MockRequest.env_for(path))
+    Heron::Profiler::Middleware.new(app, @config, store: @store).call(Rack::MockRequest.env_for(path, "REMOTE_ADDR" => "127.0.0.1"))
   end
 
   def test_an_array_body_is_finished_when_the_app_returns
@@ -265,7 +266,7 @@ class MiddlewareSampleTest < Minitest::Test
     store = Heron::Profiler::Store.new
     config = Heron::Configuration.new(environment: "production", profile_sample: 3)
     app = Heron::Profiler::Middleware.new(->(_env) { [200, {}, ["ok"]] }, config, store: store)
-    timed = Array.new(7) { |i| app.call(Rack::MockRequest.env_for("/#{i}"))[1].key?("server-timing") }
+    timed = Array.new(7) { |i| app.call(Rack::MockRequest.env_for("/#{i}", "REMOTE_ADDR" => "::1"))[1].key?("server-timing") }
     assert_equal [true, false, false, true, false, false, true], timed
     assert_equal %w[/6 /3 /0], store.recent.map { |record| record[:path] }
   end

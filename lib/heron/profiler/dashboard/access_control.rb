@@ -2,18 +2,31 @@
 
 require "ipaddr"
 require "rack/utils"
+require_relative "../../trusted_proxies"
 
 module Heron
   module Profiler
     class Dashboard
-      # Who may see profiling data. Without a `profile_token`: only clients on loopback
-      # (127.0.0.0/8, ::1) whose request did not come through a proxy (no Forwarded or
-      # X-Forwarded-For header, since a local reverse proxy makes every client look local).
-      # With a token: anyone who sends it as `?token=` or `Authorization: Bearer`, and nobody
-      # else, loopback included. Callers answer a refusal with {NOT_FOUND}.
+      # Who may see profiling data (the dashboard, the memory profile, and Server-Timing outside
+      # development).
+      #
+      # Without a `profile_token`: only a client on loopback (127.0.0.0/8, ::1) that connected
+      # over TCP and whose request carries no forwarding header of any kind ({PROXY_HEADERS}): a
+      # reverse proxy on the same host makes every client look local, and proxies differ in the
+      # header they add. Never over a unix-socket listener, whose peer is always "127.0.0.1" and
+      # is normally a proxy.
+      #
+      # With a token: anyone who sends it, as `X-Heron-Token: TOKEN`, `Authorization: Bearer
+      # TOKEN` or `?token=TOKEN` (the access log then shows it redacted), and nobody else,
+      # loopback included. Callers answer a refusal with {NOT_FOUND}.
       class AccessControl
         LOOPBACK = [IPAddr.new("127.0.0.0/8"), IPAddr.new("::1")].freeze
-        PROXY_HEADERS = %w[HTTP_FORWARDED HTTP_X_FORWARDED_FOR].freeze
+        PROXY_HEADERS = %w[
+          HTTP_FORWARDED HTTP_X_FORWARDED_FOR HTTP_X_REAL_IP HTTP_X_CLIENT_IP HTTP_TRUE_CLIENT_IP
+          HTTP_CF_CONNECTING_IP
+        ].freeze
+        TOKEN_HEADER = "HTTP_X_HERON_TOKEN"
+        TOKEN_PARAM = "token"
         NOT_FOUND = [404, { "content-type" => "text/plain", "content-length" => "10" }, ["Not Found\n"]].freeze
 
         # @param config [Heron::Configuration] reads `profile_token`.
@@ -32,7 +45,7 @@ module Heron
         #   string (links must then carry it on); nil otherwise.
         def query_token(env)
           return nil unless @token
-          Array(query_params(env)["token"]).find { |given| given.is_a?(String) && Rack::Utils.secure_compare(given, @token) }
+          Array(query_params(env)[TOKEN_PARAM]).find { |given| given.is_a?(String) && Rack::Utils.secure_compare(given, @token) }
         end
 
         # @return [Array] a fresh copy of the plain 404 response.
@@ -43,7 +56,11 @@ module Heron
         private
 
         def token_given?(env)
-          !query_token(env).nil? || bearer_matches?(env["HTTP_AUTHORIZATION"].to_s)
+          header_matches?(env[TOKEN_HEADER]) || bearer_matches?(env["HTTP_AUTHORIZATION"].to_s) || !query_token(env).nil?
+        end
+
+        def header_matches?(given)
+          given.is_a?(String) && Rack::Utils.secure_compare(given.strip, @token)
         end
 
         def bearer_matches?(header)
@@ -52,6 +69,7 @@ module Heron
         end
 
         def local?(env)
+          return false if env[TrustedProxies::UNIX_PEER_KEY]
           return false if PROXY_HEADERS.any? { |name| env.key?(name) }
           address = IPAddr.new(env["REMOTE_ADDR"].to_s)
           address = address.native if address.ipv4_mapped?

@@ -16,6 +16,27 @@ class DashboardAccessControlTest < Minitest::Test
     refute access.allowed?(env("127.0.0.1", "HTTP_FORWARDED" => "for=203.0.113.5"))
   end
 
+  def test_any_forwarding_header_makes_loopback_not_local
+    access = control(nil)
+    %w[HTTP_X_REAL_IP HTTP_X_CLIENT_IP HTTP_TRUE_CLIENT_IP HTTP_CF_CONNECTING_IP].each do |name|
+      refute access.allowed?(env("127.0.0.1", name => "203.0.113.9")), name
+      refute access.allowed?(env("127.0.0.1", name => "")), "#{name}, even empty"
+    end
+  end
+
+  def test_a_unix_socket_peer_needs_the_token
+    unix = { Heron::TrustedProxies::UNIX_PEER_KEY => true }
+    refute control(nil).allowed?(env("127.0.0.1", unix))
+    assert control("s3cret").allowed?(env("127.0.0.1", unix.merge("HTTP_X_HERON_TOKEN" => "s3cret")))
+  end
+
+  def test_the_token_from_its_own_header
+    access = control("s3cret")
+    assert access.allowed?(env("203.0.113.5", "HTTP_X_HERON_TOKEN" => "s3cret"))
+    refute access.allowed?(env("203.0.113.5", "HTTP_X_HERON_TOKEN" => "s3cre"))
+    refute access.allowed?(env("203.0.113.5", "HTTP_X_HERON_TOKEN" => ""))
+  end
+
   def test_with_a_token_anyone_who_sends_it_is_allowed_and_nobody_else
     access = control("s3cret")
     assert access.allowed?(env("203.0.113.5", "QUERY_STRING" => "token=s3cret"))
