@@ -1,5 +1,6 @@
 # frozen_string_literal: true
 
+require "etc"
 require_relative "config_error"
 require_relative "config/types"
 
@@ -15,7 +16,7 @@ module Heron
       threads: 1,                     # reactor threads per process
       preload: false,
       max_connections: 4096,          # per process (per reactor thread share)
-      environment: nil,               # nil → ENV["APP_ENV"] || ENV["RACK_ENV"] || "development"
+      environment: nil,               # nil → APP_ENV, RAILS_ENV, RACK_ENV, else "development"
       rackup: "config.ru",
       app: nil,                       # a Rack app object (wins over rackup)
       log_format: :common,            # :common | :json
@@ -88,12 +89,18 @@ module Heron
     # Older names that still work: the setting they set.
     ALIASES = { metrics_bind: :control_bind }.freeze
 
+    # Where the environment name comes from when `environment` is not set, first match wins.
+    # Puma reads APP_ENV, RACK_ENV, RAILS_ENV; Heron puts RAILS_ENV before RACK_ENV because Rails
+    # does, so Heron and the Rails app it serves can never disagree about being in production.
+    ENVIRONMENT_VARIABLES = %w[APP_ENV RAILS_ENV RACK_ENV].freeze
+
     DEFAULTS.each_key { |key| attr_accessor key }
 
     # @param overrides [Hash] settings to apply on top of {DEFAULTS}; each is checked by {#set}.
     # @raise [ConfigError] for an unknown setting or an invalid value.
     def initialize(**overrides)
       DEFAULTS.each { |key, value| instance_variable_set(:"@#{key}", dup_default(value)) }
+      @explicit = []
       overrides.each { |key, value| set(key, value) }
     end
 
@@ -106,7 +113,32 @@ module Heron
     def set(key, value, label: key.to_s)
       key = ALIASES.fetch(key, key)
       type, *arguments = TYPES.fetch(key) { raise ConfigError, "unknown setting #{key.inspect}" }
-      public_send(:"#{key}=", Config::Types.public_send(type, value, label, *arguments))
+      coerced = public_send(:"#{key}=", Config::Types.public_send(type, value, label, *arguments))
+      @explicit |= [key]
+      coerced
+    end
+
+    # @param key [Symbol] a key of {DEFAULTS}.
+    # @return [Boolean] whether {#set} has set it (a config-file directive or a constructor
+    #   argument), as opposed to its default.
+    def explicit?(key)
+      @explicit.include?(key)
+    end
+
+    # What hosting platforms set, used only where nothing more specific did: `WEB_CONCURRENCY`
+    # for `workers` (a number, or "auto" for one per CPU) and `PORT` for `port` (when no bind is
+    # given either). Called by the `heron` command once the config file and flags are in.
+    # @param env [Hash{String => String}] the process environment.
+    # @param given [Array<Symbol>] settings given some other way (command-line flags).
+    # @return [self]
+    # @raise [ConfigError] naming the variable when its value is invalid.
+    def apply_platform_env(env = ENV, given: [])
+      workers = present(env["WEB_CONCURRENCY"])
+      port = present(env["PORT"])
+      workers = Etc.nprocessors if workers == "auto"
+      set(:workers, workers, label: "WEB_CONCURRENCY") if workers && !given?(:workers, given)
+      set(:port, port, label: "PORT") if port && binds.empty? && !given?(:port, given)
+      self
     end
 
     # @return [String, nil] the control address (old name of {#control_bind}).
@@ -128,9 +160,10 @@ module Heron
       ["tcp://#{host.include?(':') ? "[#{host}]" : host}:#{port}"]
     end
 
-    # @return [String] the environment name.
+    # @return [String] the environment name: the `environment` setting (`-e`), else the first of
+    #   {ENVIRONMENT_VARIABLES} that is set and not empty, else "development".
     def environment_name
-      environment || ENV["APP_ENV"] || ENV["RACK_ENV"] || "development"
+      environment || ENVIRONMENT_VARIABLES.lazy.filter_map { |name| present(ENV[name]) }.first || "development"
     end
 
     # @return [Boolean] whether rack.input must support #rewind: as set, else when the app runs
@@ -152,6 +185,15 @@ module Heron
     end
 
     private
+
+    def present(value)
+      value = value&.strip
+      value.nil? || value.empty? ? nil : value
+    end
+
+    def given?(key, given)
+      explicit?(key) || given.include?(key)
+    end
 
     def dup_default(value)
       value.is_a?(Array) || value.is_a?(Hash) ? value.dup : value

@@ -55,7 +55,7 @@ class HeronConfigurationTest < Minitest::Test
   end
 
   def test_environment_name_prefers_the_setting_then_app_env_then_rack_env
-    with_env("APP_ENV" => nil, "RACK_ENV" => nil) do
+    with_env("APP_ENV" => nil, "RACK_ENV" => nil, "RAILS_ENV" => nil) do
       assert_equal "development", Heron::Configuration.new.environment_name
       ENV["RACK_ENV"] = "staging"
       assert_equal "staging", Heron::Configuration.new.environment_name
@@ -63,6 +63,39 @@ class HeronConfigurationTest < Minitest::Test
       assert_equal "test", Heron::Configuration.new.environment_name
       assert_equal "production", Heron::Configuration.new(environment: "production").environment_name
     end
+  end
+
+  # Puma reads APP_ENV, RACK_ENV, RAILS_ENV; Heron puts RAILS_ENV before RACK_ENV, as Rails does.
+  def test_environment_name_app_env_then_rails_env_then_rack_env_and_empty_means_unset
+    with_env("APP_ENV" => nil, "RACK_ENV" => "development", "RAILS_ENV" => "production") do
+      assert_equal "production", Heron::Configuration.new.environment_name
+      refute Heron::Configuration.new.profile?, "a Rails container that sets only RAILS_ENV is not profiled"
+      ENV["APP_ENV"] = "staging"
+      assert_equal "staging", Heron::Configuration.new.environment_name
+      ENV["APP_ENV"] = ""
+      ENV["RAILS_ENV"] = " "
+      assert_equal "development", Heron::Configuration.new.environment_name
+    end
+  end
+
+  def test_platform_variables_fill_only_what_nothing_else_set
+    config = Heron::Configuration.new.apply_platform_env({ "WEB_CONCURRENCY" => "3", "PORT" => "8080" })
+    assert_equal [3, 8080, ["tcp://0.0.0.0:8080"]], [config.workers, config.port, config.bind_uris]
+    config = Heron::Configuration.new(workers: 0, port: 4000).apply_platform_env({ "WEB_CONCURRENCY" => "3", "PORT" => "8080" })
+    assert_equal [0, 4000], [config.workers, config.port]
+    config = Heron::Configuration.new.apply_platform_env({ "WEB_CONCURRENCY" => "3", "PORT" => "8080" }, given: %i[workers port])
+    assert_equal [0, 9292], [config.workers, config.port]
+    config = Heron::Configuration.new(binds: ["tcp://127.0.0.1:1"]).apply_platform_env({ "PORT" => "8080" })
+    assert_equal ["tcp://127.0.0.1:1"], config.bind_uris
+    assert_equal Etc.nprocessors, Heron::Configuration.new.apply_platform_env({ "WEB_CONCURRENCY" => "auto" }).workers
+    assert_equal [0, 9292], Heron::Configuration.new.apply_platform_env({ "WEB_CONCURRENCY" => "", "PORT" => "" }).then { |c| [c.workers, c.port] }
+  end
+
+  def test_bad_platform_variables_are_named
+    error = assert_raises(Heron::ConfigError) { Heron::Configuration.new.apply_platform_env({ "WEB_CONCURRENCY" => "many" }) }
+    assert_equal 'WEB_CONCURRENCY must be a non-negative integer (got "many")', error.message
+    error = assert_raises(Heron::ConfigError) { Heron::Configuration.new.apply_platform_env({ "PORT" => "http" }) }
+    assert_equal 'PORT must be a port number (0-65535) (got "http")', error.message
   end
 
   def test_profile_and_metrics_follow_the_environment_unless_set

@@ -9,8 +9,9 @@ module Heron
   module Config
     # The `heron` command: `heron [options] [config.ru]`, or `heron attack ...` for the load generator.
     #
-    # Settings come from, lowest precedence first: {Heron::Configuration::DEFAULTS}, the config
-    # file (`-C FILE`, or `config/heron.rb` when it exists), then the command-line flags.
+    # Settings come from, lowest precedence first: {Heron::Configuration::DEFAULTS}, the
+    # platform's WEB_CONCURRENCY and PORT (see {Heron::Configuration#apply_platform_env}), the
+    # config file (`-C FILE`, or `config/heron.rb` when it exists), then the command-line flags.
     #
     # @example In a test: parse without starting anything.
     #   config = Heron::Config::CLI.new(%w[-w 2 app.ru]).parse
@@ -26,7 +27,7 @@ module Heron
         [:host, ["-o", "--host HOST"], "address when no --bind is given (default 0.0.0.0)"],
         [:workers, ["-w", "--workers COUNT"], "worker processes; 0 runs one process (default 0)"],
         [:threads, ["-t", "--threads COUNT"], "reactor threads per process (default 1)"],
-        [:environment, ["-e", "--environment NAME"], "sets RACK_ENV and APP_ENV (default development)"],
+        [:environment, ["-e", "--environment NAME"], "default APP_ENV, RAILS_ENV, RACK_ENV, development"],
         [:preload, ["--[no-]preload"], "load the app before forking workers (default off)"],
         [:max_connections, ["--max-connections COUNT"], "open connections per process (default 4096)"],
         [:log_format, ["--log-format FORMAT"], "common or json (default common)"],
@@ -154,6 +155,7 @@ module Heron
         config = Configuration.new(**@overrides.slice(:environment))
         DSL.load(config, config_file) if config_file
         apply_flags(config, positional.first)
+        config.apply_platform_env(ENV, given: @overrides.keys)
         check_app(config)
         config
       end
@@ -174,8 +176,12 @@ module Heron
         raise ConfigError, "rackup file #{config.rackup} not found (usage: heron [options] [config.ru])"
       end
 
+      # The app sees the environment Heron chose under every name it may look for (RAILS_ENV only
+      # when it is set, so a non-Rails app's environment is left alone).
       def start(config)
-        ENV["RACK_ENV"] = ENV["APP_ENV"] = config.environment_name
+        name = config.environment_name
+        ENV["RACK_ENV"] = ENV["APP_ENV"] = name
+        ENV["RAILS_ENV"] = name if ENV.key?("RAILS_ENV")
         status = @launcher.call(config)
         status.is_a?(Integer) ? status : 0
       end

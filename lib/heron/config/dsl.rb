@@ -133,7 +133,8 @@ module Heron
       end
 
       # Sets the environment, or reads it (so the file can branch on `-e`) when called without one.
-      # @param name [String, Symbol, nil] e.g. "production" (default: APP_ENV, RACK_ENV or development).
+      # @param name [String, Symbol, nil] e.g. "production" (default: APP_ENV, RAILS_ENV, RACK_ENV
+      #   or development).
       # @return [String] the environment name.
       def environment(name = nil)
         set(:environment, name, "environment") unless name.nil?

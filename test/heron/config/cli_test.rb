@@ -15,6 +15,14 @@ class HeronConfigCLITest < Minitest::Test
     @stderr = StringIO.new
   end
 
+  def with_platform_env(values)
+    saved = ENV.to_h.slice(*values.keys)
+    values.each { |key, value| ENV[key] = value }
+    yield
+  ensure
+    values.each_key { |key| ENV[key] = saved[key] }
+  end
+
   def cli(*argv, **options)
     Heron::Config::CLI.new(argv, stdout: @stdout, stderr: @stderr, **options)
   end
@@ -231,6 +239,28 @@ class HeronConfigCLITest < Minitest::Test
     %w[RACK_ENV APP_ENV].each { |key| ENV[key] = saved[key] }
   end
 
+  def test_run_sets_rails_env_too_when_it_is_set
+    saved = ENV.to_h.slice("RACK_ENV", "APP_ENV", "RAILS_ENV")
+    ENV["RAILS_ENV"] = "development"
+    in_app_dir { cli("-e", "production", launcher: ->(_config) { 0 }).run }
+    assert_equal %w[production production production], ENV.values_at("RACK_ENV", "APP_ENV", "RAILS_ENV")
+  ensure
+    %w[RACK_ENV APP_ENV RAILS_ENV].each { |key| ENV[key] = saved[key] }
+  end
+
+  def test_web_concurrency_and_port_count_unless_a_flag_or_directive_sets_them
+    with_platform_env("WEB_CONCURRENCY" => "3", "PORT" => "8123") do
+      assert_equal [3, ["tcp://0.0.0.0:8123"]], parse.then { |config| [config.workers, config.bind_uris] }
+      assert_equal [0, ["tcp://0.0.0.0:4000"]], parse("-w", "0", "-p", "4000").then { |config| [config.workers, config.bind_uris] }
+      in_app_dir do
+        File.write("heron.rb", "workers 1\nport 4001\n")
+        config = cli("-C", "heron.rb").parse
+        assert_equal [1, ["tcp://0.0.0.0:4001"]], [config.workers, config.bind_uris]
+      end
+      assert_equal ["tcp://127.0.0.1:5"], parse("-b", "tcp://127.0.0.1:5").bind_uris
+    end
+  end
+
   def test_run_treats_a_non_integer_launcher_result_as_success
     assert_equal 0, in_app_dir { cli(launcher: ->(_config) { true }).run }
   end
@@ -314,7 +344,40 @@ class HeronExeTest < Minitest::Test
     end
   end
 
+  # A container that sets only RAILS_ENV and PORT, as platforms do: production, so no profiler
+  # header leaves the process, on the platform's port.
+  def test_rails_env_and_port_from_the_platform
+    Dir.mktmpdir do |dir|
+      File.write(File.join(dir, "config.ru"), %(run ->(env) { [200, {}, [ENV["RACK_ENV"].to_s]] }\n))
+      port = TCPServer.open("127.0.0.1", 0) { |server| server.addr[1] }
+      log = File.join(dir, "out.log")
+      env = { "RAILS_ENV" => "production", "PORT" => port.to_s, "APP_ENV" => nil, "RACK_ENV" => nil, "WEB_CONCURRENCY" => nil }
+      pid = Process.spawn(env, "bundle", "exec", File.join(ROOT, "exe/heron"), "-o", "127.0.0.1",
+                          chdir: dir, out: log, err: log, pgroup: true)
+      response = fetch_response(port, log)
+      assert_equal "production", response.body
+      refute response.key?("server-timing")
+      assert_includes File.read(log), "production environment"
+      Process.kill("TERM", pid)
+      Timeout.timeout(15) { Process.wait(pid) }
+      pid = nil
+    ensure
+      Process.kill("KILL", -pid) if pid
+    end
+  end
+
   private
+
+  def fetch_response(port, log)
+    deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + 30
+    begin
+      Net::HTTP.get_response(URI("http://127.0.0.1:#{port}/ok"))
+    rescue Errno::ECONNREFUSED
+      flunk("heron did not start:\n#{File.read(log)}") if Process.clock_gettime(Process::CLOCK_MONOTONIC) > deadline
+      sleep 0.2
+      retry
+    end
+  end
 
   def fetch(port, log)
     deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + 30
