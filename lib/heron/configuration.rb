@@ -20,7 +20,9 @@ module Heron
       rackup: "config.ru",
       app: nil,                       # a Rack app object (wins over rackup)
       log_format: :common,            # :common | :json
-      quiet: false,                   # no access log
+      quiet: false,                   # no access log (same as log_requests false)
+      log_requests: true,             # the access log
+      logger: nil,                    # a Logger-compatible object that gets every line instead of the IOs
       log_io: $stdout,
       error_io: $stderr,
       before_fork: [],
@@ -68,6 +70,7 @@ module Heron
       workers: [:non_negative_integer], threads: [:positive_integer], preload: [:boolean],
       max_connections: [:positive_integer], environment: [:optional_string], rackup: [:string],
       app: [:optional_callable], log_format: [:choice, %i[common json]], quiet: [:boolean],
+      log_requests: [:boolean], logger: [:optional_logger],
       log_io: [:writer], error_io: [:writer], before_fork: [:callables], on_worker_boot: [:callables],
       shutdown_timeout: [:duration], first_byte_timeout: [:duration], header_timeout: [:duration],
       keepalive_timeout: [:duration], body_timeout: [:duration], write_timeout: [:duration],

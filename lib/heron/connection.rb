@@ -179,7 +179,7 @@ module Heron
     end
 
     def call_app(request)
-      response = @reactor.app.call(request.env)
+      response = app_response(request)
       return response unless response[0] == 100 && @expectation.pending?
       close_body(request, response[2])
       send_continue(@expectation)
@@ -187,6 +187,12 @@ module Heron
       @reactor.app.call(request.env)
     rescue StandardError, ScriptError => e
       app_error(request, e)
+    end
+
+    # The app's response, with the request's x-request-id added unless the app set one
+    # (Log::RequestId).
+    def app_response(request)
+      Log::RequestId.echo(@reactor.app.call(request.env), request.env)
     end
 
     def app_error(request, error)
@@ -255,6 +261,7 @@ module Heron
     end
 
     def reject(status, message)
+      @reactor.logger.rejected(status, message, @env.remote_addr)
       @idle = false
       @linger = true
       @socket.write(Response::ErrorResponse.raw(status, message), @config.write_timeout)

@@ -47,6 +47,7 @@ module Heron
 
       def serve(master_alive)
         Control::ProcessTitle.set("worker #{@index}", @config)
+        Log::Logger.worker = @index
         @config.on_worker_boot.each { |hook| hook.arity.zero? ? hook.call : hook.call(@index) }
         metrics = @exporter&.worker_started
         server = Server.new(@app || AppLoader.load(@config), @config, logger: @logger, listeners: @listeners,

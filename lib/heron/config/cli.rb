@@ -32,6 +32,7 @@ module Heron
         [:max_connections, ["--max-connections COUNT"], "open connections per process (default 4096)"],
         [:log_format, ["--log-format FORMAT"], "common or json (default common)"],
         [:quiet, ["-q", "--[no-]quiet"], "no access log (default off)"],
+        [:log_requests, ["--[no-]log-requests"], "access log (default on)"],
         [:continue_mode, ["--continue MODE"], "100-continue: lazy or eager (default lazy)"],
         [:profile, ["--[no-]profile"], "per-request profiler (default on in development)"],
         [:profile_path, ["--profile-path PATH"], "profiler pages' path (default /__heron)"],

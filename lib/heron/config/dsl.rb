@@ -173,6 +173,20 @@ module Heron
         set(:quiet, enabled, "quiet")
       end
 
+      # @param enabled [Boolean] write an access line per request (default true); `false` is `quiet`.
+      # @return [Boolean]
+      def log_requests(enabled = true)
+        set(:log_requests, enabled, "log_requests")
+      end
+
+      # Sends every log line (access lines, events, the banner) to a Logger-compatible object
+      # instead of stdout/stderr, at its level (info, warn, error), formatted by `log_format`.
+      # @param object [#info, #warn, #error, nil] e.g. `Logger.new("log/heron.log")`; nil: the IOs.
+      # @return [Object, nil]
+      def logger(object)
+        set(:logger, object, "logger")
+      end
+
       # @param seconds [Numeric, String] how long a graceful stop waits for requests (default 30).
       # @return [Float]
       def shutdown_timeout(seconds)

@@ -159,6 +159,14 @@ module Heron
         value.respond_to?(:write) ? value : fail_with(label, "an IO (something with #write)", value)
       end
 
+      # @param value [#info, #warn, #error, nil] the raw value.
+      # @param label [String] the setting's name for the error message.
+      # @return [#info, #warn, #error, nil] a Logger-compatible object, or nil.
+      def optional_logger(value, label)
+        return value if value.nil? || %i[info warn error].all? { |level| value.respond_to?(level) }
+        fail_with(label, "a Logger (something with #info, #warn and #error)", value)
+      end
+
       # @param value [#call, nil] the raw value.
       # @param label [String] the setting's name for the error message.
       # @return [#call, nil] a Rack app, or nil.

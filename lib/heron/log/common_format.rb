@@ -4,9 +4,12 @@ require_relative "clock"
 
 module Heron
   module Log
-    # The plain-text log format: Common Log Format access lines with the duration appended, and
-    # "time [pid] LEVEL message" lines for server events.
+    # The plain-text log format: access lines in the Combined Log Format (Common Log Format plus
+    # referer and user agent, which log tools read as they are), then the duration in seconds and
+    # `key=value` fields; and "time [pid] LEVEL message" lines for server events.
     class CommonFormat
+      ESCAPES = { '"' => '\\"', "\\" => "\\\\" }.freeze
+      UNSAFE = /["\\\x00-\x1f\x7f]/
       ACCESS_TIME = "%d/%b/%Y:%H:%M:%S %z"
       EVENT_TIME = "%Y-%m-%d %H:%M:%S %z"
 
@@ -19,20 +22,25 @@ module Heron
       # @param status [Integer] the response status.
       # @param bytes [Integer, nil] response body bytes sent; nil shows as "-".
       # @param duration [Float] seconds spent on the request.
-      # @return [String] one line, e.g.
-      #   `127.0.0.1 - - [22/Nov/2026:01:02:03 +0000] "GET /a?q HTTP/1.1" 200 12 0.0012`.
-      def access(env, status, bytes, duration)
+      # @param worker [Integer, nil] the cluster worker's index; nil in a single process.
+      # @return [String] one line, e.g. `127.0.0.1 - - [22/Nov/2026:01:02:03 +0000] "GET /a?q
+      #   HTTP/1.1" 200 12 "-" "curl/8.5.0" 0.0012 level=info pid=4242 request_id=3f9c2a7b1e04-1k`.
+      def access(env, status, bytes, duration, worker = nil)
         "#{env['REMOTE_ADDR'] || '-'} - - [#{@access_clock.stamp}] " \
           "\"#{env['REQUEST_METHOD']} #{target(env)} #{env['SERVER_PROTOCOL']}\" " \
-          "#{status} #{bytes || '-'} #{seconds(duration)}\n"
+          "#{status} #{bytes || '-'} #{quoted(env['HTTP_REFERER'])} #{quoted(env['HTTP_USER_AGENT'])} " \
+          "#{seconds(duration)} level=info pid=#{Process.pid}#{" worker=#{worker}" if worker}" \
+          "#{" request_id=#{env['heron.request_id']}" if env['heron.request_id']}\n"
       end
 
       # @param level [Symbol] :info, :warn or :error.
       # @param message [String] what happened.
       # @param exception [Exception, nil] its class, message, backtrace and causes are appended.
+      # @param _fields [Hash] structured details, for the JSON format; here the message says it all.
+      # @param worker [Integer, nil] the cluster worker's index, shown as "[pid/worker]".
       # @return [String] one or more lines, written at once.
-      def event(level, message, exception = nil)
-        line = "#{@event_clock.stamp} [#{Process.pid}] #{level.to_s.upcase} #{message}"
+      def event(level, message, exception = nil, _fields = nil, worker = nil)
+        line = "#{@event_clock.stamp} [#{Process.pid}#{"/#{worker}" if worker}] #{level.to_s.upcase} #{message}"
         exception ? "#{line}#{failure(exception, ': ')}\n" : "#{line}\n"
       end
 
@@ -47,6 +55,14 @@ module Heron
       end
 
       private
+
+      # A header value as a quoted field ("-" when absent), with quotes, backslashes and control
+      # bytes escaped so a client cannot forge or break a line.
+      def quoted(value)
+        return '"-"' if value.nil? || value.empty?
+        return "\"#{value}\"" unless UNSAFE.match?(value)
+        "\"#{value.gsub(UNSAFE) { |char| ESCAPES[char] || format('\\x%02x', char.ord) }}\""
+      end
 
       def target(env)
         query = env["QUERY_STRING"]

@@ -15,22 +15,35 @@ module Heron
       # @param status [Integer] the response status.
       # @param bytes [Integer, nil] response body bytes sent.
       # @param duration [Float] seconds spent on the request.
-      # @return [String] one line: time, remote_addr, method, path, query, protocol, status, bytes
-      #   and duration_ms.
-      def access(env, status, bytes, duration)
-        line(time: time, remote_addr: env["REMOTE_ADDR"], method: env["REQUEST_METHOD"],
-             path: text("#{env['SCRIPT_NAME']}#{env['PATH_INFO']}"), query: query(env),
-             protocol: env["SERVER_PROTOCOL"], status: status, bytes: bytes,
-             duration_ms: (duration * 1000).round(3))
+      # @param worker [Integer, nil] the cluster worker's index; the key is left out when nil.
+      # @return [String] one line: time, level, pid, worker, request_id, remote_addr, method, path,
+      #   query, protocol, status, bytes, duration_ms, user_agent and referer.
+      def access(env, status, bytes, duration, worker = nil)
+        fields = { time: time, level: :info, pid: Process.pid }
+        fields[:worker] = worker if worker
+        fields.merge!(request_id: env["heron.request_id"], remote_addr: env["REMOTE_ADDR"], method: env["REQUEST_METHOD"],
+                      path: text("#{env['SCRIPT_NAME']}#{env['PATH_INFO']}"), query: query(env),
+                      protocol: env["SERVER_PROTOCOL"], status: status, bytes: bytes,
+                      duration_ms: (duration * 1000).round(3))
+        line(fields.merge!(user_agent: optional_text(env["HTTP_USER_AGENT"]), referer: optional_text(env["HTTP_REFERER"])))
       end
 
       # @param level [Symbol] :info, :warn or :error.
       # @param message [String] what happened.
       # @param exception [Exception, nil] added as "error": class, message, backtrace and cause.
+      # @param details [Hash, nil] structured fields added to the object (e.g. an N+1 finding's
+      #   query and count, a rejected request's status and peer); they cannot replace the
+      #   fields above.
+      # @param worker [Integer, nil] the cluster worker's index; the key is left out when nil.
       # @return [String] one line.
-      def event(level, message, exception = nil)
-        fields = { time: time, level: level, pid: Process.pid, message: text(message) }
+      def event(level, message, exception = nil, details = nil, worker = nil)
+        fields = { time: time, level: level, pid: Process.pid }
+        fields[:worker] = worker if worker
+        fields[:message] = text(message)
         fields[:error] = failure(exception) if exception
+        return line(fields) unless details
+        line(fields.merge(details) { |_key, ours, _theirs| ours })
+      rescue JSON::GeneratorError # details that are not valid UTF-8: the message still goes out
         line(fields)
       end
 
@@ -53,6 +66,10 @@ module Heron
       def query(env)
         query = env["QUERY_STRING"]
         query.nil? || query.empty? ? nil : text(query)
+      end
+
+      def optional_text(value)
+        value.nil? || value.empty? ? nil : text(value)
       end
 
       # Request bytes need not be UTF-8; JSON needs them to be.

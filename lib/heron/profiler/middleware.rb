@@ -4,6 +4,7 @@ require_relative "../native"
 Heron::Native.load("profiler_ext")
 require_relative "../trusted_proxies"
 require_relative "dashboard/access_control"
+require_relative "../log/logger"
 
 module Heron
   module Profiler
@@ -35,7 +36,9 @@ module Heron
       # @param app [#call] the Rack app.
       # @param config [Heron::Configuration] profile_path, n_plus_one_threshold, error_io,
       #   environment, trusted_proxies, profile_token.
-      # @param logger [#warn, nil] where N+1 warnings go; config.error_io when nil.
+      # @param logger [#warn, nil] where N+1 warnings go; when nil, a Heron::Log::Logger on
+      #   config.error_io (or config.logger) in config.log_format, so JSON logs get them as JSON
+      #   with the finding's fields.
       # @param store [Store] where finished records go.
       # @param accounting [FiberAccounting] the per-fiber counters.
       def initialize(app, config, logger: nil, store: Profiler.store, accounting: Profiler.accounting)
@@ -94,9 +97,17 @@ module Heron
         findings = detect(profile)
         return if findings.empty?
         headers[N_PLUS_ONE_HEADER] = @detector.header(findings) if @development
-        message = @detector.message(findings, profile.to_s)
-        @logger ? @logger.warn(message.chomp) : @config.error_io.write(message)
-        raise NPlusOneError.new(findings, message) if Profiler.raise_on_n_plus_one?
+        findings.each { |finding| warn_n_plus_one(finding, profile.to_s) }
+        raise NPlusOneError.new(findings, @detector.message(findings, profile.to_s)) if Profiler.raise_on_n_plus_one?
+      end
+
+      # One warning per finding: text for any logger, and its fields for Heron's own (JSON).
+      def warn_n_plus_one(finding, where)
+        message = @detector.message([finding], where).chomp
+        logger = @logger || (@default_logger ||= Log::Logger.new(@config))
+        return logger.warn(message) unless Log::Logger === logger # rubocop:disable Style/CaseEquality (a mock answers no is_a?)
+        logger.warn(message, event: "n_plus_one", request: where, count: finding[:count],
+                             call_site: finding[:call_site], query: finding[:normalized])
       end
 
       # Wraps the request's after-reply callables so their time is added to the stored record.

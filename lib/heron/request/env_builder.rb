@@ -4,6 +4,7 @@ require "socket"
 require "rack"
 require "rack/rewindable_input"
 require_relative "../trusted_proxies"
+require_relative "../log/request_id"
 
 module Heron
   class Request
@@ -13,6 +14,9 @@ module Heron
       DEFAULT_PORTS = { "http" => "80", "https" => "443" }.freeze
       RACK2 = Rack.release < "3"
       private_constant :DEFAULT_PORTS, :RACK2
+
+      # @return [String] the client's address (REMOTE_ADDR; "127.0.0.1" on a unix socket).
+      attr_reader :remote_addr
 
       # @param template [Hash] the server-wide env entries.
       # @param io [BasicSocket] the connection's socket.
@@ -50,6 +54,7 @@ module Heron
         env["rack.response_finished"] = []
         env["heron.request_start"] = started
         env[TrustedProxies::UNIX_PEER_KEY] = true if @unix
+        Log::RequestId.assign(env)
         tls(env) if @tls
         env["rack.url_scheme"] = forwarded_scheme(env) if @trust_proto && !@tls # the template says "http"
         server_name(env)

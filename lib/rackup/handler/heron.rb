@@ -21,7 +21,7 @@ module Rackup
       # rackup's option names → Heron settings. Keys are compared case-insensitively.
       OPTIONS = {
         host: :host, port: :port, environment: :environment, workers: :workers, threads: :threads,
-        quiet: :quiet, preload: :preload, max_connections: :max_connections, log_format: :log_format,
+        quiet: :quiet, log_requests: :log_requests, preload: :preload, max_connections: :max_connections, log_format: :log_format,
         shutdown_timeout: :shutdown_timeout, bind: :binds,
       }.freeze
 
@@ -55,7 +55,21 @@ module Rackup
         apply_all(config, defaults)
         ::Heron::Config::DSL.load(config, DEFAULT_CONFIG_FILE) if File.file?(DEFAULT_CONFIG_FILE)
         apply_all(config, given)
+        config.set(:log_requests, false) if logs_requests?(app) && !config.explicit?(:log_requests)
         config
+      end
+
+      # Whether rackup already wrapped the app in Rack::CommonLogger (it does in its development
+      # and deployment environments): Heron's own access log would then write every request a
+      # second time, so it stays off unless asked for (`-O Log_requests`).
+      # @param app [#call] the app rackup built.
+      # @return [Boolean]
+      def self.logs_requests?(app)
+        20.times do
+          return true if defined?(::Rack::CommonLogger) && app.is_a?(::Rack::CommonLogger)
+          app = app.instance_variable_get(:@app) or return false
+        end
+        false
       end
 
       # @return [Hash{String => String}] the options `rackup -s heron -h` lists.
@@ -67,6 +81,7 @@ module Rackup
           "Workers=COUNT" => "Worker processes; 0 runs one process (default: 0)",
           "Threads=COUNT" => "Reactor threads per process (default: 1)",
           "Quiet" => "No access log",
+          "Log_requests" => "Access log even when rackup's CommonLogger writes one",
           "Preload" => "Load the app before forking workers",
           "Max_connections=COUNT" => "Open connections per process (default: 4096)",
           "Log_format=FORMAT" => "common or json (default: common)",

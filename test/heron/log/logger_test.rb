@@ -8,9 +8,10 @@ class HeronLogLoggerTest < Minitest::Test
   ENV_SAMPLE = {
     "REMOTE_ADDR" => "127.0.0.1", "REQUEST_METHOD" => "GET", "SCRIPT_NAME" => "",
     "PATH_INFO" => "/path", "QUERY_STRING" => "q", "SERVER_PROTOCOL" => "HTTP/1.1",
+    "HTTP_USER_AGENT" => "curl/8.5.0", "HTTP_REFERER" => "http://a.test/from", "heron.request_id" => "req-1",
   }.freeze
 
-  COMMON_LINE = %r{\A127\.0\.0\.1 - - \[\d{2}/[A-Z][a-z]{2}/\d{4}:\d{2}:\d{2}:\d{2} [+-]\d{4}\] "GET /path\?q HTTP/1\.1" 200 12 0\.0012\n\z}
+  COMMON_LINE = %r{\A127\.0\.0\.1 - - \[\d{2}/[A-Z][a-z]{2}/\d{4}:\d{2}:\d{2}:\d{2} [+-]\d{4}\] "GET /path\?q HTTP/1\.1" 200 12 "http://a\.test/from" "curl/8\.5\.0" 0\.0012 level=info pid=#{Process.pid} request_id=req-1\n\z}
 
   def logger(**settings)
     @log = StringIO.new
@@ -24,16 +25,17 @@ class HeronLogLoggerTest < Minitest::Test
   end
 
   def test_common_access_line_without_query_bytes_or_address
-    env = ENV_SAMPLE.merge("QUERY_STRING" => "", "SCRIPT_NAME" => "/app").except("REMOTE_ADDR")
+    env = ENV_SAMPLE.merge("QUERY_STRING" => "", "SCRIPT_NAME" => "/app").except("REMOTE_ADDR", "HTTP_USER_AGENT", "HTTP_REFERER", "heron.request_id")
     logger.access(env, 304, nil, 1.5)
-    assert_match %r{\A- - - \[.*\] "GET /app/path HTTP/1\.1" 304 - 1\.5000\n\z}, @log.string
+    assert_match %r{\A- - - \[.*\] "GET /app/path HTTP/1\.1" 304 - "-" "-" 1\.5000 level=info pid=\d+\n\z}, @log.string
   end
 
   def test_json_access_line_parses_back
     logger(log_format: :json).access(ENV_SAMPLE, 200, 12, 0.00123)
     entry = JSON.parse(@log.string)
-    assert_equal({ "remote_addr" => "127.0.0.1", "method" => "GET", "path" => "/path", "query" => "q",
-                   "protocol" => "HTTP/1.1", "status" => 200, "bytes" => 12, "duration_ms" => 1.23 },
+    assert_equal({ "level" => "info", "pid" => Process.pid, "request_id" => "req-1", "remote_addr" => "127.0.0.1",
+                   "method" => "GET", "path" => "/path", "query" => "q", "protocol" => "HTTP/1.1", "status" => 200,
+                   "bytes" => 12, "duration_ms" => 1.23, "user_agent" => "curl/8.5.0", "referer" => "http://a.test/from" },
                  entry.except("time"))
     assert_match(/\A\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z\z/, entry["time"])
     assert_equal 1, @log.string.count("\n")
@@ -45,6 +47,75 @@ class HeronLogLoggerTest < Minitest::Test
     entry = JSON.parse(@log.string)
     assert_nil entry["query"]
     assert_equal "/caf\uFFFD", entry["path"]
+  end
+
+  def test_a_worker_index_is_in_every_line
+    Heron::Log::Logger.worker = 3
+    logger.access(ENV_SAMPLE, 200, 12, 0.001)
+    @errors = StringIO.new
+    json = Heron::Log::Logger.new(Heron::Configuration.new(log_io: @log, error_io: @errors, log_format: :json))
+    json.access(ENV_SAMPLE, 200, 12, 0.001)
+    json.warn("w")
+    common_line, json_line = @log.string.lines
+    assert_includes common_line, " worker=3 "
+    assert_equal 3, JSON.parse(json_line)["worker"]
+    assert_equal 3, JSON.parse(@errors.string)["worker"]
+  ensure
+    Heron::Log::Logger.worker = nil
+  end
+
+  def test_header_values_cannot_break_a_common_line
+    logger.access(ENV_SAMPLE.merge("HTTP_USER_AGENT" => %(x" 200 0 "evil\\\t\x01)), 200, 1, 0.1)
+    assert_includes @log.string, %("x\\" 200 0 \\"evil\\\\\\x09\\x01")
+    assert_equal 1, @log.string.count("\n")
+  end
+
+  def test_log_requests_false_skips_access_lines_only
+    log = logger(log_requests: false)
+    log.access(ENV_SAMPLE, 200, 12, 0.001)
+    log.warn("still here")
+    assert_empty @log.string
+    assert_includes @errors.string, "still here"
+  end
+
+  def test_a_logger_object_gets_every_line_at_its_level
+    require "logger"
+    out = StringIO.new
+    foreign = ::Logger.new(out)
+    foreign.formatter = ->(severity, _time, _progname, message) { "#{severity}|#{message}\n" }
+    log = Heron::Log::Logger.new(Heron::Configuration.new(logger: foreign, log_io: StringIO.new, error_io: StringIO.new))
+    log.access(ENV_SAMPLE, 200, 12, 0.001)
+    log.warn("careful")
+    log.error("failed", RuntimeError.new("boom"))
+    lines = out.string.lines
+    assert_match %r{\AINFO\|127\.0\.0\.1 - - .*"GET /path\?q HTTP/1\.1" 200 12 }, lines[0]
+    assert_match(/\AWARN\|.* WARN careful\n\z/, lines[1])
+    assert_match(/\AERROR\|.* ERROR failed: RuntimeError: boom\n\z/, lines[2])
+  end
+
+  def test_a_raising_logger_object_never_fails_a_request
+    raising = Object.new
+    %i[info warn error].each { |level| raising.define_singleton_method(level) { |*| raise "disk full" } }
+    log = Heron::Log::Logger.new(Heron::Configuration.new(logger: raising))
+    log.access(ENV_SAMPLE, 200, 1, 0.1)
+    log.error("x")
+  end
+
+  def test_rejected_requests_are_rate_limited_and_counted
+    log = logger(log_format: :json)
+    25.times { |i| log.rejected(400, "invalid header field #{i}", "203.0.113.9") }
+    entries = @errors.string.lines.map { |line| JSON.parse(line) }
+    assert_equal Heron::Log::Logger::REJECTIONS_PER_SECOND, entries.size
+    assert_equal ["warn", 400, "invalid header field 0", "203.0.113.9", 0],
+                 entries.first.values_at("level", "status", "reason", "remote_addr", "not_logged")
+  end
+
+  def test_structured_details_go_into_json_events_only
+    logger(log_format: :json).warn("N+1", count: 3, query: "SELECT ?", level: "forged", message: "forged")
+    entry = JSON.parse(@errors.string)
+    assert_equal ["warn", "N+1", 3, "SELECT ?"], entry.values_at("level", "message", "count", "query")
+    logger.warn("N+1", count: 3)
+    assert_match(/WARN N\+1\n\z/, @errors.string)
   end
 
   def test_quiet_skips_access_lines_only

@@ -118,6 +118,30 @@ class RackupHandlerHeronTest < Minitest::Test
     end
   end
 
+  # rackup wraps the app in Rack::CommonLogger in development; Heron's access log stays off then.
+  def test_rackup_in_development_logs_each_request_once
+    Dir.mktmpdir do |dir|
+      File.write(File.join(dir, "hello.ru"), %(run ->(env) { [200, {"content-type" => "text/plain"}, ["hello"]] }\n))
+      FileUtils.mkdir_p(File.join(dir, "config"))
+      File.write(File.join(dir, "config/heron.rb"), "metrics false\n") # 9393 may be another server's
+      port = free_port
+      serve(%W[bundle exec rackup -s heron -E development -o 127.0.0.1 -p #{port} hello.ru], dir) do |log|
+        get(port, log, "/logged-once")
+        get(port, log, "/second")
+        Timeout.timeout(10) { sleep 0.05 until File.read(log).include?("/second") }
+        sleep 0.3
+        assert_equal 1, File.read(log).scan("GET /logged-once").size, File.read(log)
+      end
+    end
+  end
+
+  def test_common_logger_in_the_chain_turns_the_access_log_off_unless_asked
+    logged = Rack::ContentLength.new(Rack::CommonLogger.new(APP))
+    refute HANDLER.configuration(logged, {}).log_requests
+    assert HANDLER.configuration(logged, { Log_requests: "true" }).log_requests
+    assert HANDLER.configuration(Rack::ContentLength.new(APP), {}).log_requests
+  end
+
   # What `rails server -u heron` does once Rails has parsed its flags: a Rackup::Server
   # subclass with Rails' extra options, user_supplied_options among them.
   def test_a_rails_style_server_start_serves_requests

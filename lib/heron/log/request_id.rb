@@ -1,0 +1,65 @@
+# frozen_string_literal: true
+
+require "securerandom"
+
+module Heron
+  module Log
+    # Each request's id: the client's (or proxy's) `X-Request-Id` when it is sane, else a new one.
+    # It is put in the env twice, as `heron.request_id` and as `HTTP_X_REQUEST_ID` (where Rails'
+    # ActionDispatch::RequestId and most middleware look, so the app logs the same id), written
+    # in the access log, and echoed in the response's `x-request-id` unless the app set one.
+    #
+    # A new id is a random per-process prefix and a counter: unique across processes and
+    # restarts without a random draw per request.
+    class RequestId
+      ENV_KEY = "heron.request_id"
+      HEADER_KEY = "HTTP_X_REQUEST_ID"
+      RESPONSE_HEADER = "x-request-id"
+      # What a kept id may hold: up to 128 characters a log line or header can carry unescaped.
+      SANE = %r{\A[A-Za-z0-9\-_.:+=@/]{1,128}\z}
+      LOCK = Mutex.new
+
+      class << self
+        # Sets the request's id in the env.
+        # @param env [Hash] the request's Rack env.
+        # @return [String] the id.
+        def assign(env)
+          given = env[HEADER_KEY]
+          id = given.is_a?(String) && SANE.match?(given) ? given : generate
+          env[HEADER_KEY] = id
+          env[ENV_KEY] = id
+        end
+
+        # Adds `x-request-id` to a response's headers unless the app set it (frozen headers are
+        # copied, not changed).
+        # @param response [Array] the app's response.
+        # @param env [Hash] the request's env.
+        # @return [Array] the response, or a copy with the copied headers.
+        def echo(response, env)
+          id = env[ENV_KEY]
+          headers = response[1] if response.is_a?(Array) && response.size == 3
+          return response unless id && headers.is_a?(Hash) && !headers.key?(RESPONSE_HEADER)
+          return [response[0], headers.merge(RESPONSE_HEADER => id), response[2]] if headers.frozen?
+          headers[RESPONSE_HEADER] = id
+          response
+        end
+
+        # @return [String] a new id, e.g. "3f9c2a7b1e04-1k".
+        def generate
+          LOCK.synchronize do
+            reseed unless @pid == Process.pid
+            "#{@prefix}-#{(@count += 1).to_s(36)}"
+          end
+        end
+
+        private
+
+        def reseed
+          @pid = Process.pid
+          @prefix = SecureRandom.hex(6)
+          @count = 0
+        end
+      end
+    end
+  end
+end
