@@ -60,6 +60,7 @@ module Heron
       # bytes escaped so a client cannot forge or break a line.
       def quoted(value)
         return '"-"' if value.nil? || value.empty?
+        value = value.b unless value.valid_encoding?
         return "\"#{value}\"" unless UNSAFE.match?(value)
         "\"#{value.gsub(UNSAFE) { |char| ESCAPES[char] || format('\\x%02x', char.ord) }}\""
       end

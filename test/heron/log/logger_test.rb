@@ -68,6 +68,8 @@ class HeronLogLoggerTest < Minitest::Test
     logger.access(ENV_SAMPLE.merge("HTTP_USER_AGENT" => %(x" 200 0 "evil\\\t\x01)), 200, 1, 0.1)
     assert_includes @log.string, %("x\\" 200 0 \\"evil\\\\\\x09\\x01")
     assert_equal 1, @log.string.count("\n")
+    logger.access(ENV_SAMPLE.merge("HTTP_REFERER" => "\xFF\"".dup.force_encoding(Encoding::UTF_8)), 200, 1, 0.1)
+    assert_includes @log.string.b, %("\xFF\\"").b, "bytes that are not UTF-8 are written as they came, quote escaped"
   end
 
   def test_log_requests_false_skips_access_lines_only
