@@ -49,7 +49,7 @@ module Heron
         Control::ProcessTitle.set("worker #{@index}", @config)
         Log::Logger.worker = @index
         @config.on_worker_boot.each { |hook| hook.arity.zero? ? hook.call : hook.call(@index) }
-        metrics = @exporter&.worker_started
+        metrics = @exporter&.worker_started(@index)
         server = Server.new(@app || AppLoader.load(@config), @config, logger: @logger, listeners: @listeners,
                                                                       metrics: metrics)
         SignalHandler.new(server).install

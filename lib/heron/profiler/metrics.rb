@@ -4,12 +4,14 @@ require_relative "metrics/histogram"
 require_relative "metrics/text_format"
 require_relative "metrics/snapshot_directory"
 require_relative "metrics/aggregate"
+require_relative "metrics/process_stats"
 
 module Heron
   module Profiler
     # The process-wide counters behind the Prometheus endpoint. The server calls the event methods
     # (one short critical section each); {#snapshot} copies everything into a plain, JSON-friendly
-    # Hash, and {#merge} adds such a Hash in, which is how a cluster master totals its workers.
+    # Hash (with this process's resource use and, in a cluster worker, its index), and {#merge}
+    # adds such a Hash's counts in.
     class Metrics
       LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10].freeze
       QUEUE_BUCKETS = [0.0001, 0.0005, 0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1].freeze
@@ -18,9 +20,14 @@ module Heron
       GAUGES = %w[connections_open requests_in_flight after_reply_backlog].freeze
       GC_KEYS = { "count" => :count, "major" => :major_gc_count, "minor" => :minor_gc_count }.freeze
 
+      # @return [Integer, String, nil] the cluster worker's index, "master", or nil in a single process.
+      attr_reader :worker
+
       # @param live_gc [Boolean] whether {#snapshot} adds this process's own GC.stat counts.
-      def initialize(live_gc: true)
+      # @param worker [Integer, String, nil] what {#worker} answers; labels the snapshot's series.
+      def initialize(live_gc: true, worker: nil)
         @live_gc = live_gc
+        @worker = worker
         @lock = Mutex.new
         @values = Hash.new(0)
         @requests = STATUS_CLASSES.to_h { |name| [name, 0] }
@@ -86,12 +93,15 @@ module Heron
         @lock.synchronize { @values[name] }
       end
 
-      # @return [Hash] a JSON-friendly copy of every metric, with this process's GC counts.
+      # @return [Hash] a JSON-friendly copy of every metric, with this process's GC counts and
+      #   resource use ("process", see {ProcessStats}) and its "worker" index.
       def snapshot
+        process = ProcessStats.read
         @lock.synchronize do
-          { "pid" => Process.pid, "processes" => 1 + @values["processes"], "counters" => pick(COUNTERS),
-            "gauges" => pick(GAUGES), "requests" => @requests.dup, "gc" => gc_counts,
-            "latency" => @latency.transform_values(&:to_h), "queue" => @queue.to_h }
+          { "pid" => Process.pid, "worker" => @worker, "processes" => 1 + @values["processes"],
+            "counters" => pick(COUNTERS), "gauges" => pick(GAUGES), "requests" => @requests.dup,
+            "gc" => gc_counts, "latency" => @latency.transform_values(&:to_h), "queue" => @queue.to_h,
+            "process" => process }
         end
       end
 
@@ -161,9 +171,10 @@ module Heron
       end
 
       # Starts a fresh registry; a forked worker calls this so it does not report its parent's counts.
+      # @param worker [Integer, nil] the worker's index, which labels its series.
       # @return [Heron::Profiler::Metrics] the new registry.
-      def reset_metrics
-        @metrics = Metrics.new
+      def reset_metrics(worker: nil)
+        @metrics = Metrics.new(worker: worker)
       end
     end
   end

@@ -6,12 +6,12 @@ require_relative "../metrics"
 module Heron
   module Profiler
     class Metrics
-      # Cluster mode in five calls: the master's control listener serves the sum of its own
-      # counters and every worker's ({#aggregate}); workers publish snapshots through a
+      # Cluster mode in five calls: the master's control listener serves its own series and every
+      # live worker's, labelled by worker ({#aggregate}); workers publish snapshots through a
       # {SnapshotDirectory}.
       #
       #   exporter = ClusterExporter.new(config).start      # master, before forking
-      #   metrics = exporter.worker_started                 # worker, right after fork
+      #   metrics = exporter.worker_started(index)          # worker, right after fork
       #   exporter.worker_stopped(metrics)                  # worker, after its server stopped
       #   exporter.worker_exited(pid)                       # master, after reaping a worker
       #   exporter.stop                                     # master, on shutdown
@@ -42,9 +42,10 @@ module Heron
         end
 
         # Worker: starts fresh counters and a thread that publishes them every interval.
+        # @param index [Integer, nil] the worker's index, which labels its series.
         # @return [Metrics] the worker's registry, for its server.
-        def worker_started
-          metrics = Profiler.reset_metrics
+        def worker_started(index = nil)
+          metrics = Profiler.reset_metrics(worker: index)
           @publisher = Thread.new { @directory.publish(metrics, interval: @interval) }
           metrics
         end
@@ -57,11 +58,11 @@ module Heron
           @directory.write(metrics.snapshot)
         end
 
-        # Master: folds a dead worker's last counts into {#local}.
+        # Master: drops a dead worker's series (see {SnapshotDirectory#discard}).
         # @param pid [Integer] the worker's pid.
         # @return [Boolean] whether it had published anything.
         def worker_exited(pid)
-          @directory.retire(pid, @local)
+          @directory.discard(pid)
         end
 
         # Master: removes the snapshot directory.

@@ -9,8 +9,7 @@ module Heron
       # How a cluster's workers hand their counts to the master: each worker writes its
       # {Metrics#snapshot} as JSON to `<dir>/<pid>.json` (written to a temporary name and renamed,
       # so a reader never sees half a file) about once a second; the master reads them all when
-      # scraped. When a worker dies the master {#retire}s its file, folding the last counts into its
-      # own registry so totals never go backwards.
+      # scraped. When a worker dies the master {#discard}s its file.
       class SnapshotDirectory
         # @return [String] the directory the snapshots live in.
         attr_reader :path
@@ -37,17 +36,6 @@ module Heron
           Dir.glob(File.join(@path, "*.json")).filter_map { |file| read(file) }
         end
 
-        # Folds a dead worker's last counters into `metrics` and deletes its file.
-        # @param pid [Integer] the worker's pid.
-        # @param metrics [Metrics] the master's registry.
-        # @return [Boolean] whether there was a snapshot to fold in.
-        def retire(pid, metrics)
-          snapshot = read(file_for(pid))
-          File.delete(file_for(pid)) if snapshot
-          metrics.merge(snapshot, gauges: false) if snapshot
-          !snapshot.nil?
-        end
-
         # Writes `metrics`' snapshot every `interval` seconds until the calling thread or task stops.
         # Runs in an Async task (sleep yields to the reactor) or a plain Thread.
         # @param metrics [Metrics] this worker's registry.
@@ -61,6 +49,17 @@ module Heron
             break if times && (count += 1) >= times
             sleep(interval)
           end
+        end
+
+        # Deletes a dead worker's snapshot: its series end, and its replacement's (same worker
+        # label) start again from zero, which Prometheus reads as a counter reset.
+        # @param pid [Integer] the worker's pid.
+        # @return [Boolean] whether it had published anything.
+        def discard(pid)
+          File.delete(file_for(pid))
+          true
+        rescue Errno::ENOENT
+          false
         end
 
         # Removes the directory and everything in it (master shutdown).

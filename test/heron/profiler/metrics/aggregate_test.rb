@@ -28,21 +28,31 @@ class MetricsAggregateTest < Minitest::Test
     assert_equal 3, snapshot["processes"]
   end
 
-  def test_totals_survive_a_retired_worker
-    Process.wait(fork_worker(200))
-    aggregate = Heron::Profiler::Metrics::Aggregate.new(@master, @directory)
-    before = aggregate.snapshot["requests"]["2xx"]
-    @directory.retire(@directory.snapshots.first["pid"], @master)
-    assert_equal before, aggregate.snapshot["requests"]["2xx"]
-    assert_equal 1, aggregate.snapshot["processes"]
-    assert_includes aggregate.to_prometheus, %(heron_requests_total{status="2xx"} 3\n)
+  def test_prometheus_has_one_series_per_process_labelled_by_worker
+    [[200, 0], [404, 1]].each { |status, index| Process.wait(fork_worker(status, index)) }
+    @master.worker_restarted
+    text = Heron::Profiler::Metrics::Aggregate.new(@master, @directory).to_prometheus
+    assert_includes text, %(heron_requests_total{worker="0",status="2xx"} 3\n)
+    assert_includes text, %(heron_requests_total{worker="1",status="4xx"} 3\n)
+    assert_includes text, %(heron_requests_total{worker="master",status="2xx"} 0\n)
+    assert_includes text, %(heron_worker_restarts_total{worker="master"} 1\n)
+    assert_equal 3, text.scan(/^process_resident_memory_bytes\{worker="[^"]+"\} [1-9]\d*$/).size
+    assert_includes text, "heron_processes 3\n"
+  end
+
+  def test_a_dead_workers_leftover_file_never_doubles_a_series
+    Process.wait(fork_worker(200, 0))
+    old = @directory.snapshots.first
+    @directory.write(old.merge("pid" => 1, "process" => old["process"].merge("start_time_seconds" => 1.0)), pid: 1)
+    text = Heron::Profiler::Metrics::Aggregate.new(@master, @directory).to_prometheus
+    assert_equal 1, text.scan(/^heron_requests_total\{worker="0",status="2xx"\}/).size
   end
 
   private
 
-  def fork_worker(status)
+  def fork_worker(status, index = nil)
     fork do
-      metrics = Heron::Profiler.reset_metrics
+      metrics = Heron::Profiler.reset_metrics(worker: index)
       3.times { metrics.request_started; metrics.request_finished(status, 0.01) }
       @directory.publish(metrics, times: 1)
       exit!(0)

@@ -30,14 +30,10 @@ class MetricsSnapshotDirectoryTest < Minitest::Test
     assert_empty @directory.snapshots
   end
 
-  def test_retire_folds_counters_into_the_master_and_deletes_the_file
-    @metrics.connection_opened
+  def test_discard_deletes_a_dead_workers_file
     @directory.write(@metrics.snapshot, pid: 21)
-    master = Heron::Profiler::Metrics.new
-    assert @directory.retire(21, master)
-    refute @directory.retire(21, master), "a second retire finds nothing"
-    assert_equal 1, master.value("connections_total")
-    assert_equal 0, master.value("connections_open")
+    assert @directory.discard(21)
+    refute @directory.discard(21), "a second discard finds nothing"
     assert_empty @directory.snapshots
   end
 
