@@ -36,7 +36,8 @@ module Heron
       # `config.profile?`.
       # @param app [#call] the Rack app.
       # @param config [Heron::Configuration]
-      # @param logger [#warn, nil] where N+1 warnings go; config.error_io when nil.
+      # @param logger [#warn, nil] where N+1 warnings go; nil: a Heron::Log::Logger for config
+      #   (config.error_io or config.logger, in config.log_format).
       # @return [Middleware] a Rack app.
       def wrap(app, config, logger: nil)
         AsyncTaskHook.install
