@@ -15,8 +15,10 @@ module Heron
       ENV_KEY = "heron.request_id"
       HEADER_KEY = "HTTP_X_REQUEST_ID"
       RESPONSE_HEADER = "x-request-id"
-      # What a kept id may hold: up to 128 characters a log line or header can carry unescaped.
-      SANE = %r{\A[A-Za-z0-9\-_.:+=@/]{1,128}\z}
+      # What a kept id may hold: up to 128 letters, digits, "-", "_" and "@". Rails'
+      # ActionDispatch::RequestId strips every other character from the id it finds in the env,
+      # so a wider set would make Rails log a different id than Heron.
+      SANE = /\A[A-Za-z0-9\-_@]{1,128}\z/
       LOCK = Mutex.new
 
       class << self
