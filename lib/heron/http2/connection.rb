@@ -44,7 +44,7 @@ module Heron
         @running = 0
         @draining = false
         @env = EnvBuilder.new(reactor.env_template, remote_addr: @peer || remote_addr, tls: socket.io.respond_to?(:alpn_protocol),
-                                                    proxies: TrustedProxies.cached(@config.trusted_proxies))
+                                                    proxies: TrustedProxies.cached(@config.trusted_proxies), unix: unix_socket?)
         HeaderBlock.max_bytes = @config.max_header_bytes
       end
 
@@ -127,6 +127,12 @@ module Heron
         @socket.io.remote_address.ip_address
       rescue StandardError # a unix socket has no IP address
         "127.0.0.1"
+      end
+
+      def unix_socket?
+        @socket.io.to_io.local_address.unix?
+      rescue StandardError
+        false
       end
     end
   end

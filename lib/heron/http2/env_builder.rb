@@ -18,11 +18,14 @@ module Heron
       # @param remote_addr [String]
       # @param tls [Boolean] whether the connection is TLS.
       # @param proxies [TrustedProxies, nil] whose X-Forwarded-For / Forwarded decide REMOTE_ADDR.
-      def initialize(template, remote_addr:, tls:, proxies: nil)
+      # @param unix [Boolean] whether it came over a unix-socket listener (marked in the env, see
+      #   TrustedProxies::UNIX_PEER_KEY).
+      def initialize(template, remote_addr:, tls:, proxies: nil, unix: false)
         @template = template
         @remote_addr = remote_addr
         @tls = tls
         @proxies = proxies unless proxies.nil? || proxies.empty?
+        @unix = unix
       end
 
       # @param fields [Array<Array(String, String)>]
@@ -62,6 +65,7 @@ module Heron
         env["rack.url_scheme"] = @tls ? "https" : "http"
         env["HTTPS"] = "on" if @tls
         env["REMOTE_ADDR"] = @remote_addr
+        env[TrustedProxies::UNIX_PEER_KEY] = true if @unix
       end
 
       def add_field(env, name, value)

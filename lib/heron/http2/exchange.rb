@@ -6,6 +6,7 @@ require "protocol/http2/stream"
 require_relative "../request"
 require_relative "../request/rewindable_input"
 require_relative "../response/error_response"
+require_relative "../log/request_id"
 require_relative "body_stream"
 
 module Heron
@@ -45,6 +46,8 @@ module Heron
       def complete_env(started)
         @env.merge!("rack.input" => input, "rack.hijack?" => false, "rack.after_reply" => [],
                     "rack.response_finished" => [], "heron.request_start" => started)
+        Log::RequestId.assign(@env)
+        @env
       end
 
       # The stream's body, made rewindable (kept as it is read) when `rewindable_input` is on.
@@ -77,7 +80,7 @@ module Heron
       end
 
       def call_app(request)
-        @context.app.call(@env)
+        Log::RequestId.echo(@context.app.call(@env), @env)
       rescue StandardError, ScriptError => e
         request.error = e
         status = Response::ErrorResponse.status_for(e)

@@ -2,6 +2,7 @@
 
 require "test_helper"
 require "json"
+require "open3"
 require "heron/profiler"
 require "sequel"
 
@@ -32,6 +33,16 @@ class HeronAccessLogServerTest < Minitest::Test
         assert raw.end_with?("#{id}|#{id}")
         assert_includes wait_for_log_line(/request_id=#{Regexp.escape(id)}/), %("GET /b HTTP/1.1" 200)
       end
+    end
+  end
+
+  def test_http2_requests_get_request_ids_too
+    with_server(SEEN) do |port|
+      out, = Open3.capture2e("curl", "-s", "-i", "--http2-prior-knowledge", "-H", "X-Request-Id: h2-req-7", "http://127.0.0.1:#{port}/h2")
+      assert_match(/^HTTP\/2 200/, out)
+      assert_match(/^x-request-id: h2-req-7\r$/, out)
+      assert out.end_with?("h2-req-7|h2-req-7")
+      assert_includes wait_for_log_line(/request_id=h2-req-7/), "GET /h2"
     end
   end
 

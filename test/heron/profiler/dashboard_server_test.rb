@@ -4,6 +4,7 @@ require "test_helper"
 require "json"
 require "logger"
 require "tmpdir"
+require "open3"
 require "sequel"
 require "heron/profiler"
 require "heron/profiler/dashboard"
@@ -101,6 +102,19 @@ class DashboardServerTest < Minitest::Test
       with_server(app, binds: ["tcp://127.0.0.1:0", "unix://#{path}"], profile_token: "unix-t0ken") do
         assert_equal 404, unix_get(path, "/__heron").first
         assert_equal 200, unix_get(path, "/__heron", "X-Heron-Token: unix-t0ken\r\n").first
+      end
+    end
+  end
+
+  # HTTP/2 with prior knowledge over the same unix socket: the same rule.
+  def test_a_unix_socket_listener_refuses_http2_too
+    Dir.mktmpdir do |dir|
+      path = File.join(dir, "heron.sock")
+      with_server(@app, binds: ["tcp://127.0.0.1:0", "unix://#{path}"]) do
+        h2 = ->(target) { Open3.capture2e("curl", "-s", "-o", "/dev/null", "-w", "%{http_version} %{http_code}", "--http2-prior-knowledge", "--unix-socket", path, "http://localhost#{target}").first }
+        assert_equal "2 200", h2.call("/authors"), "the control: HTTP/2 is served over the socket"
+        assert_equal "2 404", h2.call("/__heron")
+        assert_equal "2 404", h2.call("/authors?__heron=memory")
       end
     end
   end
