@@ -116,7 +116,11 @@ module Heron
       end
 
       def emit(io, level, text)
-        return write(io, text) unless @foreign
+        @foreign ? to_foreign(level, text) : write(io, text)
+      end
+
+      # A Logger object's failures (a full disk, a broken formatter) never fail a request.
+      def to_foreign(level, text)
         @foreign.public_send(level, text.chomp)
       rescue StandardError
         nil
