@@ -19,16 +19,20 @@ module Heron
     private_constant :CONTINUE
 
     # @param io [BasicSocket] the accepted socket.
-    # @param reactor [Server::ReactorThread] supplies the app, configuration, logger and callbacks.
+    # @param context [Server::Context] the app, configuration, logger and what connections share.
+    # @param listener [#draining?, #admit, #finished] told of each request (the reactor thread):
+    #   `draining?` whether to take another request, `admit(request)` before the app is called
+    #   (a response when the request is shed), `finished(request)` after the response.
     # @param accepted_at [Float] monotonic time of accept.
     # @param peer [String, nil] the client's address from a PROXY protocol header.
-    def initialize(io, reactor, accepted_at, peer: nil)
-      @reactor = reactor
-      @config = reactor.config
-      @socket = Connection::BufferedSocket.new(io, reactor.scratch_buffer)
-      @parser = reactor.new_parser
-      @writer = Response::Writer.new(@socket, @config, reactor.date)
-      @env = Request::EnvBuilder.new(reactor.env_template, io, @config, hijack: -> { hijack! }, peer: peer)
+    def initialize(io, context, listener, accepted_at, peer: nil)
+      @context = context
+      @listener = listener
+      @config = context.config
+      @socket = Connection::BufferedSocket.new(io, context.scratch_buffer)
+      @parser = context.new_parser
+      @writer = Response::Writer.new(@socket, @config, context.date)
+      @env = Request::EnvBuilder.new(context.env_template, io, @config, hijack: -> { hijack! }, peer: peer)
       @peer = peer
       @accepted_at = accepted_at
       @idle = true
@@ -75,7 +79,7 @@ module Heron
     # The client speaks HTTP/2 (ALPN h2, or the cleartext preface): the connection is its.
     def serve_http2
       @idle = false
-      @http2 = HTTP2::Connection.new(@socket, @reactor, peer: @peer)
+      @http2 = HTTP2::Connection.new(@socket, @context, @listener, peer: @peer)
       @http2.serve
     end
 
@@ -87,13 +91,13 @@ module Heron
     rescue HTTPParser::Error, Request::Input::TooLarge, Request::Expectation::Failed => e
       reject(e.status, e.message)
     rescue Connection::BufferedSocket::Timeout
-      @idle || @socket.buffer.empty? ? nil : reject(408, "request head timed out")
+      @idle || !@socket.buffered? ? nil : reject(408, "request head timed out")
     end
 
     def read_head(env, started)
       deadline = started + @config.header_timeout
       @parser.reset
-      until (length = @parser.parse(env, @socket.buffer))
+      until (length = @socket.parse_head(@parser, env))
         @socket.fill(time_left(deadline)) or return nil
       end
       @socket.consume(length)
@@ -105,11 +109,11 @@ module Heron
     # loop here and starve every other connection. While nothing is buffered the connection is
     # idle, so a graceful stop may close it; once a drain has begun it takes no new request.
     def wait_for_request(first)
-      @idle = @socket.buffer.empty?
+      @idle = !@socket.buffered?
       @kept_alive = !first
       Fiber.scheduler.yield unless first
-      if @socket.buffer.empty?
-        return nil if @reactor.draining?
+      if !@socket.buffered?
+        return nil if @listener.draining?
         return nil unless @socket.fill(first ? @config.first_byte_timeout : @config.keepalive_timeout)
       end
       @idle = false
@@ -149,19 +153,19 @@ module Heron
 
     def send_continue(expect)
       return unless expect.pending?
-      @socket.write(CONTINUE, @config.write_timeout) if @socket.buffer.empty?
+      @socket.write(CONTINUE, @config.write_timeout) if !@socket.buffered?
       expect.answered!
     end
 
     def respond(request)
-      if (metrics = @reactor.metrics) # the queue time is only reported as a metric
+      if (metrics = @context.metrics) # the queue time is only reported as a metric
         request.app_started_at = now
         metrics.request_started
       end
       @request = request # for hijack!, which sets its rack.hijack_io
-      status, headers, body = @reactor.admit(request) || call_app(request)
+      status, headers, body = @listener.admit(request) || call_app(request)
       return :hijacked if @hijacked
-      request.keepalive &&= !@reactor.draining? && !@expectation.pending?
+      request.keepalive &&= !@listener.draining? && !@expectation.pending?
       result = @writer.write(request, status, headers, body)
       @hijacked = true if result == :hijacked
       result
@@ -175,7 +179,7 @@ module Heron
       @request = nil # an idle connection holds no finished request
       close_body(request, body)
       release_input(request)
-      @reactor.finished(request)
+      @listener.finished(request)
     end
 
     def call_app(request)
@@ -184,7 +188,7 @@ module Heron
       close_body(request, response[2])
       send_continue(@expectation)
       request.env.delete("HTTP_EXPECT") # answered: the second call sees a plain request
-      @reactor.app.call(request.env)
+      @context.app.call(request.env)
     rescue StandardError, ScriptError => e
       app_error(request, e)
     end
@@ -192,19 +196,19 @@ module Heron
     # The app's response, with the request's x-request-id added unless the app set one
     # (Log::RequestId).
     def app_response(request)
-      Log::RequestId.echo(@reactor.app.call(request.env), request.env)
+      Log::RequestId.echo(@context.app.call(request.env), request.env)
     end
 
     def app_error(request, error)
       request.error = error
       request.keepalive = false
       status = Response::ErrorResponse.status_for(error)
-      @reactor.logger.error("app error on #{request.env['REQUEST_METHOD']} #{request.env['PATH_INFO']}", error) if status == 500
+      @context.logger.error("app error on #{request.env['REQUEST_METHOD']} #{request.env['PATH_INFO']}", error) if status == 500
       Response::ErrorResponse.rack(status)
     end
 
     def fail_response(request, error)
-      @reactor.logger.error("invalid response to #{request.env['PATH_INFO']}", error)
+      @context.logger.error("invalid response to #{request.env['PATH_INFO']}", error)
       request.error = error
       request.keepalive = false
       @writer.write(request, *Response::ErrorResponse.rack(500)) unless request.bytes.positive?
@@ -213,7 +217,7 @@ module Heron
     # The app's body raised once the head may already be out: nothing more can be said to the
     # client, so the connection closes (a chunked body stays unterminated, so the client can tell).
     def body_error(request, error)
-      @reactor.logger.error("response body raised on #{request.env['REQUEST_METHOD']} #{request.env['PATH_INFO']}", error)
+      @context.logger.error("response body raised on #{request.env['REQUEST_METHOD']} #{request.env['PATH_INFO']}", error)
       client_gone(request, error)
     end
 
@@ -227,7 +231,7 @@ module Heron
       body.close if body.respond_to?(:close)
     rescue StandardError => e
       request.error ||= e
-      @reactor.logger.error("body.close raised", e)
+      @context.logger.error("body.close raised", e)
     end
 
     # A rewindable input keeps the body it read (memory or a Tempfile): freed once the request
@@ -242,7 +246,7 @@ module Heron
     def settle(request)
       request.keepalive && request.input.discard(@config.discard_body_limit)
     rescue HTTPParser::Error => e
-      @reactor.logger.warn("closing connection: unread request body is malformed (#{e.message})")
+      @context.logger.warn("closing connection: unread request body is malformed (#{e.message})")
       request.status ? @linger = true : reject(e.status, e.message)
       false
     end
@@ -250,7 +254,7 @@ module Heron
     # The guard at the task boundary: whatever escaped the request loop is logged once and the
     # connection closes; nothing propagates into the reactor as an unhandled task exception.
     def connection_failed(error)
-      @reactor.logger.error("connection closed after an unexpected error", error)
+      @context.logger.error("connection closed after an unexpected error", error)
       @linger = true
     end
 
@@ -261,7 +265,7 @@ module Heron
     end
 
     def reject(status, message)
-      @reactor.logger.rejected(status, message, @env.remote_addr)
+      @context.logger.rejected(status, message, @env.remote_addr)
       @idle = false
       @linger = true
       @socket.write(Response::ErrorResponse.raw(status, message), @config.write_timeout)

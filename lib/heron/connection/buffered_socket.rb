@@ -10,8 +10,6 @@ module Heron
 
       READ_SIZE = 16 * 1024
 
-      # @return [String] bytes received and not yet consumed (binary).
-      attr_reader :buffer
       # @return [Socket] the underlying socket.
       attr_reader :io
 
@@ -86,6 +84,29 @@ module Heron
       rescue Errno::ECONNRESET, Errno::EPIPE, IOError
         nil
       end
+
+      # @return [Boolean] whether received bytes are waiting to be consumed.
+      def buffered? = !@buffer.empty?
+
+      # @return [Integer] how many received bytes are waiting to be consumed.
+      def buffered_bytes = @buffer.bytesize
+
+      # @param length [Integer]
+      # @return [String] a copy of up to `length` bytes from the front of the buffer (not consumed).
+      def peek(length) = @buffer.byteslice(0, length)
+
+      # Parses a request head from the buffered bytes (see HTTPParser#parse).
+      # @param parser [HTTPParser]
+      # @param env [Hash] filled with the head's fields.
+      # @return [Integer, nil] the head's length, nil while it is incomplete.
+      def parse_head(parser, env) = parser.parse(env, @buffer)
+
+      # Moves decoded chunked-body data from the buffer into `out`, leaving what follows the body
+      # (see HTTPParser#filter_body).
+      # @param parser [HTTPParser] the parser of the request whose body this is.
+      # @param out [String] receives the data.
+      # @return [Boolean] whether the body's last chunk was decoded.
+      def decode_chunked(parser, out) = parser.filter_body(out, @buffer)
 
       # Removes and returns up to `length` bytes from the front of the buffer.
       # @param length [Integer]

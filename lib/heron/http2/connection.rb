@@ -25,25 +25,28 @@ module Heron
       #   sent the connection preface; nil when it sent nothing within `timeout` or went away.
       def self.wanted?(socket, timeout)
         return socket.io.alpn_protocol == "h2" if socket.io.respond_to?(:alpn_protocol)
-        while socket.buffer.bytesize < PREFACE.bytesize && PREFACE.start_with?(socket.buffer)
-          socket.fill(timeout) or return (socket.buffer.empty? ? nil : false)
+        while socket.buffered_bytes < PREFACE.bytesize && PREFACE.start_with?(socket.peek(PREFACE.bytesize))
+          socket.fill(timeout) or return (socket.buffered? ? false : nil)
         end
-        socket.buffer.start_with?(PREFACE)
+        socket.peek(PREFACE.bytesize) == PREFACE
       rescue Heron::Connection::BufferedSocket::Timeout
-        socket.buffer.empty? ? nil : false
+        socket.buffered? ? false : nil
       end
 
       # @param socket [Heron::Connection::BufferedSocket]
-      # @param reactor [Server::ReactorThread] app, config, logger, date, env_template, #finished.
+      # @param context [Server::Context] app, config, logger, date, env template.
+      # @param listener [#draining?, #admit, #finished] told of each stream's request (see
+      #   Heron::Connection#initialize).
       # @param peer [String, nil] the client's address from a PROXY protocol header.
-      def initialize(socket, reactor, peer: nil)
+      def initialize(socket, context, listener, peer: nil)
         @peer = peer
         @socket = socket
-        @reactor = reactor
-        @config = reactor.config
+        @context = context
+        @listener = listener
+        @config = context.config
         @running = 0
         @draining = false
-        @env = EnvBuilder.new(reactor.env_template, remote_addr: @peer || remote_addr, tls: socket.io.respond_to?(:alpn_protocol),
+        @env = EnvBuilder.new(context.env_template, remote_addr: @peer || remote_addr, tls: socket.io.respond_to?(:alpn_protocol),
                                                     proxies: TrustedProxies.cached(@config.trusted_proxies), unix: unix_socket?)
         HeaderBlock.max_bytes = @config.max_header_bytes
       end
@@ -109,7 +112,7 @@ module Heron
       end
 
       def run(stream, env, started)
-        Exchange.new(stream, env, @reactor).run(started)
+        Exchange.new(stream, env, @context, @listener).run(started)
       ensure
         @running -= 1
         @task.stop if @draining && @running.zero?

@@ -22,11 +22,13 @@ module Heron
 
       # @param stream [Stream]
       # @param env [Hash] the request's env (complete but for rack.input and Heron's keys).
-      # @param context [Connection] app, config, logger, date and #finished (the connection).
-      def initialize(stream, env, context)
+      # @param context [Server::Context] app, config, logger and date.
+      # @param listener [#admit, #finished] told of the request (the reactor thread).
+      def initialize(stream, env, context, listener)
         @stream = stream
         @env = env
         @context = context
+        @listener = listener
         @timeout = context.config.write_timeout
       end
 
@@ -38,7 +40,7 @@ module Heron
         respond(request)
       ensure
         request.input.close_after(request.env) if request&.input.is_a?(Request::RewindableInput)
-        @context.finished(request) if request
+        @listener.finished(request) if request
       end
 
       private
@@ -58,7 +60,7 @@ module Heron
       end
 
       def respond(request)
-        status, headers, body = @context.admit(request) || call_app(request)
+        status, headers, body = @listener.admit(request) || call_app(request)
         write(request, status.to_i, headers, body)
       rescue Response::Invalid => e
         invalid(request, e)

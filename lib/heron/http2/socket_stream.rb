@@ -18,7 +18,7 @@ module Heron
       # @return [String] exactly `length` bytes.
       # @raise [EOFError] when the client closes first; Connection::BufferedSocket::Timeout.
       def read(length)
-        @socket.fill(@read_timeout.call) or raise EOFError, "client closed" while @socket.buffer.bytesize < length
+        @socket.fill(@read_timeout.call) or raise EOFError, "client closed" while @socket.buffered_bytes < length
         @socket.consume(length)
       end
 

@@ -147,7 +147,7 @@ module Heron
       # Decodes into the buffer; what goes past `length` waits in @pending for the next read.
       def chunked_into(length, buffer)
         buffer[0..] = "" # empties it and keeps its memory (String#clear would free it)
-        until (@done = @parser.filter_body(buffer, @socket.buffer)) || !buffer.empty?
+        until (@done = @socket.decode_chunked(@parser, buffer)) || !buffer.empty?
           wait_for_bytes
         end
         count(buffer.bytesize)
@@ -176,8 +176,8 @@ module Heron
       end
 
       def fill_fixed
-        wait_for_bytes if @socket.buffer.empty?
-        taken = @socket.consume([@remaining, @socket.buffer.bytesize].min)
+        wait_for_bytes if !@socket.buffered?
+        taken = @socket.consume([@remaining, @socket.buffered_bytes].min)
         @pending.empty? ? @pending = taken : @pending << taken
         @remaining -= taken.bytesize
         @done = @remaining.zero?
@@ -186,7 +186,7 @@ module Heron
       def fill_chunked
         before = @pending.bytesize
         loop do
-          @done = @parser.filter_body(@pending, @socket.buffer)
+          @done = @socket.decode_chunked(@parser, @pending)
           return if @done || @pending.bytesize > before
           wait_for_bytes
         end

@@ -24,9 +24,9 @@ module Heron
       def read(length = nil, buffer = nil)
         return fill_buffer(buffer, +"") if length&.zero?
         check_limit(length)
-        nil while (length.nil? || @socket.buffer.bytesize < length) && fill && check_limit(length)
-        return nil if length && @socket.buffer.empty?
-        fill_buffer(buffer, @socket.consume(length || @socket.buffer.bytesize))
+        nil while (length.nil? || @socket.buffered_bytes < length) && fill && check_limit(length)
+        return nil if length && !@socket.buffered?
+        fill_buffer(buffer, @socket.consume(length || @socket.buffered_bytes))
       end
 
       # Reads whatever is available, at most `length` bytes, waiting for at least one.
@@ -35,8 +35,8 @@ module Heron
       # @return [String]
       # @raise [EOFError] at end of stream.
       def readpartial(length, buffer = nil)
-        fill if @socket.buffer.empty?
-        raise EOFError, "end of stream" if @socket.buffer.empty?
+        fill if !@socket.buffered?
+        raise EOFError, "end of stream" if !@socket.buffered?
         fill_buffer(buffer, @socket.consume(length))
       end
 
@@ -58,7 +58,7 @@ module Heron
       private
 
       def check_limit(length)
-        wanted = length || @socket.buffer.bytesize
+        wanted = length || @socket.buffered_bytes
         return true unless @limit && wanted > @limit
         raise Request::Input::TooLarge, "a read of #{wanted} bytes from the upgraded connection exceeds #{@limit}"
       end

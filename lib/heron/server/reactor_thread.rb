@@ -7,6 +7,7 @@ require_relative "../connection"
 require_relative "../proxy_protocol"
 require_relative "../response/http_date"
 require_relative "callback_runner"
+require_relative "context"
 require_relative "accept_backoff"
 require_relative "load_shedder"
 
@@ -19,22 +20,10 @@ module Heron
       ACCEPT_BATCH = 256
       private_constant :ACCEPT_BATCH
 
-      # @return [#call] the Rack app.
-      attr_reader :app
-      # @return [Configuration]
-      attr_reader :config
-      # @return [Log::Logger]
-      attr_reader :logger
-      # @return [Response::HTTPDate] the Date header cache.
-      attr_reader :date
-      # @return [Hash] env entries every request starts with.
-      attr_reader :env_template
       # @return [Server::CallbackRunner]
       attr_reader :callbacks
-      # @return [Object, nil] the metrics registry (see Profiler::Metrics), when metrics are on.
-      attr_reader :metrics
-      # @return [String] the read buffer this thread's connections share.
-      attr_reader :scratch_buffer
+      # @return [Server::Context] what this loop's connections share.
+      attr_reader :context
 
       # @param server [Server] supplies app, config, logger, listeners and metrics.
       # @param max_connections [Integer] this loop's share of the connection limit.
@@ -45,9 +34,7 @@ module Heron
         @logger = server.logger
         @metrics = server.metrics
         @max_connections = max_connections
-        @env_template = server.env_template
-        @date = Response::HTTPDate.new
-        @scratch_buffer = Connection::BufferedSocket.scratch_buffer
+        @context = Server::Context.new(server)
         @connections = Set.new
         @shedder = Server::LoadShedder.new(@config)
         @in_flight = 0
@@ -94,7 +81,7 @@ module Heron
         io.setsockopt(Socket::IPPROTO_TCP, Socket::TCP_NODELAY, 1) if io.is_a?(TCPSocket)
         accepted = now
         peer = proxy && (handshake(io, proxy) or return)
-        connection = Connection.new(io, self, accepted, peer: peer)
+        connection = Connection.new(io, @context, self, accepted, peer: peer)
         @connections << connection
         @metrics&.connection_opened
         connection.serve
@@ -110,16 +97,10 @@ module Heron
         nil
       end
 
+      # The listener a connection reports to: {#draining?}, {#admit} and {#finished}.
+
       # @return [Boolean] whether a graceful stop is under way (responses say Connection: close).
       def draining? = @draining
-
-      # @return [HTTPParser] a parser with the configured limits.
-      def new_parser
-        HTTPParser.new(max_target_bytes: @config.max_target_bytes, max_header_bytes: @config.max_header_bytes,
-                       max_header_fields: @config.max_header_fields,
-                       max_chunk_extension_bytes: @config.max_chunk_extension_bytes,
-                       max_total_chunk_extension_bytes: @config.max_total_chunk_extension_bytes)
-      end
 
       # Called by a connection before it calls the app; {#finished} balances it.
       # @param request [Request]

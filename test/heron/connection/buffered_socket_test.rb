@@ -20,10 +20,11 @@ class HeronConnectionBufferedSocketTest < Minitest::Test
     @peer.write("hello world")
     assert_equal 11, @socket.fill(1)
     assert_equal "hello", @socket.consume(5)
-    assert_equal " world", @socket.buffer
-    assert_equal " world", @socket.consume(100)
-    assert_empty @socket.buffer
-    assert_equal Encoding::BINARY, @socket.buffer.encoding
+    assert_equal " world", @socket.peek(100)
+    assert_equal 6, @socket.buffered_bytes
+    data = @socket.consume(100)
+    assert_equal [" world", Encoding::BINARY], [data, data.encoding]
+    refute_predicate @socket, :buffered?
   end
 
   def test_fill_times_out_and_returns_nil_at_end_of_stream
@@ -65,7 +66,18 @@ class HeronConnectionBufferedSocketTest < Minitest::Test
     socket.fill(1)
     @peer.write("second")
     socket.fill(1)
-    assert_equal "firstsecond", socket.buffer
+    assert_equal "firstsecond", socket.peek(100)
+  end
+
+  def test_parse_head_and_decode_chunked_work_on_the_buffer_in_place
+    @peer.write("POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\nGET")
+    @socket.fill(1)
+    parser = Heron::HTTPParser.new
+    env = {}
+    @socket.consume(@socket.parse_head(parser, env))
+    out = +"".b
+    assert @socket.decode_chunked(parser, out)
+    assert_equal ["POST", "hello", "GET"], [env["REQUEST_METHOD"], out, @socket.peek(10)]
   end
 
   def test_a_plain_socket_needs_no_handshake

@@ -1,0 +1,50 @@
+# frozen_string_literal: true
+
+require_relative "../http_parser"
+require_relative "../response/http_date"
+require_relative "../connection/buffered_socket"
+
+module Heron
+  class Server
+    # What the connections of one reactor thread read and share: the app, the settings, the
+    # logger, the metrics registry, the env template, the Date cache and the read buffer. Frozen
+    # once built; a connection gets this and a listener (the reactor: `draining?`, `admit`,
+    # `finished`) instead of the reactor itself.
+    class Context
+      # @return [#call] the Rack app.
+      attr_reader :app
+      # @return [Configuration]
+      attr_reader :config
+      # @return [Log::Logger]
+      attr_reader :logger
+      # @return [Object, nil] the metrics registry, when metrics are on.
+      attr_reader :metrics
+      # @return [Hash] env entries every request starts with.
+      attr_reader :env_template
+      # @return [Response::HTTPDate] the Date header cache.
+      attr_reader :date
+      # @return [String] the read buffer the thread's connections share (see BufferedSocket).
+      attr_reader :scratch_buffer
+
+      # @param server [Server] supplies the app, config, logger, metrics and env template.
+      def initialize(server)
+        @app = server.app
+        @config = server.config
+        @logger = server.logger
+        @metrics = server.metrics
+        @env_template = server.env_template
+        @date = Response::HTTPDate.new
+        @scratch_buffer = Connection::BufferedSocket.scratch_buffer
+        freeze
+      end
+
+      # @return [HTTPParser] a parser with the configured limits.
+      def new_parser
+        HTTPParser.new(max_target_bytes: @config.max_target_bytes, max_header_bytes: @config.max_header_bytes,
+                       max_header_fields: @config.max_header_fields,
+                       max_chunk_extension_bytes: @config.max_chunk_extension_bytes,
+                       max_total_chunk_extension_bytes: @config.max_total_chunk_extension_bytes)
+      end
+    end
+  end
+end
