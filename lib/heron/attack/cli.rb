@@ -23,7 +23,8 @@ module Heron
         @stderr = stderr
       end
 
-      # @return [Integer] 0 on success, 2 for bad arguments, 1 for any other failure.
+      # @return [Integer] 0 on success, 2 for bad arguments, 3 when a --fail-if threshold is
+      #   broken, 4 when no request succeeded, 1 for any other failure.
       def run
         options = Options.parse(@argv)
         return help(options) if options.help
@@ -47,8 +48,20 @@ module Heron
         progress = Progress.for(@stderr, total: options.total_requests)
         launcher = Launcher.new(options, targets, output: @stdout, progress: progress)
         recorder = on_interrupt(-> { launcher.stop }) { launcher.run }
-        write_reports(options, Summary.new(recorder, options, started_at: started_at).to_h)
-        0
+        report = Summary.new(recorder, options, started_at: started_at).to_h
+        report["thresholds"] = options.thresholds.map { |threshold| threshold.check(report) }
+        write_reports(options, report)
+        verdict(report)
+      end
+
+      # Names every broken threshold on stderr; a run where nothing succeeded fails even without
+      # thresholds (exit 4, which wins over 3), so a CI job against a dead server cannot pass.
+      def verdict(report)
+        broken = report["thresholds"].select { |t| t["broken"] }
+        broken.each { |t| @stderr.puts("heron attack: threshold broken: #{t['expression']} (actual #{t['actual'] || 'not measured'})") }
+        sent, ok = report["requests"].values_at("sent", "ok")
+        return fail_with(4, "every request failed (#{sent} sent, none succeeded)") if sent.positive? && ok.zero?
+        broken.empty? ? 0 : 3
       end
 
       # The first Ctrl-C stops sending and still reports what was measured; a second one exits.

@@ -2,6 +2,7 @@
 
 require "optparse"
 require_relative "usage_error"
+require_relative "threshold"
 
 module Heron
   module Attack
@@ -9,6 +10,7 @@ module Heron
     # every problem raises {UsageError} with a one-line message.
     class Options
       MAX_PROCESSES = 256
+      MAX_THRESHOLDS = 32
       BANNER = "Usage: heron attack URL --rate R (--duration D | -n N) [options]\n" \
                "       heron attack --compare BEFORE.json AFTER.json --html OUT.html"
 
@@ -34,6 +36,8 @@ module Heron
       attr_accessor :compare
       # @return [Integer] generator processes. @return [Boolean] --help was given.
       attr_accessor :processes, :help
+      # @return [Array<Threshold>] the --fail-if conditions.
+      attr_accessor :thresholds
 
       # Starts from the defaults: GET, no headers, 30 s timeout, keep-alive, one process.
       def initialize
@@ -44,6 +48,7 @@ module Heron
         @per_request = false
         @processes = 1
         @help = false
+        @thresholds = []
       end
 
       # @param argv [Array<String>]
@@ -79,6 +84,7 @@ module Heron
           load_options(o)
           request_options(o)
           output_options(o)
+          ci_options(o)
         end
       end
 
@@ -108,6 +114,13 @@ module Heron
         o.on("--html FILE", "write a self-contained HTML page with charts") { |v| @html = v }
         o.on("--compare A.json B.json", "overlay two --json runs (with --html)") { |v| @compare = [v] }
         o.on("-h", "--help", "show this help") { @help = true }
+      end
+
+      def ci_options(o)
+        o.on("--fail-if COND", "exit 3 when COND holds, e.g. 'p99>250ms', 'errors>0.1%', 'rate<99%' (repeatable)") do |v|
+          raise UsageError, "at most #{MAX_THRESHOLDS} --fail-if conditions" if @thresholds.size >= MAX_THRESHOLDS
+          @thresholds << Threshold.new(v)
+        end
       end
 
       def seconds(text)

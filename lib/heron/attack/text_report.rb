@@ -14,7 +14,7 @@ module Heron
 
       # @return [String] the report, several lines ending in a newline.
       def render
-        lines = [heading, "", *totals, "", *latency_table, "", *outcomes]
+        lines = [heading, "", *totals, "", *latency_table, "", *outcomes, *thresholds]
         lines.concat(["", *@report["warnings"].map { |w| "warning: #{w}" }]) unless @report["warnings"].empty?
         lines.join("\n") << "\n"
       end
@@ -68,6 +68,16 @@ module Heron
         errors = @report["errors"].map { |kind, n| "#{kind}:#{n}" }
         [row("Status codes", codes.empty? ? "none" : codes.join("  ")), row("Errors", errors.join("  ")),
          *@report["error_samples"].map { |message, n| "  #{n} x #{message}" }]
+      end
+
+      def thresholds
+        checks = @report["thresholds"] || []
+        return [] if checks.empty?
+        ["", "Thresholds", *checks.map { |t| "  #{t['broken'] ? 'BROKEN' : 'ok'.ljust(6)}  #{t['expression']}  (actual #{threshold_value(t)})" }]
+      end
+
+      def threshold_value(check)
+        check["actual"].nil? ? "not measured" : "#{format('%.2f', check['actual'])}#{check['unit']}"
       end
 
       def row(label, *cells)

@@ -88,4 +88,38 @@ class CLITest < Minitest::Test
       assert_includes @stdout.string, "== after"
     end
   end
+
+  def test_broken_thresholds_exit_3_naming_each_and_are_recorded
+    Dir.mktmpdir do |dir|
+      json = File.join(dir, "run.json")
+      status = TestServer.fork_server(delay: 0.02) do |base|
+        cli("#{base}/", "-r", "50", "-n", "10", "--json", json,
+            "--fail-if", "p50>1ms", "--fail-if", "errors>0.1%", "--fail-if", "p99>10s")
+      end
+      assert_equal 3, status
+      assert_equal ["heron attack: threshold broken: p50>1ms (actual "], @stderr.string.lines.map { |l| l[/\A.*actual /] }
+      checks = Heron::Attack::JsonReport.load(json)["thresholds"]
+      assert_equal [true, false, false], checks.map { |t| t["broken"] }
+      assert_operator checks.first["actual"], :>=, 20
+      assert_match(/^  BROKEN  p50>1ms  \(actual \d+\.\d+ms\)$/, @stdout.string)
+      assert_match(/^  ok      errors>0.1%  \(actual 0.00%\)$/, @stdout.string)
+    end
+  end
+
+  def test_thresholds_that_hold_exit_0
+    TestServer.fork_server do |base|
+      assert_equal 0, cli("#{base}/", "-r", "50", "-n", "10", "--fail-if", "errors>0", "--fail-if", "p99>10s")
+    end
+    assert_empty @stderr.string
+  end
+
+  def test_every_request_failing_exits_4
+    TestServer.fork_server(status: 500) do |base|
+      assert_equal 4, cli("#{base}/", "-r", "50", "-n", "5")
+    end
+    assert_equal "heron attack: every request failed (5 sent, none succeeded)\n", @stderr.string
+    port = TCPServer.open("127.0.0.1", 0) { |s| s.addr[1] } # nothing listens there any more
+    assert_equal 4, cli("http://127.0.0.1:#{port}/", "-r", "50", "-n", "3")
+    assert_match(/^Errors +.*refused:3/, @stdout.string)
+  end
 end
