@@ -2,6 +2,8 @@
 
 require_relative "options"
 require_relative "target"
+require_relative "targets_file"
+require_relative "target_picker"
 require_relative "launcher"
 require_relative "progress"
 require_relative "summary"
@@ -77,8 +79,8 @@ module Heron
 
       def load_targets(options)
         settings = { headers: options.headers, body: options.body, keepalive: options.keepalive }
-        return Target.load_file(options.targets_file, **settings) if options.targets_file
-        [Target.new(options.method, options.url, **settings)]
+        targets = options.targets_file ? TargetsFile.load(options.targets_file, **settings) : [Target.new(options.method, options.url, **settings)]
+        TargetPicker.new(targets, mode: options.pick, seed: options.seed)
       end
 
       def write_reports(options, report)

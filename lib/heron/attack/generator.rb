@@ -5,6 +5,7 @@ require "async/condition"
 require_relative "client"
 require_relative "worker_pool"
 require_relative "recorder"
+require_relative "target_picker"
 
 module Heron
   module Attack
@@ -14,7 +15,8 @@ module Heron
     # coordinated-omission trap of closed-loop tools). With several processes, each one takes
     # every stride-th request from offset, so the due times interleave.
     class Generator
-      # @param targets [Array<Target>] used round-robin by request index.
+      # @param targets [TargetPicker, Array<Target>] chooses each request's target (an Array is
+      #   used round robin by weight).
       # @param rate [Float] requests per second of the whole run (all processes).
       # @param total [Integer] requests in the whole run.
       # @param timeout [Numeric] seconds per request.
@@ -25,7 +27,7 @@ module Heron
       # @param progress [Progress, nil] told about the run twice a second.
       def initialize(targets, rate:, total:, timeout: 30, keepalive: true, connections: nil,
                      stride: 1, offset: 0, output: nil, progress: nil)
-        @targets = targets
+        @picker = targets.is_a?(TargetPicker) ? targets : TargetPicker.new(targets)
         @rate = rate.to_f
         @indexes = offset.step(total - 1, stride)
         @client = Client.new(timeout: timeout, keepalive: keepalive)
@@ -40,7 +42,7 @@ module Heron
       # @return [void]
       # @raise [SocketError]
       def resolve!
-        @targets.each { |target| @client.resolve(target) }
+        @picker.targets.each { |target| @client.resolve(target) }
       end
 
       # Stops sending: requests not yet due are dropped; those in flight still finish. Safe to
@@ -91,7 +93,7 @@ module Heron
       end
 
       def perform(index, due)
-        target = @targets[index % @targets.size]
+        target = @picker.for(index)
         sent = now
         @recorder.sent!(due, sent, target.body_bytes)
         print(outcome(index, due, sent, target))

@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require_relative "generator"
+require_relative "target_picker"
 require_relative "progress_pipe"
 require_relative "progress_relay"
 
@@ -12,12 +13,13 @@ module Heron
     # writes snapshots to a second pipe that a {ProgressRelay} sums.
     class Launcher
       # @param options [Options] the run's settings.
-      # @param targets [Array<Target>]
+      # @param targets [TargetPicker, Array<Target>] each process gets its own copy
+      #   ({TargetPicker#for_process}); an Array is used round robin.
       # @param output [IO, nil] per-request lines go here when --per-request.
       # @param progress [Progress, nil] the live line.
       def initialize(options, targets, output: nil, progress: nil)
         @options = options
-        @targets = targets
+        @targets = targets.is_a?(TargetPicker) ? targets : TargetPicker.new(targets)
         @output = options.per_request ? output : nil
         @progress = progress
       end
@@ -49,7 +51,7 @@ module Heron
       private
 
       def generator(offset, stride, progress = nil)
-        Generator.new(@targets, rate: @options.rate, total: @options.total_requests,
+        Generator.new(@targets.for_process(offset, @options.seed), rate: @options.rate, total: @options.total_requests,
                                 timeout: @options.timeout, keepalive: @options.keepalive,
                                 connections: share(@options.connections, stride), stride: stride, offset: offset,
                                 output: @output, progress: progress)

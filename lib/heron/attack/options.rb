@@ -36,6 +36,9 @@ module Heron
       attr_accessor :compare
       # @return [Integer] generator processes. @return [Boolean] --help was given.
       attr_accessor :processes, :help
+      # @return [String] how targets are chosen: "round-robin" or "random".
+      # @return [Integer] the seed of "random".
+      attr_accessor :pick, :seed
       # @return [Array<Threshold>] the --fail-if conditions.
       attr_accessor :thresholds
 
@@ -49,6 +52,8 @@ module Heron
         @processes = 1
         @help = false
         @thresholds = []
+        @pick = "round-robin"
+        @seed = Random.new_seed % (2**31)
       end
 
       # @param argv [Array<String>]
@@ -105,7 +110,9 @@ module Heron
         o.on("-H", "--header 'Name: value'", "add a header (repeatable)") { |v| @headers << header(v) }
         o.on("--body STRING", "request body") { |v| @body = v }
         o.on("--body-file FILE", "request body from a file") { |v| @body = read_body(v) }
-        o.on("--targets FILE", "one 'METHOD URL' per line, used round-robin") { |v| @targets_file = v }
+        o.on("--targets FILE", "targets: 'METHOD URL [weight=N]', then 'Name: value' lines, '@FILE' or '@@TEXT' body") { |v| @targets_file = v }
+        o.on("--pick MODE", %w[round-robin random], "choose targets round-robin (default) or at random, by weight") { |v| @pick = v }
+        o.on("--seed N", Integer, "seed for --pick random (default: a new one, printed in the JSON)") { |v| @seed = v }
       end
 
       def output_options(o)

@@ -63,7 +63,8 @@ module Heron
       def plan
         { "rate" => @options.rate, "duration_s" => @options.duration, "requests" => @options.total_requests,
           "connections" => @options.connections, "processes" => @options.processes,
-          "keepalive" => @options.keepalive, "timeout_s" => @options.timeout }
+          "keepalive" => @options.keepalive, "timeout_s" => @options.timeout,
+          "pick" => @options.pick, "seed" => @options.pick == "random" ? @options.seed : nil }
       end
 
       def requests

@@ -19,9 +19,11 @@ module Heron
       # @param headers [Array<String>] "Name: value" lines added to every request.
       # @param body [String, nil] the request body.
       # @param keepalive [Boolean] false sends "Connection: close".
+      # @param weight [Integer] this target's share when targets are picked (see {TargetPicker}).
       # @raise [UsageError] for an unknown method or a URL that is not http://host[:port]/...
-      def initialize(method, url, headers: [], body: nil, keepalive: true)
+      def initialize(method, url, headers: [], body: nil, keepalive: true, weight: 1)
         @method = method.to_s.upcase
+        @weight = weight
         raise UsageError, "unknown method #{method.inspect}" unless METHODS.include?(@method)
         @uri = self.class.parse_url(url)
         @authority = "#{@uri.host}:#{@uri.port}".freeze
@@ -29,8 +31,8 @@ module Heron
         @bytes = build(headers, body, keepalive).freeze
       end
 
-      # @return [Integer] the request body's size in bytes.
-      attr_reader :body_bytes
+      # @return [Integer] the request body's size in bytes. @return [Integer] the pick weight.
+      attr_reader :body_bytes, :weight
 
       # @param url [String]
       # @return [URI::HTTP]
@@ -41,28 +43,6 @@ module Heron
         uri
       rescue URI::InvalidURIError
         raise UsageError, "not a valid URL: #{url}"
-      end
-
-      # Reads a targets file: one "METHOD URL" per line; blank lines and # comments skipped.
-      # @param path [String]
-      # @param options [Hash] headers:, body:, keepalive: as for {#initialize}.
-      # @return [Array<Target>]
-      # @raise [UsageError] when the file is missing, empty or has a bad line.
-      def self.load_file(path, **options)
-        lines = File.readlines(path, chomp: true).map(&:strip).reject { |l| l.empty? || l.start_with?("#") }
-        raise UsageError, "targets file #{path} has no targets" if lines.empty?
-        lines.map { |line| from_line(line, path, **options) }
-      rescue SystemCallError => e
-        raise UsageError, "cannot read targets file: #{e.message}"
-      end
-
-      # @param line [String] "METHOD URL".
-      # @param path [String] the file, for the error message.
-      # @return [Target]
-      def self.from_line(line, path, **options)
-        method, url, extra = line.split(/\s+/)
-        raise UsageError, "#{path}: expected 'METHOD URL', got #{line.inspect}" if url.nil? || extra
-        new(method, url, **options)
       end
 
       # @return [String] the frozen request bytes (head and body).

@@ -122,4 +122,41 @@ class CLITest < Minitest::Test
     assert_equal 4, cli("http://127.0.0.1:#{port}/", "-r", "50", "-n", "3")
     assert_match(/^Errors +.*refused:3/, @stdout.string)
   end
+
+  def test_targets_file_sends_each_targets_method_headers_and_body_by_weight
+    Dir.mktmpdir do |dir|
+      log = File.join(dir, "log")
+      File.write(File.join(dir, "body.json"), %({"n":1}))
+      TestServer.fork_server(log: log) do |base|
+        File.write(File.join(dir, "t"), <<~TARGETS)
+          POST #{base}/orders weight=2
+          Content-Type: application/json
+          @body.json
+          PUT #{base}/notes
+          X-Note: yes
+          @@hello
+          GET #{base}/
+        TARGETS
+        assert_equal 0, cli("--targets", File.join(dir, "t"), "-r", "100", "-n", "8", "-H", "X-Run: 1", "-c", "1")
+      end
+      requests = File.readlines(log).map { |line| JSON.parse(line) }
+      assert_equal ["POST /orders", "PUT /notes", "GET /", "POST /orders"] * 2, requests.map { |r| r["head"][/\A\S+ \S+/] }
+      assert_equal [%({"n":1}), "hello", "", %({"n":1})] * 2, requests.map { |r| r["body"] }
+      assert(requests.all? { |r| r["head"].include?("X-Run: 1\r\n") })
+      assert_includes requests[0]["head"], "Content-Type: application/json\r\n"
+      assert_includes requests[1]["head"], "X-Note: yes\r\n"
+      assert_equal 2, requests.count { |r| r["head"].include?("X-Note") }
+    end
+  end
+
+  def test_random_pick_records_its_seed
+    Dir.mktmpdir do |dir|
+      json = File.join(dir, "run.json")
+      TestServer.fork_server do |base|
+        File.write(File.join(dir, "t"), "GET #{base}/a weight=9\nHEAD #{base}/b\n")
+        assert_equal 0, cli("--targets", File.join(dir, "t"), "-r", "100", "-n", "10", "--pick", "random", "--seed", "5", "--json", json)
+      end
+      assert_equal({ "pick" => "random", "seed" => 5 }, Heron::Attack::JsonReport.load(json)["plan"].slice("pick", "seed"))
+    end
+  end
 end

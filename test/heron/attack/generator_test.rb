@@ -105,7 +105,7 @@ class GeneratorTest < Minitest::Test
       generator.stop
     end
     recorder = TestServer.fork_server do |base|
-      generator.instance_variable_set(:@targets, [Target.new("GET", "#{base}/")])
+      generator.instance_variable_set(:@picker, Heron::Attack::TargetPicker.new([Target.new("GET", "#{base}/")]))
       generator.run
     end
     assert_operator recorder.sent, :<, 100

@@ -40,24 +40,8 @@ class TargetTest < Minitest::Test
     end
   end
 
-  def test_load_file
-    Dir.mktmpdir do |dir|
-      path = File.join(dir, "targets.txt")
-      File.write(path, "# comment\nGET http://h/a\n\nPOST http://h/b\n")
-      targets = Target.load_file(path, body: "x")
-      assert_equal %w[GET POST], targets.map(&:method)
-      assert_equal "/b", targets.last.uri.path
-    end
-  end
-
-  def test_load_file_errors
-    Dir.mktmpdir do |dir|
-      path = File.join(dir, "t.txt")
-      File.write(path, "GET\n")
-      assert_raises(Heron::Attack::UsageError) { Target.load_file(path) }
-      File.write(path, "# nothing\n")
-      assert_raises(Heron::Attack::UsageError) { Target.load_file(path) }
-      assert_raises(Heron::Attack::UsageError) { Target.load_file(File.join(dir, "missing")) }
-    end
+  def test_weight_defaults_to_one
+    assert_equal 1, Target.new("GET", "http://h/").weight
+    assert_equal 3, Target.new("GET", "http://h/", weight: 3).weight
   end
 end

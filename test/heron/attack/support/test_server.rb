@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require "socket"
+require "json"
 
 # A small real HTTP/1.1 server for the attack tests: a thread per connection, keep-alive,
 # a configurable delay before each response, an optional one-time stall, and a choice of
@@ -13,7 +14,9 @@ class TestServer
   # @param stall [Float] length of the one-time stall.
   # @param framing [Symbol] :length, :chunked or :close.
   # @param status [Integer] the response status.
-  def initialize(delay: 0, stall_at: nil, stall: 1.0, framing: :length, status: 200)
+  # @param log [String, nil] a file to append each request to, as a JSON line {head:, body:}.
+  def initialize(delay: 0, stall_at: nil, stall: 1.0, framing: :length, status: 200, log: nil)
+    @log = log
     @delay = delay
     @stall_at = stall_at
     @stall = stall
@@ -84,7 +87,8 @@ class TestServer
 
   def serve(socket)
     while (head = read_head(socket))
-      socket.read(head[/^content-length:\s*(\d+)/i, 1].to_i) if head =~ /^content-length:/i
+      body = head =~ /^content-length:/i ? socket.read(head[/^content-length:\s*(\d+)/i, 1].to_i) : ""
+      record(head, body) if @log
       respond(socket, head)
       break if @framing == :close || head =~ /^connection:\s*close/i
     end
@@ -92,6 +96,11 @@ class TestServer
     nil
   ensure
     socket.close
+  end
+
+  def record(head, body)
+    line = "#{JSON.generate('head' => head, 'body' => body)}\n"
+    @lock.synchronize { File.write(@log, line, mode: "a") }
   end
 
   def read_head(socket)
