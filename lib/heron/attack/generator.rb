@@ -6,18 +6,21 @@ require_relative "client"
 require_relative "worker_pool"
 require_relative "recorder"
 require_relative "target_picker"
+require_relative "schedule"
 
 module Heron
   module Attack
-    # The open-loop request scheduler. Request i of the plan is due at start + i / rate no
-    # matter how earlier requests fare; each runs in its own fiber, so a slow server makes
+    # The open-loop request scheduler. Request i of the plan is due at start + i / rate (or,
+    # when the rate varies, when the {Schedule} has offered i requests) no matter how earlier
+    # requests fare; each runs in its own fiber, so a slow server makes
     # requests pile up in flight instead of silently slowing the generator down (the
     # coordinated-omission trap of closed-loop tools). With several processes, each one takes
     # every stride-th request from offset, so the due times interleave.
     class Generator
       # @param targets [TargetPicker, Array<Target>] chooses each request's target (an Array is
       #   used round robin by weight).
-      # @param rate [Float] requests per second of the whole run (all processes).
+      # @param rate [Float] requests per second of the whole run (all processes), when no schedule.
+      # @param schedule [Schedule, nil] the offered rate over time (all processes).
       # @param total [Integer] requests in the whole run.
       # @param timeout [Numeric] seconds per request.
       # @param keepalive [Boolean] reuse connections.
@@ -25,10 +28,10 @@ module Heron
       # @param stride [Integer] @param offset [Integer] this process's share of the indexes.
       # @param output [IO, nil] where to print one line per request, or nil.
       # @param progress [Progress, nil] told about the run twice a second.
-      def initialize(targets, rate:, total:, timeout: 30, keepalive: true, connections: nil,
+      def initialize(targets, total:, rate: nil, schedule: nil, timeout: 30, keepalive: true, connections: nil,
                      stride: 1, offset: 0, output: nil, progress: nil)
         @picker = targets.is_a?(TargetPicker) ? targets : TargetPicker.new(targets)
-        @rate = rate.to_f
+        @schedule = schedule || Schedule.constant(rate.to_f, total / rate.to_f)
         @indexes = offset.step(total - 1, stride)
         @client = Client.new(timeout: timeout, keepalive: keepalive)
         @workers = WorkerPool.new(connections) { |index, due| perform(index, due) }
@@ -79,7 +82,7 @@ module Heron
 
       def schedule(task)
         @indexes.each do |index|
-          due = @recorder.start + (index / @rate)
+          due = @recorder.start + @schedule.due(index)
           wait = due - now
           sleep(wait) if wait.positive?
           break if @stopping

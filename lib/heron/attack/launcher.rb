@@ -51,7 +51,7 @@ module Heron
       private
 
       def generator(offset, stride, progress = nil)
-        Generator.new(@targets.for_process(offset, @options.seed), rate: @options.rate, total: @options.total_requests,
+        Generator.new(@targets.for_process(offset, @options.seed), schedule: @options.schedule, total: @options.total_requests,
                                 timeout: @options.timeout, keepalive: @options.keepalive,
                                 connections: share(@options.connections, stride), stride: stride, offset: offset,
                                 output: @output, progress: progress)

@@ -3,6 +3,7 @@
 require "optparse"
 require_relative "usage_error"
 require_relative "threshold"
+require_relative "schedule"
 
 module Heron
   module Attack
@@ -12,12 +13,18 @@ module Heron
       MAX_PROCESSES = 256
       MAX_THRESHOLDS = 32
       BANNER = "Usage: heron attack URL --rate R (--duration D | -n N) [options]\n" \
-               "       heron attack --compare BEFORE.json AFTER.json --html OUT.html"
+               "       heron attack URL --rate FROM..TO --duration D [options]\n" \
+               "       heron attack URL --stages '30s:100,60s:1000,30s:0' [options]\n" \
+               "       heron attack --compare A.json B.json [C.json ...] [--html OUT.html]"
 
       # @return [String, nil] the target URL (nil with --targets or --compare).
       attr_accessor :url
-      # @return [Float, nil] requests per second.
+      # @return [Float, nil] requests per second (the mean over the plan when the rate varies).
       attr_accessor :rate
+      # @return [Schedule, nil] the offered rate over time (set by {#parse!}).
+      attr_accessor :schedule
+      # @return [Array<Threshold>] the --knee conditions.
+      attr_accessor :knee
       # @return [Float, nil] seconds to send for. @return [Integer, nil] requests to send.
       attr_accessor :duration, :requests
       # @return [Integer, nil] concurrency cap; nil opens connections as needed.
@@ -52,6 +59,7 @@ module Heron
         @processes = 1
         @help = false
         @thresholds = []
+        @knee = []
         @pick = "round-robin"
         @seed = Random.new_seed % (2**31)
       end
@@ -79,7 +87,7 @@ module Heron
 
       # @return [Integer] how many requests the whole run sends.
       def total_requests
-        @requests || (@rate * @duration).floor
+        @requests || @schedule.total
       end
 
       # @return [OptionParser] the parser, also used to print --help.
@@ -96,7 +104,13 @@ module Heron
       private
 
       def load_options(o)
-        o.on("-r", "--rate R", Float, "requests per second (open loop)") { |v| @rate = v }
+        o.on("-r", "--rate R", "requests per second (open loop); FROM..TO ramps linearly over --duration") do |v|
+          @rate_range = Schedule.parse_rate(v)
+        end
+        o.on("--stages LIST", "steps 'DURATION:RATE,...' (a stage may ramp: '60s:100..1000'); replaces -r/-d/-n") { |v| @stages = v }
+        o.on("--knee COND", "mark the first second where COND holds, e.g. 'p99>100ms', 'errors>1%' (repeatable)") do |v|
+          @knee << knee_condition(v)
+        end
         o.on("-d", "--duration D", "how long to send: 10, 10s, 500ms, 2m") { |v| @duration = seconds(v) }
         o.on("-n", "--requests N", Integer, "how many requests to send") { |v| @requests = v }
         o.on("-c", "--connections C", Integer, "cap on requests in flight (default: no cap)") { |v| @connections = v }
@@ -128,6 +142,13 @@ module Heron
           raise UsageError, "at most #{MAX_THRESHOLDS} --fail-if conditions" if @thresholds.size >= MAX_THRESHOLDS
           @thresholds << Threshold.new(v)
         end
+      end
+
+      def knee_condition(text)
+        raise UsageError, "at most #{MAX_THRESHOLDS} --knee conditions" if @knee.size >= MAX_THRESHOLDS
+        condition = Threshold.new(text)
+        raise UsageError, "--knee takes p50, p99, max or errors, not #{condition.metric}" unless condition.per_second?
+        condition
       end
 
       def seconds(text)
@@ -165,13 +186,29 @@ module Heron
       end
 
       def validate_load!
-        raise UsageError, "--rate must be a positive number" unless @rate&.positive?
-        raise UsageError, "give exactly one of --duration or -n" unless @duration.nil? ^ @requests.nil?
+        @stages ? stages! : rate!
         raise UsageError, "the run would send no requests" unless total_requests.positive?
         positive!(:connections, @connections) if @connections
         positive!(:processes, @processes)
         raise UsageError, "--processes must be at most #{MAX_PROCESSES}" if @processes > MAX_PROCESSES
         raise UsageError, "--timeout must be positive" unless @timeout.positive?
+      end
+
+      def stages!
+        raise UsageError, "--stages replaces --rate, --duration and -n" if @rate_range || @duration || @requests
+        @schedule = Schedule.parse_stages(@stages, ->(text) { seconds(text) })
+        @duration = @schedule.duration
+        @rate = @schedule.mean_rate
+      end
+
+      def rate!
+        raise UsageError, "--rate must be given (or --stages)" unless @rate_range
+        raise UsageError, "give exactly one of --duration or -n" unless @duration.nil? ^ @requests.nil?
+        from, to = @rate_range
+        raise UsageError, "a ramp (--rate FROM..TO) needs --duration, not -n" if from != to && @requests
+        raise UsageError, "--duration must be positive" if @duration && !@duration.positive?
+        @schedule = Schedule.new([[@duration || (@requests / from), from, to]])
+        @rate = from == to ? from : @schedule.mean_rate
       end
 
       def positive!(name, value)

@@ -24,7 +24,8 @@ module Heron
       attr_reader :errors
       # @return [Hash{String=>Integer}] up to {SAMPLE_LIMIT} distinct error messages, counted.
       attr_reader :error_samples
-      # @return [Hash{Integer=>Array(Histogram, Integer)}] by second since start: latencies, errors.
+      # @return [Hash{Integer=>Array(Histogram, Integer, Integer)}] by second of due time since the
+      #   start: latencies, errors (no status), failed responses (status >= 400).
       attr_reader :timeline
       # @return [Integer] requests sent.
       attr_reader :sent
@@ -76,7 +77,9 @@ module Heron
         @bytes_in += bytes
         @corrected.record((done - due) * 1e6)
         @uncorrected.record((done - sent) * 1e6)
-        second(due)[0].record((done - due) * 1e6)
+        slot = second(due)
+        slot[0].record((done - due) * 1e6)
+        slot[2] += 1 if status >= 400
       end
 
       # Records a failed request.
@@ -121,7 +124,7 @@ module Heron
       end
 
       def second(due)
-        @timeline[(due - @start).floor] ||= [Histogram.new, 0]
+        @timeline[(due - @start).floor] ||= [Histogram.new, 0, 0]
       end
 
       def sample(kind, error)
@@ -147,10 +150,11 @@ module Heron
       end
 
       def merge_timeline(other)
-        other.timeline.each do |sec, (histogram, errors)|
-          mine = @timeline[sec] ||= [Histogram.new, 0]
+        other.timeline.each do |sec, (histogram, errors, failed)|
+          mine = @timeline[sec] ||= [Histogram.new, 0, 0]
           mine[0].merge!(histogram)
           mine[1] += errors
+          mine[2] += failed
         end
       end
     end

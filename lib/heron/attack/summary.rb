@@ -2,6 +2,7 @@
 
 require "time"
 require_relative "histogram"
+require_relative "load_table"
 
 module Heron
   module Attack
@@ -50,7 +51,7 @@ module Heron
           "errors" => @recorder.errors.dup, "error_samples" => error_samples,
           "bytes" => { "in" => @recorder.bytes_in, "out" => @recorder.bytes_out },
           "timeline" => timeline, "percentile_curve" => curves, "histograms" => histograms,
-          "warnings" => warnings
+          "warnings" => warnings, "load" => load_table, "knee" => knee
         }
       end
 
@@ -64,7 +65,8 @@ module Heron
         { "rate" => @options.rate, "duration_s" => @options.duration, "requests" => @options.total_requests,
           "connections" => @options.connections, "processes" => @options.processes,
           "keepalive" => @options.keepalive, "timeout_s" => @options.timeout,
-          "pick" => @options.pick, "seed" => @options.pick == "random" ? @options.seed : nil }
+          "pick" => @options.pick, "seed" => @options.pick == "random" ? @options.seed : nil,
+          "stages" => @options.schedule.to_a }
       end
 
       def requests
@@ -119,11 +121,29 @@ module Heron
       end
 
       def timeline
-        @recorder.timeline.sort.map do |second, (histogram, errors)|
-          { "second" => second, "responses" => histogram.count, "errors" => errors,
+        @timeline ||= @recorder.timeline.sort.map do |second, (histogram, errors, failed)|
+          { "second" => second, "offered" => @options.schedule.offered(second, second + 1).round(3),
+            "responses" => histogram.count, "errors" => errors, "failed" => failed,
             "p50_ms" => histogram.percentile(50) / 1000.0, "p99_ms" => histogram.percentile(99) / 1000.0,
             "max_ms" => histogram.max / 1000.0 }
         end
+      end
+
+      # The rows of rate against latency, for a run whose rate varies; nil for a constant rate.
+      def load_table
+        LoadTable.new(@recorder, @options.schedule).rows if @options.schedule.varying?
+      end
+
+      # The first second of due time where a --knee condition holds and still holds the next
+      # second (or which is the last one), so one slow second of warm-up is not taken for the
+      # knee; and the rate offered then.
+      def knee
+        return nil if @options.knee.empty?
+        crossed = ->(entry) { entry.nil? || @options.knee.any? { |condition| condition.holds_in?(entry) } }
+        second = timeline.each_with_index.find { |entry, i| crossed.call(entry) && crossed.call(timeline[i + 1]) }&.first
+        { "conditions" => @options.knee.map(&:expression), "second" => second&.fetch("second"),
+          "offered_rate" => second&.fetch("offered"),
+          "held" => second ? @options.knee.select { |c| c.holds_in?(second) }.map(&:expression) : [] }
       end
 
       def curves

@@ -14,7 +14,7 @@ module Heron
 
       # @return [String] the report, several lines ending in a newline.
       def render
-        lines = [heading, "", *totals, "", *latency_table, "", *outcomes, *thresholds]
+        lines = [heading, "", *totals, "", *latency_table, *load_table, "", *outcomes, *thresholds]
         lines.concat(["", *@report["warnings"].map { |w| "warning: #{w}" }]) unless @report["warnings"].empty?
         lines.join("\n") << "\n"
       end
@@ -25,8 +25,20 @@ module Heron
         plan = @report["plan"]
         span = plan["duration_s"] ? "for #{seconds(plan['duration_s'])}" : "for #{plan['requests']} requests"
         cap = plan["connections"] ? "at most #{plan['connections']} connections" : "no connection cap"
-        "Heron attack: #{what} at #{number(plan['rate'])}/s #{span} " \
+        "Heron attack: #{what} #{offered(plan)} #{span} " \
           "(#{plan['processes']} process#{'es' if plan['processes'] > 1}, #{cap})"
+      end
+
+      def offered(plan)
+        stages = plan["stages"] || []
+        return "at #{number(plan['rate'])}/s" if stages.size <= 1 && stages.all? { |st| st["from"] == st["to"] }
+        return "at #{number(stages[0]['from'])}..#{number(stages[0]['to'])}/s" if stages.size == 1
+        "at #{stages.map { |st| stage(st) }.join(', then ')}"
+      end
+
+      def stage(stage)
+        rate = stage["from"] == stage["to"] ? number(stage["from"]) : "#{number(stage['from'])}..#{number(stage['to'])}"
+        "#{rate}/s for #{seconds(stage['duration_s'])}"
       end
 
       def what
@@ -61,6 +73,31 @@ module Heron
 
       def stats_row(name, stats)
         "  #{name}".ljust(14) + COLUMNS.map { |c| format("%.2f", stats[c]).rjust(9) }.join
+      end
+
+      # Latency and throughput against the offered rate, and the knee, when the rate varied.
+      def load_table
+        rows = @report["load"]
+        return [] unless rows
+        ["", "Load (by due time)   offered/s  throughput/s   p50 ms   p99 ms  errors",
+         *rows.map { |r| load_row(r) }, *knee]
+      end
+
+      def load_row(row)
+        mark = knee_second && (row["from_s"]...row["to_s"]).cover?(knee_second) ? "  <- knee" : ""
+        format("  %6s-%-6s %14.1f %13.1f %8.2f %8.2f %6.2f%%%s", "#{row['from_s']}s", "#{row['to_s']}s",
+               row["offered_rate"], row["throughput"], row["p50_ms"], row["p99_ms"], row["errors_pct"], mark)
+      end
+
+      def knee
+        found = @report["knee"]
+        return [] unless found
+        return ["  knee: none (#{found['conditions'].join(' or ')} never held)"] unless found["second"]
+        [format("  knee: at %.1f/s offered (second %d), where %s", found["offered_rate"], found["second"], found["held"].join(" and "))]
+      end
+
+      def knee_second
+        @report.dig("knee", "second")
       end
 
       def outcomes

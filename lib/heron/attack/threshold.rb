@@ -42,7 +42,28 @@ module Heron
           "limit" => @value, "unit" => @unit, "broken" => actual.nil? || actual.public_send(@op, @value) }
       end
 
+      # @return [Boolean] whether a per-second figure of the timeline can be checked against it
+      #   (p50, p99, max, errors), as --knee needs.
+      def per_second?
+        %w[p50 p99 max errors].include?(@metric)
+      end
+
+      # @param second [Hash] a timeline entry of a {Summary} report.
+      # @return [Boolean] whether the condition holds for that second.
+      def holds_in?(second)
+        actual = second_value(second)
+        !actual.nil? && actual.public_send(@op, @value)
+      end
+
       private
+
+      def second_value(second)
+        return second["#{@metric}_ms"] / UNITS.fetch(@unit) unless @metric == "errors"
+        failed = second["errors"] + second.fetch("failed", 0)
+        return failed.to_f unless @unit == "%"
+        total = second["responses"] + second["errors"]
+        total.zero? ? nil : 100.0 * failed / total
+      end
 
       def check_metric!
         raise UsageError, "--fail-if: unknown metric #{@metric.inspect} (one of #{METRICS.join(', ')})" unless METRICS.include?(@metric)

@@ -159,4 +159,34 @@ class CLITest < Minitest::Test
       assert_equal({ "pick" => "random", "seed" => 5 }, Heron::Attack::JsonReport.load(json)["plan"].slice("pick", "seed"))
     end
   end
+
+  def test_ramp_sends_by_the_integral_of_the_rate_and_tabulates_against_offered_rate
+    Dir.mktmpdir do |dir|
+      json = File.join(dir, "run.json")
+      TestServer.fork_server do |base|
+        assert_equal 0, cli("#{base}/", "--rate", "20..180", "--duration", "2s", "--json", json)
+      end
+      report = Heron::Attack::JsonReport.load(json)
+      assert_equal 200, report["requests"]["sent"]
+      assert_equal [60, 140], report["timeline"].map { |s| s["responses"] }, "by due time: 20→100/s, then 100→180/s"
+      assert_equal [60.0, 140.0], report["load"].map { |r| r["offered_rate"] }
+      assert_equal [[0.0, 2.0, 20.0, 180.0]], report["plan"]["stages"].map { |s| s.values_at("start_s", "duration_s", "from", "to") }
+      assert_match(/^Heron attack: GET \S+ at 20.00..180.00\/s for 2.000s/, @stdout.string)
+      assert_match(/^ +0s-1s +60.0 +60.0 /, @stdout.string)
+      assert_match(/^ +1s-2s +140.0 +140.0 /, @stdout.string)
+    end
+  end
+
+  def test_stages_mark_the_knee_where_errors_cross_the_limit
+    Dir.mktmpdir do |dir|
+      json = File.join(dir, "run.json")
+      TestServer.fork_server(fail_from: 21) do |base| # the 21st request (the first of the second stage) on fail
+        assert_equal 0, cli("#{base}/", "--stages", "1s:20,1s:40,1s:60", "--knee", "p99>10s", "--knee", "errors>10%", "--json", json)
+      end
+      knee = Heron::Attack::JsonReport.load(json)["knee"]
+      assert_equal({ "conditions" => ["p99>10s", "errors>10%"], "second" => 1, "offered_rate" => 40.0, "held" => ["errors>10%"] }, knee)
+      assert_match(/^ +1s-2s +40.0 +0.0 .* 100.00%  <- knee$/, @stdout.string)
+      assert_match(/^  knee: at 40.0\/s offered \(second 1\), where errors>10%$/, @stdout.string)
+    end
+  end
 end

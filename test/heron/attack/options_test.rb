@@ -68,12 +68,27 @@ class OptionsTest < Minitest::Test
     assert_usage(/bad header/, "http://h/", "-r", "1", "-n", "1", "-H", "nocolon")
     assert_usage(/unexpected argument/, "http://h/", "extra", "-r", "1", "-n", "1")
     assert_usage(/invalid option/, "http://h/", "--bogus")
-    assert_usage(/invalid argument/, "http://h/", "-r", "fast")
+    assert_usage(/--rate must be a positive number/, "http://h/", "-r", "fast")
     assert_usage(/missing argument/, "http://h/", "-r")
   end
 
   def test_bad_compare
     assert_usage(/two files/, "--compare", "a.json", "--html", "o.html")
     assert_usage(/needs --html/, "--compare", "a.json", "b.json")
+  end
+
+  def test_ramps_and_stages
+    ramp = parse("http://h/", "--rate", "100..300", "-d", "10s")
+    assert_equal 2000, ramp.total_requests
+    assert_in_delta 200.0, ramp.rate, 1e-9
+    stages = parse("http://h/", "--stages", "2s:10,1s:0,3s:20..40", "--knee", "p99>5ms", "--knee", "errors>1%")
+    assert_equal 110, stages.total_requests
+    assert_equal 6.0, stages.duration
+    assert_equal %w[p99>5ms errors>1%], stages.knee.map(&:expression)
+    assert_usage(/needs --duration, not -n/, "http://h/", "--rate", "1..5", "-n", "10")
+    assert_usage(/--stages replaces/, "http://h/", "--stages", "1s:5", "-r", "5")
+    assert_usage(/--stages replaces/, "http://h/", "--stages", "1s:5", "-d", "5")
+    assert_usage(/stage's rate must be/, "http://h/", "--stages", "1s:-5")
+    assert_usage(/--knee takes p50, p99, max or errors/, "http://h/", "-r", "1", "-n", "1", "--knee", "rate<5%")
   end
 end

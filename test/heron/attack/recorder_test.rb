@@ -65,4 +65,15 @@ class RecorderTest < Minitest::Test
     assert_equal 2, copy.sent
     assert_equal 1, copy.corrected.count
   end
+
+  def test_timeline_counts_failed_statuses_and_merges_them
+    a = Heron::Attack::Recorder.new(0.0)
+    b = Heron::Attack::Recorder.new(0.0)
+    a.response!(0.1, 0.1, 0.2, 503, 0)
+    a.response!(0.2, 0.2, 0.3, 200, 0)
+    b.response!(0.3, 0.3, 0.4, 404, 0)
+    assert_equal [2, 0, 1], [a.timeline[0][0].count, a.timeline[0][1], a.timeline[0][2]]
+    a.merge!(b)
+    assert_equal 2, a.timeline[0][2]
+  end
 end

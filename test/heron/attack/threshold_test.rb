@@ -59,4 +59,15 @@ class ThresholdTest < Minitest::Test
       assert_match(/--fail-if/, error.message)
     end
   end
+
+  def test_per_second_conditions_for_the_knee
+    second = { "responses" => 90, "errors" => 5, "failed" => 5, "p50_ms" => 3.0, "p99_ms" => 120.0, "max_ms" => 300.0 }
+    assert Heron::Attack::Threshold.new("p99>100ms").holds_in?(second)
+    refute Heron::Attack::Threshold.new("p50>0.01s").holds_in?(second)
+    assert Heron::Attack::Threshold.new("errors>10%").holds_in?(second) # 10 of 95
+    refute Heron::Attack::Threshold.new("errors>11%").holds_in?(second)
+    refute Heron::Attack::Threshold.new("errors>1%").holds_in?(second.merge("responses" => 0, "errors" => 0, "failed" => 0))
+    assert_predicate Heron::Attack::Threshold.new("max>1s"), :per_second?
+    refute_predicate Heron::Attack::Threshold.new("p90>1s"), :per_second?
+  end
 end

@@ -15,8 +15,10 @@ class TestServer
   # @param framing [Symbol] :length, :chunked or :close.
   # @param status [Integer] the response status.
   # @param log [String, nil] a file to append each request to, as a JSON line {head:, body:}.
-  def initialize(delay: 0, stall_at: nil, stall: 1.0, framing: :length, status: 200, log: nil)
+  # @param fail_from [Integer, nil] the request number (1-based) from which every response is a 503.
+  def initialize(delay: 0, stall_at: nil, stall: 1.0, framing: :length, status: 200, log: nil, fail_from: nil)
     @log = log
+    @fail_from = fail_from
     @delay = delay
     @stall_at = stall_at
     @stall = stall
@@ -117,7 +119,8 @@ class TestServer
     sleep(@delay) if @delay.positive?
     sleep(@stall) if number == @stall_at
     body = head.start_with?("HEAD") ? "" : "hello"
-    socket.write("HTTP/1.1 #{@status} X\r\n#{framing_header(body)}\r\n#{framed(body)}")
+    status = @fail_from && number >= @fail_from ? 503 : @status
+    socket.write("HTTP/1.1 #{status} X\r\n#{framing_header(body)}\r\n#{framed(body)}")
   end
 
   def framing_header(body)
