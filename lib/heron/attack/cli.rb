@@ -10,6 +10,9 @@ require_relative "summary"
 require_relative "text_report"
 require_relative "json_report"
 require_relative "html_report"
+require_relative "hdr_log"
+require_relative "csv_report"
+require_relative "compare_report"
 
 module Heron
   module Attack
@@ -53,6 +56,7 @@ module Heron
         report = Summary.new(recorder, options, started_at: started_at).to_h
         report["thresholds"] = options.thresholds.map { |threshold| threshold.check(report) }
         write_reports(options, report)
+        HdrLog.write(options.hdr_log, recorder, started_at) if options.hdr_log
         verdict(report)
       end
 
@@ -86,13 +90,14 @@ module Heron
       def write_reports(options, report)
         @stdout.write(TextReport.new(report).render)
         JsonReport.write(options.json, report) if options.json
+        CsvReport.write(options.csv, report) if options.csv
         File.write(options.html, HtmlReport.new([["run", report]]).render) if options.html
       end
 
       def compare(options)
         runs = options.compare.map { |path| [File.basename(path, ".json"), JsonReport.load(path)] }
-        File.write(options.html, HtmlReport.new(runs).render)
-        runs.each { |label, report| @stdout.puts("== #{label}", TextReport.new(report).render) }
+        File.write(options.html, HtmlReport.new(runs).render) if options.html
+        @stdout.write(CompareReport.new(runs).render)
         0
       end
 

@@ -6,10 +6,11 @@ require_relative "svg_chart"
 module Heron
   module Attack
     # Renders one run, or several overlaid (--compare), as a single self-contained HTML page:
-    # a summary table, per-second p50/p99 over time and the corrected/uncorrected percentile
-    # curves, drawn as inline SVG with no scripts or external files.
+    # a summary table, per-second p50/p99 over time, throughput and errors over time, latency
+    # against the offered rate (when it varied) and the corrected/uncorrected percentile curves,
+    # drawn as inline SVG with no scripts or external files.
     class HtmlReport
-      COLORS = ["#1f5fbf", "#d0342c", "#2a9d4b", "#8e44ad"].freeze
+      COLORS = ["#1f5fbf", "#d0342c", "#2a9d4b", "#8e44ad", "#e08a00", "#17a2b8", "#6b4f2a", "#e377c2"].freeze
       PERCENTILE_TICKS = [[0, "0%"], [1, "90%"], [2, "99%"], [3, "99.9%"], [4, "99.99%"]].freeze
       COLUMNS = [["sent", %w[requests sent]], ["achieved /s", %w[rate achieved]],
                  ["p50 ms", %w[latency_ms corrected p50]], ["p90 ms", %w[latency_ms corrected p90]],
@@ -35,6 +36,8 @@ module Heron
           #{table}
           #{warnings}
           #{timeline_chart.render}
+          #{throughput_chart.render}
+          #{offered_chart&.render}
           #{curve_chart.render}
           <p>Corrected latency is measured from when each request was due (start + i / rate), so queueing inside the
           server or the generator shows up; uncorrected latency is measured from when the request was actually sent.</p>
@@ -52,9 +55,16 @@ module Heron
         items = @runs.map do |label, report|
           plan, target = report.values_at("plan", "target")
           "<li><b>#{h(label)}</b>: #{h(target['method'])} #{h(target['url'] || target['targets_file'])} at " \
-            "#{plan['rate']}/s, #{plan['requests']} requests, started #{h(report['started_at'])}</li>"
+            "#{plan['rate']}/s#{' (mean; the rate varied)' if report['load']}, #{plan['requests']} requests, " \
+            "started #{h(report['started_at'])}#{h(knee(report['knee']))}</li>"
         end
         "<ul>#{items.join}</ul>"
+      end
+
+      def knee(found)
+        return "" unless found
+        return "; no knee (#{found['conditions'].join(' or ')} never held)" unless found["second"]
+        format("; knee at %.1f/s offered (second %d, %s)", found["offered_rate"], found["second"], found["held"].join(" and "))
       end
 
       def table
@@ -76,6 +86,33 @@ module Heron
         each_run do |label, report, color|
           points = ->(key) { report["timeline"].map { |s| [s["second"] + 0.5, s[key]] } }
           chart.add("#{label} max", points.call("max_ms"), color: color, style: :dotted)
+          chart.add("#{label} p99", points.call("p99_ms"), color: color)
+          chart.add("#{label} p50", points.call("p50_ms"), color: color, style: :dashed)
+        end
+        chart
+      end
+
+      def throughput_chart
+        chart = SvgChart.new(title: "Per second (by due time): offered, successful responses, failures",
+                             x_label: "seconds since start", y_label: "requests per second", x_ticks: second_ticks)
+        each_run do |label, report, color|
+          seconds = report["timeline"]
+          chart.add("#{label} offered", seconds.map { |s| [s["second"] + 0.5, s["offered"] || 0] }, color: color, style: :dotted)
+          chart.add("#{label} ok", seconds.map { |s| [s["second"] + 0.5, s["responses"] - s.fetch("failed", 0)] }, color: color)
+          chart.add("#{label} errors", seconds.map { |s| [s["second"] + 0.5, s["errors"] + s.fetch("failed", 0)] }, color: color, style: :dashed)
+        end
+        chart
+      end
+
+      # p50/p99 against the rate offered in each second; only for runs whose rate varied.
+      def offered_chart
+        ramps = @runs.select { |_, report| report["load"] }
+        return nil if ramps.empty?
+        chart = SvgChart.new(title: "Corrected latency against offered rate (each point one second)",
+                             x_label: "offered requests per second", y_label: "latency (ms)")
+        each_run do |label, report, color|
+          next unless report["load"]
+          points = ->(key) { report["timeline"].map { |s| [s["offered"], s[key]] } }
           chart.add("#{label} p99", points.call("p99_ms"), color: color)
           chart.add("#{label} p50", points.call("p50_ms"), color: color, style: :dashed)
         end

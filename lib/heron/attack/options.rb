@@ -12,6 +12,7 @@ module Heron
     class Options
       MAX_PROCESSES = 256
       MAX_THRESHOLDS = 32
+      MAX_COMPARE = 8
       BANNER = "Usage: heron attack URL --rate R (--duration D | -n N) [options]\n" \
                "       heron attack URL --rate FROM..TO --duration D [options]\n" \
                "       heron attack URL --stages '30s:100,60s:1000,30s:0' [options]\n" \
@@ -39,7 +40,9 @@ module Heron
       attr_accessor :keepalive, :per_request
       # @return [String, nil] targets file, JSON output, HTML output.
       attr_accessor :targets_file, :json, :html
-      # @return [Array<String>, nil] the two JSON files of --compare.
+      # @return [String, nil] HdrHistogram interval log output, per-second CSV output.
+      attr_accessor :hdr_log, :csv
+      # @return [Array<String>, nil] the JSON files of --compare (2 to {MAX_COMPARE}).
       attr_accessor :compare
       # @return [Integer] generator processes. @return [Boolean] --help was given.
       attr_accessor :processes, :help
@@ -133,7 +136,9 @@ module Heron
         o.on("--per-request", "print 'request N status=S latency=Xms' lines") { @per_request = true }
         o.on("--json FILE", "write the report as JSON") { |v| @json = v }
         o.on("--html FILE", "write a self-contained HTML page with charts") { |v| @html = v }
-        o.on("--compare A.json B.json", "overlay two --json runs (with --html)") { |v| @compare = [v] }
+        o.on("--hdr-log FILE", "write an HdrHistogram interval log (per-second corrected latency, us)") { |v| @hdr_log = v }
+        o.on("--csv FILE", "write per-second stats as CSV") { |v| @csv = v }
+        o.on("--compare A.json B.json ...", "compare --json runs: a table of percentiles and ratios to A (and --html)") { |v| @compare = [v] }
         o.on("-h", "--help", "show this help") { @help = true }
       end
 
@@ -175,8 +180,8 @@ module Heron
       end
 
       def validate_compare!
-        raise UsageError, "--compare takes two files: --compare A.json B.json" unless @compare.size == 2
-        raise UsageError, "--compare needs --html OUT" unless @html
+        raise UsageError, "--compare takes two or more files: --compare A.json B.json [C.json ...]" if @compare.size < 2
+        raise UsageError, "--compare takes at most #{MAX_COMPARE} files" if @compare.size > MAX_COMPARE
         self
       end
 

@@ -9,10 +9,15 @@ module Heron
     # A small line chart rendered as inline SVG. The y-axis is linear from zero, or logarithmic
     # when the values span more than {LogScale::RANGE}×. The x-axis is linear unless the caller
     # gives its own tick labels (the percentile chart passes log-scaled x values and labels).
+    # The legend sits below the plot, outside it, in rows of {LEGEND_COLUMNS}, so it can never
+    # cover a line (it used to be a box over the top-left corner of the plot, which hid the
+    # start of the lines there).
     class SvgChart
       WIDTH = 880
       HEIGHT = 360
       MARGIN = { left: 70, right: 20, top: 36, bottom: 48 }.freeze
+      LEGEND_COLUMNS = 3
+      LEGEND_ROW = 18
 
       # @param title [String] @param x_label [String] @param y_label [String]
       # @param x_ticks [Array<Array(Float, String)>, nil] fixed x ticks (value, label), or nil for automatic.
@@ -37,8 +42,9 @@ module Heron
 
       # @return [String] an <svg> element.
       def render
-        [%(<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 #{WIDTH} #{HEIGHT}" width="#{WIDTH}" height="#{HEIGHT}" font-family="sans-serif" font-size="12">),
-         %(<rect width="#{WIDTH}" height="#{HEIGHT}" fill="#fff"/>),
+        total = HEIGHT + legend_height
+        [%(<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 #{WIDTH} #{total}" width="#{WIDTH}" height="#{total}" font-family="sans-serif" font-size="12">),
+         %(<rect width="#{WIDTH}" height="#{total}" fill="#fff"/>),
          text(WIDTH / 2, 20, @title, size: 15, weight: "bold"), *grid, *@series.map { |s| line(s) },
          *legend, axis_labels, "</svg>"].join("\n")
       end
@@ -110,12 +116,18 @@ module Heron
           dotted: %( stroke-width="1.5" stroke-dasharray="2 3") }.fetch(style)
       end
 
+      def legend_height
+        rows = (@series.size + LEGEND_COLUMNS - 1) / LEGEND_COLUMNS
+        rows.zero? ? 0 : (rows * LEGEND_ROW) + 8
+      end
+
       def legend
-        box = %(<rect x="#{MARGIN[:left] + 4}" y="#{MARGIN[:top] + 1}" width="220" height="#{(@series.size * 16) + 6}" fill="#fff" fill-opacity="0.85"/>)
-        [box] + @series.each_with_index.map do |series, i|
-          y = MARGIN[:top] + 8 + (i * 16)
-          %(<line x1="#{MARGIN[:left] + 10}" x2="#{MARGIN[:left] + 40}" y1="#{y}" y2="#{y}" stroke="#{series[:color]}"#{stroke(series[:style])}/>) +
-            text(MARGIN[:left] + 46, y + 4, series[:name], anchor: "start")
+        column = (WIDTH - MARGIN[:left] - MARGIN[:right]) / LEGEND_COLUMNS
+        @series.each_with_index.map do |series, i|
+          x = MARGIN[:left] + ((i % LEGEND_COLUMNS) * column)
+          y = HEIGHT + 4 + ((i / LEGEND_COLUMNS) * LEGEND_ROW)
+          %(<line x1="#{x}" x2="#{x + 30}" y1="#{y}" y2="#{y}" stroke="#{series[:color]}"#{stroke(series[:style])}/>) +
+            text(x + 36, y + 4, series[:name], anchor: "start")
         end
       end
 

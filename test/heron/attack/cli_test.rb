@@ -3,6 +3,8 @@
 require "test_helper"
 require "stringio"
 require "tmpdir"
+require "open3"
+require "csv"
 require_relative "support/test_server"
 require_relative "support/report_fixture"
 
@@ -75,17 +77,57 @@ class CLITest < Minitest::Test
     end
   end
 
-  def test_compare_overlays_two_runs
+  def test_compare_several_runs_as_a_table_of_ratios_and_html
     Dir.mktmpdir do |dir|
-      paths = %w[before after].map { |name| File.join(dir, "#{name}.json") }
+      paths = %w[before after third].map { |name| File.join(dir, "#{name}.json") }
       paths.each { |path| Heron::Attack::JsonReport.write(path, fixture_report) }
+      slower = fixture_report.tap { |r| r["latency_ms"]["corrected"]["p99"] *= 2 }
+      Heron::Attack::JsonReport.write(paths[1], slower)
+      assert_equal 0, cli("--compare", *paths)
+      assert_match(/^ +before +after +third$/, @stdout.string)
+      p99 = fixture_report.dig("latency_ms", "corrected", "p99")
+      assert_match(/^p99 ms +#{format('%.2f', p99)} +#{format('%.2f', p99 * 2)} \(2.00x\) +#{format('%.2f', p99)} \(1.00x\)$/, @stdout.string)
+      assert_match(/^p50 ms .* \(1.00x\) .* \(1.00x\)$/, @stdout.string)
       out = File.join(dir, "compare.html")
       assert_equal 0, cli("--compare", *paths, "--html", out)
       html = File.read(out)
-      assert_includes html, "before p99"
-      assert_includes html, "after corrected"
-      assert_includes @stdout.string, "== before"
-      assert_includes @stdout.string, "== after"
+      %w[before after third].each { |label| assert_includes html, ">#{label} p99</text>" }
+    end
+  end
+
+  def test_hdr_log_is_read_by_hdrhistograms_own_log_processor
+    jar = "/usr/share/java/hdrhistogram.jar" # Debian's libhdrhistogram-java, installed by bin/setup
+    assert File.exist?(jar), "#{jar} missing: run bin/setup"
+    Dir.mktmpdir do |dir|
+      log = File.join(dir, "run.hlog")
+      json = File.join(dir, "run.json")
+      TestServer.fork_server(delay: 0.002) do |base|
+        assert_equal 0, cli("#{base}/", "-r", "100", "-n", "150", "--hdr-log", log, "--json", json)
+      end
+      assert_equal 2, File.readlines(log).grep(/\A\d+\.\d{3},1\.000,[\d.]+,HIST[A-Za-z0-9+\/]+=*$/).size, "one interval per second"
+      out, status = Open3.capture2e("java", "-cp", jar, "org.HdrHistogram.HistogramLogProcessor", "-i", log, "-csv",
+                                    "-outputValueUnitRatio", "1")
+      assert status.success?, out
+      rows = out.lines.grep(/\A[\d.]+,[\d.]+,\d+,/).map { |l| l.split(",") }
+      histogram = Heron::Attack::Histogram.from_h(Heron::Attack::JsonReport.load(json)["histograms"]["corrected"])
+      assert_equal [150], rows.map { |r| r[2].to_i }.max(1)
+      median = rows.find { |r| r[1].to_f >= 0.5 }
+      assert_equal histogram.percentile(50), median[0].to_f.round
+      assert_operator histogram.percentile(50), :>=, 2000
+      assert_equal histogram.percentile(100), [rows.last[0].to_f.round, histogram.max].min
+    end
+  end
+
+  def test_csv_has_a_row_per_second
+    Dir.mktmpdir do |dir|
+      csv = File.join(dir, "run.csv")
+      TestServer.fork_server(fail_from: 16) do |base|
+        assert_equal 0, cli("#{base}/", "--stages", "1s:10,1s:20", "--csv", csv)
+      end
+      rows = CSV.read(csv)
+      assert_equal %w[second offered responses ok failed errors p50_ms p99_ms max_ms], rows.first
+      assert_equal [%w[0 10.0 10 10 0 0], %w[1 20.0 20 5 15 0]], rows.drop(1).map { |r| r.first(6) }
+      assert(rows.drop(1).all? { |r| r[6].to_f.positive? && r[7].to_f >= r[6].to_f })
     end
   end
 

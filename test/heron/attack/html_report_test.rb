@@ -9,7 +9,7 @@ class HtmlReportTest < Minitest::Test
   def test_single_run_page_is_self_contained
     html = Heron::Attack::HtmlReport.new([["run", fixture_report]]).render
     assert html.start_with?("<!DOCTYPE html>")
-    assert_equal 2, html.scan("<svg").size
+    assert_equal 3, html.scan("<svg").size, "latency, throughput and percentile charts"
     refute_match(/<script|<link|src=/, html)
     assert_includes html, "run p99"
     assert_includes html, "run max"
@@ -26,6 +26,22 @@ class HtmlReportTest < Minitest::Test
       assert_includes html, "#{label} corrected"
       assert_includes html, "<td>#{label}</td>"
     end
-    assert_equal 10, html.scan("<polyline").size
+    assert_equal 16, html.scan("<polyline").size
+  end
+
+  def test_throughput_and_errors_over_time
+    html = Heron::Attack::HtmlReport.new([["run", fixture_report]]).render
+    assert_includes html, "Per second (by due time): offered, successful responses, failures"
+    %w[offered ok errors].each { |name| assert_includes html, ">run #{name}</text>" }
+  end
+
+  def test_a_ramp_gets_latency_against_offered_rate_and_its_knee
+    report = fixture_report
+    report["load"] = [{ "from_s" => 0, "to_s" => 2 }]
+    report["knee"] = { "conditions" => ["p99>50ms"], "second" => 1, "offered_rate" => 50.0, "held" => ["p99>50ms"] }
+    html = Heron::Attack::HtmlReport.new([["ramp", report]]).render
+    assert_equal 4, html.scan("<svg").size
+    assert_includes html, "Corrected latency against offered rate"
+    assert_includes html, "; knee at 50.0/s offered (second 1, p99&gt;50ms)"
   end
 end

@@ -73,8 +73,9 @@ class OptionsTest < Minitest::Test
   end
 
   def test_bad_compare
-    assert_usage(/two files/, "--compare", "a.json", "--html", "o.html")
-    assert_usage(/needs --html/, "--compare", "a.json", "b.json")
+    assert_usage(/two or more files/, "--compare", "a.json", "--html", "o.html")
+    assert_usage(/at most 8 files/, "--compare", *(1..9).map { |i| "#{i}.json" })
+    assert_equal 3, parse("--compare", "a.json", "b.json", "c.json").compare.size
   end
 
   def test_ramps_and_stages

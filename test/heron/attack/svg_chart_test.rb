@@ -36,4 +36,16 @@ class SvgChartTest < Minitest::Test
     svg = SvgChart.new(title: "t", x_label: "x", y_label: "y").add("a", [[0, 0.03], [1, 0.04]], color: "red").render
     assert_includes svg, ">0.05</text>"
   end
+
+  def test_legend_sits_below_the_plot_and_covers_no_line
+    chart = SvgChart.new(title: "t", x_label: "x", y_label: "y")
+    5.times { |i| chart.add("series #{i}", [[0, 10], [1, 10]], color: "red") }
+    svg = chart.render
+    swatches = svg.scan(/<line x1="(\d+)" x2="(\d+)" y1="([\d.]+)" y2="[\d.]+" stroke="red"/)
+    assert_equal 5, swatches.size
+    swatches.each { |_, _, y| assert_operator y.to_f, :>=, SvgChart::HEIGHT, "legend entries are below the x axis labels" }
+    refute_match(/fill-opacity/, svg, "no box over the plot")
+    height = svg[/height="(\d+)"/, 1].to_i
+    assert_operator height, :>, swatches.map { |_, _, y| y.to_f }.max, "the svg grows to hold the legend"
+  end
 end
