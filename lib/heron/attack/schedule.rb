@@ -13,21 +13,6 @@ module Heron
       MAX_STAGES = 100
       MAX_RATE = 10_000_000.0
 
-      # One stage: its start (seconds), length, rates at both ends and requests offered before it.
-      Stage = Struct.new(:start, :length, :from, :to, :before) do
-        # @return [Float] requests this stage offers (fractional).
-        def count
-          (from + to) * length / 2.0
-        end
-
-        # @param n [Float] requests into the stage. @return [Float] seconds into the stage.
-        def time_for(n)
-          slope = (to - from) / length
-          return n / from if slope.abs < 1e-12
-          (Math.sqrt([(from * from) + (2 * slope * n), 0.0].max) - from) / slope
-        end
-      end
-
       # @return [Array<Stage>]
       attr_reader :stages
 
@@ -143,3 +128,5 @@ module Heron
     end
   end
 end
+
+require_relative "schedule/stage"
