@@ -2,6 +2,7 @@
 
 require "socket"
 require_relative "response_reader"
+require_relative "protocol_error"
 
 module Heron
   module Attack
@@ -9,6 +10,7 @@ module Heron
     # while it waits, so many connections share one reactor thread.
     class Connection
       READ_SIZE = 64 * 1024
+      MAX_HEAD = 64 * 1024
 
       # @return [Integer] how many responses this connection has read.
       attr_reader :uses
@@ -58,6 +60,20 @@ module Heron
         response = ResponseReader.new(self).read(head: head)
         @uses += 1
         response
+      end
+
+      # @return [String] the next response head: everything up to the blank line, without the
+      #   final CRLF CRLF (one search and one string per response instead of one per line).
+      # @raise [EOFError] when the peer closes first.
+      # @raise [ProtocolError] when no blank line comes within {MAX_HEAD} bytes.
+      def read_head
+        until (at = @buffer.index("\r\n\r\n", @offset))
+          raise ProtocolError, "response head larger than #{MAX_HEAD} bytes" if buffered > MAX_HEAD
+          fill
+        end
+        head = @buffer.byteslice(@offset, at - @offset)
+        @offset = at + 4
+        head
       end
 
       # @return [String] the next CRLF-terminated line, without the CRLF.

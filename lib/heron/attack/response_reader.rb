@@ -11,7 +11,8 @@ module Heron
     class ResponseReader
       NO_BODY = [204, 304].freeze
       # The only headers the reader needs; others are skipped without being split.
-      FRAMING = /\A(?:content-length|transfer-encoding|connection)[ \t]*:/i
+      FRAMING = /\r\n(content-length|transfer-encoding|connection)[ \t]*:([^\r\n]*)/i
+      STATUS_LINE = /\AHTTP\/1\.\d \d{3}(?: |\r|\z)/
 
       # @param connection [Connection]
       def initialize(connection)
@@ -22,8 +23,8 @@ module Heron
       # @return [Response]
       # @raise [ProtocolError] for a malformed status line or chunk size.
       def read(head: false)
-        status, version = read_status
-        headers = read_headers
+        status, version, lines = read_status
+        headers = framing_headers(lines)
         keepalive = keepalive?(version, headers)
         bytes = no_body?(status, head) ? 0 : read_body(headers)
         keepalive = false if bytes.nil?
@@ -32,25 +33,20 @@ module Heron
 
       private
 
+      # Reads whole heads, skipping interim (1xx) ones; the status comes from fixed offsets of
+      # "HTTP/1.x NNN", so the common case allocates the head and nothing else.
       def read_status
-        line = @connection.read_line
-        line = @connection.read_line while line.match?(/\AHTTP\/1\.\d 1\d\d/) && skip_interim
-        match = line.match(/\AHTTP\/(1\.\d) (\d{3})/) or raise ProtocolError, "bad status line #{line[0, 40].inspect}"
-        [match[2].to_i, match[1]]
-      end
-
-      def skip_interim
-        read_headers
-        true
-      end
-
-      def read_headers
-        headers = {}
-        while (line = @connection.read_line) != ""
-          next unless FRAMING.match?(line)
-          name, value = line.split(":", 2)
-          headers[name.strip.downcase] = value.strip
+        loop do
+          head = @connection.read_head
+          status = STATUS_LINE.match?(head) ? head.byteslice(9, 3).to_i : raise(ProtocolError, "bad status line #{head[0, 40].inspect}")
+          return [status, head.byteslice(5, 3), head] unless status < 200
         end
+      end
+
+      # The framing headers of a head, found with one scan instead of a split per line.
+      def framing_headers(head)
+        headers = {}
+        head.scan(FRAMING) { |name, value| headers[name.downcase] = value.strip }
         headers
       end
 

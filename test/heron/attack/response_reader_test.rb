@@ -56,4 +56,23 @@ class ResponseReaderTest < Minitest::Test
     assert_raises(EOFError) { read("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc") }
     assert_raises(EOFError) { read("HTTP/1.1 200") }
   end
+
+  def test_a_head_without_end_is_bounded
+    client, server = UNIXSocket.pair
+    writer = Thread.new do
+      server.write("HTTP/1.1 200 OK\r\n")
+      200.times { server.write("X-Filler: #{'y' * 1000}\r\n") } # 200 KB, never a blank line
+      server.close_write # so a reader without the bound ends in EOFError instead of waiting
+    rescue IOError, SystemCallError
+      nil
+    end
+    error = assert_raises(Heron::Attack::ProtocolError) do
+      Heron::Attack::ResponseReader.new(Heron::Attack::Connection.new(client)).read
+    end
+    assert_match(/response head larger than 65536 bytes/, error.message)
+  ensure
+    client&.close
+    server&.close
+    writer&.join
+  end
 end
