@@ -2,40 +2,70 @@
 
 require_relative "cluster/worker"
 require_relative "control"
+require_relative "cluster/channel"
+require_relative "cluster/memory"
+require_relative "launcher/hot_restart"
+require_relative "systemd/notifier"
 
 module Heron
   # The master of forked workers: binds the listeners, optionally loads the app before forking
-  # (preload), runs `before_fork`, forks the workers, restarts any that die, and forwards
-  # TERM/INT (graceful) and QUIT (immediate) to them.
+  # (preload), runs `before_fork`, forks the workers and supervises them:
+  #
+  # - restarts any that die; kills and replaces one whose heartbeat stopped for `worker_timeout`
+  #   (after asking it to log its threads) or that did not start serving within
+  #   `worker_boot_timeout`; replaces one above `worker_max_memory` gracefully, one at a time;
+  # - TERM/INT: graceful stop (a second one: immediate); QUIT: immediate stop;
+  #   USR2: hot restart; USR1: phased restart (without preload); HUP: reopen the log file, here
+  #   and in the workers; TTIN/TTOU: one worker more or fewer.
+  #
+  # Status readers ({#pid}, {#booted_at}, {#restarts}, {#workers}) are what a control endpoint reads.
   class Cluster
     RESPAWN_DELAY = 1.0
-    private_constant :RESPAWN_DELAY
+    TICK = 0.5
+    DUMP_GRACE = 2.0
+    MEMORY_CHECK_INTERVAL = 5.0
+    SIGNALS = %w[TERM INT QUIT USR1 USR2 HUP TTIN TTOU CHLD].freeze
+    private_constant :RESPAWN_DELAY, :TICK, :DUMP_GRACE, :MEMORY_CHECK_INTERVAL, :SIGNALS
+
+    # @return [Integer] the master's pid.
+    attr_reader :pid
+    # @return [Time, nil] when the master started.
+    attr_reader :booted_at
+    # @return [Integer] workers started after the first round (crashes, timeouts, replacements).
+    attr_reader :restarts
+    # @return [Integer] how many workers the master keeps (changed by TTIN/TTOU).
+    attr_reader :worker_count
 
     # @param config [Configuration]
     # @param logger [Log::Logger]
     # @param metrics [#worker_restarted, nil]
-    def initialize(config, logger, metrics: nil)
+    # @param readiness [#ready!, nil] told once every first worker serves (pidfile, systemd, handover).
+    # @param log_file [Launcher::LogFile, nil] reopened on SIGHUP.
+    # @param notifier [Systemd::Notifier]
+    def initialize(config, logger, metrics: nil, readiness: nil, log_file: nil, notifier: Systemd::Notifier.new)
       @config = config
       @logger = logger
       @metrics = metrics
+      @readiness = readiness
+      @log_file = log_file
+      @notifier = notifier
       @binder = Binder.for(config)
       @workers = {}
       @signals = []
-      @stopping = nil
+      @replacements = []
+      @worker_count = config.workers
       @restarts = 0
+    end
+
+    # @return [Array<Hash>] one status per live worker (see {Worker#status}).
+    def workers
+      @workers.each_value.map(&:status)
     end
 
     # Runs until every worker has exited after a stop signal.
     # @return [void]
     def run
-      listeners = @binder.bind
-      start_metrics if @config.metrics?
-      @control = Control.for_cluster(self, listeners, @config, @logger, @exporter&.aggregate)
-      app = @config.preload ? AppLoader.load(@config) : nil
-      @logger.banner(addresses: @binder.addresses, mode: mode)
-      Control::ProcessTitle.set("master", @config, @binder.addresses)
-      @config.before_fork.each(&:call)
-      start(listeners, app)
+      boot
       supervise
     ensure
       @control&.close
@@ -53,6 +83,20 @@ module Heron
 
     private
 
+    def boot
+      @pid = Process.pid
+      @booted_at = Time.now
+      listeners = @binder.bind
+      start_metrics if @config.metrics?
+      @control = Control.for_cluster(self, listeners, @config, @logger, @exporter&.aggregate)
+      app = @config.preload ? AppLoader.load(@config) : nil
+      @logger.banner(addresses: @binder.addresses, mode: mode)
+      Control::ProcessTitle.set("master", @config, @binder.addresses)
+      @binder.ignored.each { |uri| @logger.info("bind #{uri} ignored: serving the sockets systemd passed") }
+      @config.before_fork.each(&:call)
+      start(listeners, app)
+    end
+
     def mode
       "cluster, #{@config.workers} workers#{' (preloaded)' if @config.preload}, " \
         "#{@config.threads} reactor thread#{'s' if @config.threads > 1} and up to " \
@@ -69,16 +113,23 @@ module Heron
     def start(listeners, app)
       @alive_reader, @alive_writer = IO.pipe
       @wake_reader, @wake_writer = IO.pipe
+      @channel = Channel.new
       @template = ->(index) { Worker.new(index, @config, @logger, listeners, app, exporter: @exporter) }
-      @config.workers.times { |index| spawn(index) }
-      %w[TERM INT QUIT].each { |signal| trap(signal) { wake(signal) } }
-      trap("CHLD") { wake("CHLD") }
+      @worker_count.times { |index| spawn(index) }
+      SIGNALS.each { |signal| trap(signal) { wake(signal) } }
     end
 
-    def spawn(index)
+    def spawn(index, replaces: nil)
       worker = @template.call(index)
-      worker.spawn(@alive_reader)
+      worker.replaces = replaces
+      worker.spawn(@alive_reader, @channel, close: master_only_ios, hooks: @log_file)
       @workers[worker.pid] = worker
+    end
+
+    # The master's ends of its pipes: a worker holding the alive pipe's write end would never
+    # see it close when the master dies.
+    def master_only_ios
+      [@alive_writer, @wake_reader, @wake_writer, @channel.reader, @hot_restart&.reader, *@readiness&.ios].compact
     end
 
     def wake(signal)
@@ -88,44 +139,209 @@ module Heron
 
     def supervise
       until @stopping && @workers.empty?
-        @wake_reader.wait_readable(@stopping ? 0.1 : 1.0)
-        @wake_reader.read_nonblock(64, exception: false)
+        wait_for_events
         handle(@signals.shift) until @signals.empty?
         reap
-        force_stop if @stopping && monotonic > @deadline
+        tick
       end
     end
 
+    def wait_for_events
+      readers = [@wake_reader, @channel.reader, @hot_restart&.reader].compact
+      ready, = IO.select(readers, nil, nil, @stopping ? 0.1 : TICK)
+      @wake_reader.read_nonblock(64, exception: false) if ready&.include?(@wake_reader)
+      @channel.read.each { |pid, connections| heartbeat(pid, connections) }
+      hot_restart_answer if @hot_restart
+    end
+
     def handle(signal)
-      return if signal == "CHLD"
+      case signal
+      when "TERM", "INT", "QUIT" then stop(signal)
+      when "USR2" then hot_restart
+      when "USR1" then phased_restart
+      when "HUP" then reopen_logs
+      when "TTIN", "TTOU" then resize(signal == "TTIN" ? 1 : -1)
+      end
+    end
+
+    def stop(signal)
       graceful = signal != "QUIT" && !@stopping
       @stopping = true
       @binder.close_sockets # the workers hold copies: once they close theirs, connecting is refused
       @deadline ||= monotonic + @config.shutdown_timeout + @config.drain_delay + 5
+      @notifier.stopping unless @handed_over # the new master is the service now
       @logger.info("#{graceful ? 'graceful' : 'immediate'} stop (SIG#{signal})")
       @workers.each_value { |worker| worker.signal(graceful ? "TERM" : "QUIT") }
+    end
+
+    def heartbeat(pid, connections)
+      worker = @workers[pid] or return
+      first = worker.beat(connections)
+      serving(worker) if first
+    end
+
+    # A worker's first heartbeat: it accepts connections now.
+    def serving(worker)
+      old = worker.replaces
+      worker.replaces = nil
+      retire(old, "replaced by pid #{worker.pid}") if old
+      announce_ready if !@announced && @workers.each_value.count(&:serving?) >= @worker_count
+    end
+
+    def announce_ready
+      @announced = true
+      @readiness&.ready!(status)
+    end
+
+    def status
+      serving = @workers.each_value.count(&:serving?)
+      "#{serving}/#{@worker_count} workers serving, #{@workers.each_value.sum(&:connections)} connections"
+    end
+
+    def retire(worker, reason)
+      return unless @workers.key?(worker.pid)
+      @logger.info("worker #{worker.index} (pid #{worker.pid}) #{reason}; draining it")
+      worker.retiring = true
+      worker.kill_at = monotonic + @config.shutdown_timeout + @config.drain_delay + 5
+      worker.signal("TERM")
     end
 
     def reap
       while (pid, status = Process.wait2(-1, Process::WNOHANG))
         worker = @workers.delete(pid) or next
         @exporter&.worker_exited(pid)
-        restart(worker, status) unless @stopping
+        exited(worker, status)
       end
     rescue Errno::ECHILD
       nil
     end
 
-    def restart(worker, status)
+    def exited(worker, status)
+      return next_replacement if worker.retiring
+      return if @stopping || worker.index >= @worker_count
       @logger.warn("worker #{worker.index} (pid #{worker.pid}) exited (#{status.inspect}); restarting")
       @metrics&.worker_restarted
       @restarts += 1
       sleep(RESPAWN_DELAY) if monotonic - worker.started_at < RESPAWN_DELAY
-      spawn(worker.index)
+      spawn(worker.index, replaces: worker.replaces)
+    end
+
+    # Every tick: stop deadlines, hung or slow-booting workers, memory, the watchdog.
+    def tick
+      force_stop if @stopping && monotonic > @deadline
+      @workers.each_value { |worker| check(worker) } unless @stopping
+      check_memory unless @stopping
+      report_status
+    end
+
+    def report_status
+      return unless @notifier.watchdog(status: status) || !@status_at || monotonic - @status_at > 5
+      @status_at = monotonic
+      @notifier.status(status)
     end
 
     def force_stop
       @workers.each_value { |worker| worker.signal("KILL") }
+    end
+
+    def check(worker)
+      return worker.signal("KILL") if worker.kill_at && monotonic > worker.kill_at
+      return if worker.kill_at
+      limit = worker.serving? ? @config.worker_timeout : @config.worker_boot_timeout
+      hung(worker, limit) if worker.silent_for > limit
+    end
+
+    def hung(worker, limit)
+      what = worker.serving? ? "has not ticked" : "has not started serving"
+      @logger.error("worker #{worker.index} (pid #{worker.pid}) #{what} for #{limit}s; " \
+                    "logging its threads and killing it")
+      worker.signal(Cluster::ThreadDump::SIGNAL)
+      worker.kill_at = monotonic + DUMP_GRACE
+    end
+
+    def check_memory
+      limit = @config.worker_max_memory or return
+      return if busy_replacing? || (@memory_checked_at && monotonic - @memory_checked_at < MEMORY_CHECK_INTERVAL)
+      @memory_checked_at = monotonic
+      worker, rss = @workers.values.lazy.select(&:serving?).map { |w| [w, Memory.rss(w.pid) || 0] }
+                            .find { |_, bytes| bytes > limit }
+      replace(worker, "uses #{rss} bytes, above worker_max_memory #{limit}") if worker
+    end
+
+    # Starts a new worker for `worker`'s index; the old one drains once the new one serves.
+    def replace(worker, reason)
+      @logger.info("worker #{worker.index} (pid #{worker.pid}) #{reason}; starting its replacement")
+      @restarts += 1
+      spawn(worker.index, replaces: worker)
+    end
+
+    def busy_replacing?
+      @workers.each_value.any? { |worker| worker.replaces || worker.retiring }
+    end
+
+    def phased_restart
+      return @logger.warn("SIGUSR1 ignored: phased restart needs preload off (use SIGUSR2)") if @config.preload
+      return @logger.warn("SIGUSR1 ignored: a phased restart is under way") unless @replacements.empty?
+      @notifier.reloading
+      @logger.info("phased restart of #{@workers.size} workers")
+      @replacements = @workers.values.reject(&:retiring).sort_by(&:index)
+      @phasing = true
+      next_replacement
+    end
+
+    def next_replacement
+      return if busy_replacing?
+      worker = @replacements.shift
+      return phased_restart_done unless worker
+      @workers.key?(worker.pid) ? replace(worker, "phased restart") : next_replacement
+    end
+
+    def phased_restart_done
+      return unless @phasing
+      @phasing = false
+      @logger.info("phased restart done")
+      @notifier.ready(status: status)
+    end
+
+    def resize(delta)
+      count = @worker_count + delta
+      return @logger.warn("SIGTTOU ignored: at least one worker stays") if count < 1
+      @worker_count = count
+      @logger.info("workers: #{count} (SIG#{delta.positive? ? 'TTIN' : 'TTOU'})")
+      return spawn(count - 1) if delta.positive?
+      @workers.each_value.select { |worker| worker.index >= count }.each { |worker| retire(worker, "removed") }
+    end
+
+    def reopen_logs
+      @log_file&.reopen
+      @logger.info(@log_file ? "SIGHUP: log file reopened" : "SIGHUP: no log_file to reopen")
+      @workers.each_value { |worker| worker.signal("HUP") }
+    end
+
+    def hot_restart
+      return @logger.warn("SIGUSR2 ignored: a hot restart is under way") if @hot_restart
+      return if @stopping
+      @notifier.reloading
+      @hot_restart = Launcher::HotRestart.new(@binder.by_key, @logger).start
+    end
+
+    def hot_restart_answer
+      answer = @hot_restart.poll or return
+      @hot_restart.close
+      @hot_restart = nil
+      answer == :ready ? handed_over : hot_restart_failed
+    end
+
+    def handed_over
+      @logger.info("hot restart: the new master serves; draining this one")
+      @binder.handed_over!
+      @handed_over = true
+      stop("TERM")
+    end
+
+    def hot_restart_failed
+      @logger.error("hot restart failed: the new process exited before serving; this one keeps serving")
+      @notifier.ready(status: status)
     end
 
     def monotonic = Process.clock_gettime(Process::CLOCK_MONOTONIC)

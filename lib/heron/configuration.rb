@@ -28,6 +28,11 @@ module Heron
       before_fork: [],
       on_worker_boot: [],
       shutdown_timeout: 30.0,
+      worker_timeout: 60.0,           # a worker whose event loop has not ticked this long is killed
+      worker_boot_timeout: 60.0,      # fork → first heartbeat; slower boots are killed and retried
+      worker_max_memory: nil,         # RSS bytes; a worker above it is replaced gracefully (nil: off)
+      pidfile: nil,                   # path the master's pid is written to
+      log_file: nil,                  # path both logs are appended to (reopened on SIGHUP)
       first_byte_timeout: 10.0,       # new connection → first byte of a request
       header_timeout: 10.0,           # first byte → end of header block
       keepalive_timeout: 20.0,        # idle between keep-alive requests
@@ -72,7 +77,9 @@ module Heron
       app: [:optional_callable], log_format: [:choice, %i[common json]], quiet: [:boolean],
       log_requests: [:boolean], logger: [:optional_logger],
       log_io: [:writer], error_io: [:writer], before_fork: [:callables], on_worker_boot: [:callables],
-      shutdown_timeout: [:duration], first_byte_timeout: [:duration], header_timeout: [:duration],
+      shutdown_timeout: [:duration], worker_timeout: [:positive_duration],
+      worker_boot_timeout: [:positive_duration], worker_max_memory: [:optional_size],
+      pidfile: [:optional_string], log_file: [:optional_string], first_byte_timeout: [:duration], header_timeout: [:duration],
       keepalive_timeout: [:duration], body_timeout: [:duration], write_timeout: [:duration],
       min_body_rate: [:non_negative_integer], body_rate_grace: [:duration], drain_delay: [:duration],
       max_body_size: [:optional_size], max_target_bytes: [:positive_integer],

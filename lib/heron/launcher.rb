@@ -7,44 +7,110 @@ require_relative "signal_handler"
 require_relative "control"
 require_relative "restart"
 require_relative "serving"
+require_relative "launcher/hangup"
+require_relative "launcher/hot_restart"
+require_relative "launcher/log_file"
+require_relative "launcher/pidfile"
+require_relative "launcher/readiness"
+require_relative "systemd/notifier"
+require_relative "systemd/watchdog"
 
 module Heron
   # Starts Heron the way the configuration says: one process (with one or more reactor
   # threads) or a cluster of forked workers. Used by the CLI and the rackup handler.
+  #
+  # In single mode the process handles TERM/INT/QUIT (stop), USR2 (hot restart: see
+  # {Launcher::HotRestart}) and HUP ({Launcher::Hangup}: reopen `log_file`, reload TLS
+  # certificates); USR1, TTIN and TTOU are logged and
+  # ignored (they need cluster mode). {Cluster} documents the cluster's signals.
   class Launcher
     # @param config [Configuration]
     # @param logger [Log::Logger, nil]
-    def initialize(config, logger: nil)
+    # @param notifier [Systemd::Notifier]
+    def initialize(config, logger: nil, notifier: Systemd::Notifier.new)
       @config = config
+      @log_file = LogFile.new(config.log_file).attach(config) if config.log_file
       @logger = logger || Log::Logger.new(config)
+      @notifier = notifier
+      @pidfile = Pidfile.new(config.pidfile)
     end
 
     # Runs until stopped by a signal.
     # @return [Integer] the exit status: 0 after a clean stop, 1 when start-up failed.
     def run
       Serving.start!(@config)
-      @config.workers.positive? ? Cluster.new(@config, @logger).run : single
+      readiness = Readiness.new(@pidfile, @notifier, @logger)
+      @config.workers.positive? ? cluster(readiness) : single(readiness)
       Restart.exec_if_requested
       0
-    rescue BindError, ConfigError, LoadError, SyntaxError => e
+    rescue BindError, ConfigError, LoadError, SyntaxError, SystemCallError => e
       @logger.error("could not start: #{e.message}")
       1
+    ensure
+      @pidfile.delete
     end
 
     private
 
-    def single
+    def cluster(readiness)
+      Cluster.new(@config, @logger, readiness: readiness, log_file: @log_file, notifier: @notifier).run
+    end
+
+    def single(readiness)
       metrics = @config.metrics? ? load_metrics : nil
       control = Control.for_single(@config, @logger, metrics)
-      server = Server.new(AppLoader.load(@config), @config, logger: @logger, metrics: metrics).bind
+      binder = Binder.for(@config)
+      server = Server.new(AppLoader.load(@config), @config, logger: @logger, metrics: metrics,
+                                                            listeners: binder.bind, heartbeat: watchdog)
       Control.attach_server(control, server)
-      @logger.banner(addresses: server.addresses, mode: "single process, #{server.mode}")
-      Control::ProcessTitle.set("single", @config, server.addresses)
-      SignalHandler.new(server).install
-      server.run
-      @logger.info("stopped")
+      serve(server, binder, readiness)
     ensure
       control&.close
+      binder&.close
+    end
+
+    def serve(server, binder, readiness)
+      @logger.banner(addresses: server.addresses, mode: "single process, #{server.mode}")
+      Control::ProcessTitle.set("single", @config, server.addresses)
+      binder.ignored.each { |uri| @logger.info("bind #{uri} ignored: serving the sockets systemd passed") }
+      install_signals(server, binder)
+      Thread.new { readiness.ready!("serving") if server.wait_until_running(@config.worker_boot_timeout) }
+      server.run
+      @logger.info("stopped")
+    end
+
+    def watchdog
+      Systemd::Watchdog.new(@notifier) if @notifier.watchdog_interval
+    end
+
+    def install_signals(server, binder)
+      actions = { "USR2" => -> { hot_restart(server, binder) },
+                  "HUP" => Hangup.new(@log_file, binder.listeners, @logger) }
+      SignalHandler.new(server, actions: actions, ignore: %w[USR1 TTIN TTOU], logger: @logger,
+                                on_stop: ->(_graceful) { @notifier.stopping }).install
+    end
+
+    # Runs on the signal handler's thread: waits for the new process, then drains this one.
+    def hot_restart(server, binder)
+      return @logger.warn("SIGUSR2 ignored: a hot restart is under way") if @restarting
+      @restarting = true
+      @notifier.reloading
+      restart = HotRestart.new(binder.by_key, @logger).start
+      restart.wait == :ready ? handed_over(server, binder) : restart_failed
+    ensure
+      restart&.close
+    end
+
+    def handed_over(server, binder)
+      @logger.info("hot restart: the new process serves; draining this one")
+      binder.handed_over!
+      server.stop(graceful: true)
+    end
+
+    def restart_failed
+      @restarting = false
+      @logger.error("hot restart failed: the new process exited before serving; this one keeps serving")
+      @notifier.ready(status: "serving")
     end
 
     def load_metrics

@@ -23,13 +23,17 @@ module Heron
     attr_reader :listeners
     # @return [Hash] env entries every request starts with.
     attr_reader :env_template
+    # @return [#run, nil] run in a task of every reactor once it accepts (e.g. Cluster::Heartbeat).
+    attr_reader :heartbeat
 
     # @param app [#call] a Rack app.
     # @param config [Configuration]
     # @param logger [Log::Logger, nil]
     # @param listeners [Array<BasicSocket>, nil] already-open listeners (a cluster worker's).
     # @param metrics [Object, nil] a metrics registry.
-    def initialize(app, config, logger: nil, listeners: nil, metrics: nil)
+    # @param heartbeat [#run, nil] gets `run(reactor_thread)` in a task of each event loop.
+    def initialize(app, config, logger: nil, listeners: nil, metrics: nil, heartbeat: nil)
+      @heartbeat = heartbeat
       @config = config
       @logger = logger || Log::Logger.new(config)
       @metrics = metrics

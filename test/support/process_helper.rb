@@ -10,9 +10,11 @@ module ProcessHelper
   # Starts heron with a rackup file written from `ru_source`.
   # @param ru_source [String] the config.ru contents.
   # @param args [Array<String>] extra CLI arguments.
+  # @param banner_in [String, nil] a file name (in the test's directory) the banner goes to
+  #   instead of the combined stdout/stderr log (for `--log-file`).
   # @param spawn_options [Hash] extra Process.spawn options (e.g. rlimit_nofile: 64).
   # @return [Array(Integer, Integer, String)] pid, port, path of the combined log.
-  def spawn_heron(ru_source, *args, **spawn_options)
+  def spawn_heron(ru_source, *args, banner_in: nil, **spawn_options)
     dir = Dir.mktmpdir("heron-test")
     File.write(File.join(dir, "config.ru"), ru_source)
     log = File.join(dir, "heron.log")
@@ -21,7 +23,19 @@ module ProcessHelper
     pid = Process.spawn(RbConfig.ruby, "-r", boot, File.join(ROOT, "exe/heron"), "-b", "tcp://127.0.0.1:0",
                         "-e", "production", *args, "config.ru",
                         chdir: dir, out: log, err: [:child, :out], pgroup: true, **spawn_options)
-    [pid, wait_for_port(log, pid), log]
+    (@spawned_groups ||= []) << pid
+    [pid, wait_for_port(banner_in ? File.join(dir, banner_in) : log, pid), log]
+  end
+
+  # After each test, SIGKILLs what is left of the process groups it spawned (a failed assertion
+  # must not leave servers, or the masters a hot restart started in the same group, behind).
+  def after_teardown
+    super
+    (@spawned_groups || []).each do |group|
+      Process.kill("KILL", -group)
+    rescue Errno::ESRCH, Errno::EPERM
+      nil
+    end
   end
 
   # Waits for the banner's listening address.

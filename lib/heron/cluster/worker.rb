@@ -1,9 +1,16 @@
 # frozen_string_literal: true
 
+require_relative "heartbeat"
+require_relative "parent_death"
+require_relative "thread_dump"
+require_relative "../launcher/hangup"
+
 module Heron
   class Cluster
-    # One forked worker of a {Cluster}: runs hooks, loads the app (unless preloaded) and serves
-    # on the inherited listeners until signalled, or until the master goes away.
+    # One forked worker of a {Cluster}. In the master it is the handle the supervisor keeps
+    # (pid, index, heartbeats, whether it is being retired); in the child it runs hooks, loads
+    # the app (unless preloaded) and serves on the inherited listeners until signalled, or until
+    # the master goes away (EOF on the master-alive pipe, or SIGTERM from PR_SET_PDEATHSIG).
     class Worker
       # @return [Integer] the worker's index (0...workers).
       attr_reader :index
@@ -11,6 +18,16 @@ module Heron
       attr_reader :pid
       # @return [Float] monotonic time it was forked.
       attr_reader :started_at
+      # @return [Float, nil] monotonic time of its last heartbeat; nil while it boots.
+      attr_reader :last_beat_at
+      # @return [Integer] open connections, as its last heartbeat said.
+      attr_reader :connections
+      # @return [Worker, nil] the worker this one replaces once it serves (phased restart, memory).
+      attr_accessor :replaces
+      # @return [Boolean] whether it was told to drain and is not to be restarted.
+      attr_accessor :retiring
+      # @return [Float, nil] when the master sends SIGKILL (after a timeout or a drain deadline).
+      attr_accessor :kill_at
 
       # @param index [Integer]
       # @param config [Configuration]
@@ -25,14 +42,47 @@ module Heron
         @logger = logger
         @listeners = listeners
         @app = app
+        @connections = 0
+        @retiring = false
       end
 
       # Forks the worker process.
-      # @param master_alive [IO] read end of a pipe the master holds open; EOF means it died.
+      # @param master_alive [IO] read end of a pipe only the master holds the write end of.
+      # @param channel [Channel] where the worker's heartbeats go.
+      # @param close [Array<IO>] the master's own descriptors, closed in the child at once.
+      # @param hooks [Launcher::LogFile, nil] the log file, reopened in the worker on SIGHUP.
       # @return [Integer] the pid.
-      def spawn(master_alive)
-        @started_at = Process.clock_gettime(Process::CLOCK_MONOTONIC)
-        @pid = fork { exit(serve(master_alive)) }
+      def spawn(master_alive, channel, close: [], hooks: nil)
+        @started_at = monotonic
+        master = Process.pid
+        @pid = fork do
+          close.each { |io| io.close unless io.closed? }
+          reset_traps
+          ParentDeath.watch(master)
+          exit(serve(master_alive, channel, hooks))
+        end
+      end
+
+      # Records a heartbeat.
+      # @param connections [Integer]
+      # @return [Boolean] whether it was the first (the worker now serves).
+      def beat(connections)
+        first = @last_beat_at.nil?
+        @last_beat_at = monotonic
+        @connections = connections
+        first
+      end
+
+      # @return [Boolean] whether it has sent a heartbeat (it is serving).
+      def serving? = !@last_beat_at.nil?
+
+      # @return [Float] seconds since its last heartbeat, or since its fork while it boots.
+      def silent_for = monotonic - (@last_beat_at || @started_at)
+
+      # @return [Hash] what a status reader needs: index, pid, started_at, serving, connections.
+      def status
+        { index: @index, pid: @pid, started_at: @started_at, serving: serving?, connections: @connections,
+          retiring: @retiring }
       end
 
       # Sends a signal to the worker, ignoring one that already exited.
@@ -45,14 +95,23 @@ module Heron
 
       private
 
-      def serve(master_alive)
+      # The master's traps write to its self-pipe, closed here: until the worker installs its own,
+      # stops take their default action and the master's other signals are ignored.
+      def reset_traps
+        %w[TERM INT QUIT CHLD].each { |signal| trap(signal, "DEFAULT") }
+        %w[USR1 USR2 HUP TTIN TTOU].each { |signal| trap(signal, "IGNORE") }
+      end
+
+      def serve(master_alive, channel, hooks)
         Control::ProcessTitle.set("worker #{@index}", @config)
         Log::Logger.worker = @index
         @config.on_worker_boot.each { |hook| hook.arity.zero? ? hook.call : hook.call(@index) }
         metrics = @exporter&.worker_started(@index)
+        heartbeat = Heartbeat.new(channel, @config.worker_timeout)
         server = Server.new(@app || AppLoader.load(@config), @config, logger: @logger, listeners: @listeners,
-                                                                      metrics: metrics)
-        SignalHandler.new(server).install
+                                                                      metrics: metrics, heartbeat: heartbeat)
+        heartbeat.on_accept_failure = ->(_reactor) { accept_failed(server) }
+        install_signals(server, hooks)
         watch_master(master_alive, server)
         Control::WorkerProbe.start(@index) # after the app loaded: the master counts it as booted
         server.run
@@ -63,12 +122,30 @@ module Heron
         1
       end
 
+      def accept_failed(server)
+        @logger.error("worker #{@index}: an accept loop ended; draining so the master starts a new worker")
+        server.stop(graceful: true)
+      end
+
+      # Restart and resize signals are the master's; a worker ignores them when they reach its
+      # process group, reopens its log file and reloads TLS certificates on HUP, and logs its
+      # threads on SIGURG.
+      def install_signals(server, hooks)
+        SignalHandler.new(server, actions: {
+                            "HUP" => Launcher::Hangup.new(hooks, @listeners, @logger),
+                            ThreadDump::SIGNAL => -> { ThreadDump.log(@logger, "worker #{@index} threads:") },
+                          }, ignore: %w[USR1 USR2 TTIN TTOU], logger: @logger).install
+      end
+
       def watch_master(master_alive, server)
         Thread.new do
           master_alive.read
+          @logger.warn("worker #{@index}: master is gone; draining")
           server.stop(graceful: true)
         end
       end
+
+      def monotonic = Process.clock_gettime(Process::CLOCK_MONOTONIC)
     end
   end
 end

@@ -244,6 +244,40 @@ module Heron
         set(:write_timeout, seconds, "write_timeout")
       end
 
+      # @param seconds [Numeric, String] a worker whose event loop has not ticked this long is logged
+      #   with its threads' backtraces, killed and replaced (default 60).
+      # @return [Float]
+      def worker_timeout(seconds)
+        set(:worker_timeout, seconds, "worker_timeout")
+      end
+
+      # @param seconds [Numeric, String] a worker that has not started serving this long after its
+      #   fork is killed and replaced (default 60).
+      # @return [Float]
+      def worker_boot_timeout(seconds)
+        set(:worker_boot_timeout, seconds, "worker_boot_timeout")
+      end
+
+      # @param bytes [Integer, String, nil] a worker whose resident memory is above this is drained
+      #   and replaced, one at a time; nil (the default) turns the check off.
+      # @return [Integer, nil]
+      def worker_max_memory(bytes)
+        set(:worker_max_memory, bytes, "worker_max_memory")
+      end
+
+      # @param path [String, nil] where the master writes its pid (removed on exit).
+      # @return [String, nil]
+      def pidfile(path)
+        set(:pidfile, path, "pidfile")
+      end
+
+      # @param path [String, nil] a file both logs are appended to instead of stdout and stderr;
+      #   reopened on SIGHUP (logrotate).
+      # @return [String, nil]
+      def log_file(path)
+        set(:log_file, path, "log_file")
+      end
+
       # @param bytes [Integer, String, nil] request bodies above this get 413; nil for no limit (100 MiB).
       # @return [Integer, nil]
       def max_body_size(bytes)

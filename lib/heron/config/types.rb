@@ -78,6 +78,15 @@ module Heron
         bad ? fail_with(label, "a list of IP addresses or CIDRs like 10.0.0.0/8", bad) : list
       end
 
+      # @param value [Numeric, String] the raw value.
+      # @param label [String] the setting's name for the error message.
+      # @return [Float] seconds, more than zero.
+      def positive_duration(value, label)
+        seconds = parse_number(value)
+        return seconds.to_f if seconds&.positive? && seconds.finite?
+        fail_with(label, "a positive number of seconds", value)
+      end
+
       # @param value [Boolean, String] the raw value.
       # @param label [String] the setting's name for the error message.
       # @return [Boolean]

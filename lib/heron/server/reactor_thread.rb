@@ -51,8 +51,11 @@ module Heron
       def run(&ready)
         Sync do |task|
           attach(task)
-          accepts = @server.listeners.map { |listener| task.async { accept_loop(listener) } }
+          accepts = @accepts = @server.listeners.map do |listener|
+            task.async(annotation: "heron accept") { accept_loop(listener) }
+          end
           ready&.call
+          @server.heartbeat&.then { |heartbeat| task.async(annotation: "heron heartbeat") { heartbeat.run(self) } }
           control_loop(accepts)
         ensure
           task.children&.each(&:stop)
@@ -101,6 +104,10 @@ module Heron
 
       # @return [Boolean] whether a graceful stop is under way (responses say Connection: close).
       def draining? = @draining
+
+      # @return [Boolean] whether every accept loop still runs (false once one ended with an
+      #   exception or was stopped other than by a drain); read by Cluster::Heartbeat.
+      def accepting? = @draining || (@accepts || []).all?(&:running?)
 
       # Called by a connection before it calls the app; {#finished} balances it.
       # @param request [Request]

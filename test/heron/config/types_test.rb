@@ -49,6 +49,34 @@ class HeronConfigTypesTest < Minitest::Test
     assert_rejects :duration, nil, "--x must be a non-negative number of seconds (got nil)"
   end
 
+  def test_positive_duration
+    assert_equal 60.0, Types.positive_duration("60", "worker_timeout")
+    assert_equal 0.5, Types.positive_duration(0.5, "worker_timeout")
+    [0, "0", -1, "soon", Float::INFINITY, nil].each do |bad|
+      error = assert_raises(Heron::ConfigError) { Types.positive_duration(bad, "worker_timeout") }
+      assert_match(/worker_timeout must be a positive number of seconds/, error.message)
+    end
+  end
+
+  def test_lifecycle_settings_from_the_command_line_and_the_dsl
+    require "heron/config/cli"
+    config = Dir.mktmpdir do |dir|
+      File.write(File.join(dir, "app.ru"), "run ->(env) { [200, {}, []] }")
+      Heron::Config::CLI.new(%W[--worker-timeout 5 --worker-boot-timeout 9 --worker-max-memory 1000
+                                --pidfile p.pid --log-file h.log #{dir}/app.ru]).parse
+    end
+    assert_equal [5.0, 9.0, 1000, "p.pid", "h.log"],
+                 config.to_h.values_at(:worker_timeout, :worker_boot_timeout, :worker_max_memory, :pidfile, :log_file)
+    defaults = Heron::Configuration.new
+    assert_equal [60.0, 60.0, nil, nil, nil],
+                 defaults.to_h.values_at(:worker_timeout, :worker_boot_timeout, :worker_max_memory, :pidfile, :log_file)
+    dsl = Heron::Configuration.new
+    Heron::Config::DSL.new(dsl).evaluate("worker_timeout 30\nworker_max_memory 512 * 1024 * 1024\npidfile 'x.pid'")
+    assert_equal [30.0, 512 * 1024 * 1024, "x.pid"], dsl.to_h.values_at(:worker_timeout, :worker_max_memory, :pidfile)
+    error = assert_raises(Heron::ConfigError) { Heron::Config::DSL.new(dsl).evaluate("worker_timeout 0") }
+    assert_match(/worker_timeout must be a positive number of seconds/, error.message)
+  end
+
   def test_boolean
     assert_equal true, Types.boolean(true, "x")
     assert_equal false, Types.boolean(false, "x")

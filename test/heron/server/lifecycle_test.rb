@@ -68,4 +68,19 @@ class LifecycleTest < Minitest::Test
     refute_nil wait_exit(pid, timeout: 5), "exits once shutdown_timeout passes"
     assert_match(/still busy at shutdown timeout/, File.read(log))
   end
+
+  def test_restart_and_resize_signals_leave_a_single_process_and_its_requests_alone
+    pid, port, log = spawn_heron(SLOW_APP)
+    slow = Thread.new { Net::HTTP.get_response(URI("http://127.0.0.1:#{port}/slow")) }
+    sleep 0.3
+    %w[USR1 TTIN TTOU HUP WINCH URG].each { |signal| Process.kill(signal, pid) }
+    response = slow.value
+    assert_equal ["200", "done /slow"], [response.code, response.body]
+    assert_nil response["connection"], "no drain began"
+    eventually { File.read(log).scan(/SIG(?:USR1|TTIN|TTOU) ignored/).size == 3 }
+    assert_includes File.read(log), "SIGHUP: no log_file to reopen"
+    assert_equal "done /again", Net::HTTP.get(URI("http://127.0.0.1:#{port}/again"))
+    Process.kill("TERM", pid)
+    assert wait_exit(pid)&.success?
+  end
 end

@@ -1,0 +1,116 @@
+# frozen_string_literal: true
+
+require "json"
+require "rbconfig"
+
+module Heron
+  class Launcher
+    # SIGUSR2: starts a new Heron with the same command line (so new code and gems are loaded),
+    # handing over the listening sockets as inherited descriptors (HERON_LISTEN_FDS, read by
+    # {Binder::Inherited}). The new process tells the old one it is serving by writing to a pipe
+    # whose descriptor it finds in HERON_READY_FD; only then does the old process stop accepting
+    # and drain. If the new process exits before that, the old one keeps serving.
+    class HotRestart
+      # What started this process, captured when Heron was loaded (before any process title).
+      COMMAND = [$PROGRAM_NAME.dup.freeze, ARGV.dup.freeze].freeze
+      READY = "ready\n"
+
+      # @param listeners [Hash{String => BasicSocket}] from {Binder#by_key}.
+      # @param logger [Log::Logger]
+      # @param command [Array<String>] program and arguments to run.
+      def initialize(listeners, logger, command: [RbConfig.ruby, COMMAND[0], *COMMAND[1]])
+        @listeners = listeners
+        @logger = logger
+        @command = command
+      end
+
+      # @return [IO] the pipe the new process answers on (for select).
+      attr_reader :reader
+      # @return [Integer] the new process's pid.
+      attr_reader :pid
+
+      # Spawns the new process.
+      # @return [HotRestart] self
+      def start
+        @reader, writer = IO.pipe
+        @pid = Process.spawn(environment(writer), *@command, **redirects(writer), chdir: self.class.directory)
+        @logger.info("hot restart: started pid #{@pid}; waiting for it to serve")
+        self
+      ensure
+        writer&.close
+      end
+
+      # Reads the new process's answer without blocking.
+      # @return [Symbol, nil] :ready, :failed (it exited first), or nil (still booting).
+      def poll
+        data = @reader.read_nonblock(64, exception: false)
+        return nil if data == :wait_readable
+        data == READY ? :ready : :failed
+      end
+
+      # Blocks until the new process answers.
+      # @return [Symbol] :ready or :failed.
+      def wait
+        @reader.wait_readable
+        poll || wait
+      end
+
+      # Closes the pipe, and reaps the new process if it already exited (a failed restart; a
+      # running one is left alone: it outlives this process). No Process.detach: its waiter
+      # thread would keep a cluster master's waitpid(-1) from reaping workers.
+      # @return [void]
+      def close
+        @reader&.close unless @reader&.closed?
+        Process.wait(@pid, Process::WNOHANG) if @pid
+      rescue SystemCallError
+        nil
+      end
+
+      # In the new process: takes the pipe to the old one out of the environment (once), marked
+      # close-on-exec. A cluster closes it in its workers, so the old process sees EOF if this
+      # master dies before it is ready, whatever its workers do.
+      # @param env [Hash]
+      # @return [IO, nil] the pipe, or nil when this process was not started by a hot restart.
+      def self.take_ready_pipe(env = ENV)
+        fd = Integer(env.delete("HERON_READY_FD") || "", exception: false) or return nil
+        IO.for_fd(fd).tap { |pipe| pipe.close_on_exec = true }
+      rescue SystemCallError, ArgumentError
+        nil
+      end
+
+      # Tells the old process this one serves, and closes the pipe.
+      # @param pipe [IO, nil] from {.take_ready_pipe}.
+      # @return [Boolean] whether there was an old process to tell.
+      def self.announce_ready(pipe)
+        return false unless pipe && !pipe.closed?
+        pipe.write(READY)
+        true
+      rescue SystemCallError, IOError
+        false
+      ensure
+        pipe&.close unless pipe.nil? || pipe.closed?
+      end
+
+      # @return [String] the working directory to restart in: $PWD when it is the same directory
+      #   as the current one (it keeps a deploy's `current` symlink unresolved), else Dir.pwd.
+      def self.directory
+        pwd = ENV["PWD"]
+        return pwd if pwd && File.directory?(pwd) && File.identical?(pwd, Dir.pwd)
+        Dir.pwd
+      end
+
+      private
+
+      def environment(writer)
+        fds = @listeners.to_h { |key, io| [io.fileno.to_s, key] }
+        # WATCHDOG_PID names this process; without it the new one pings systemd's watchdog itself.
+        { "HERON_LISTEN_FDS" => JSON.generate(fds), "HERON_READY_FD" => writer.fileno.to_s, "WATCHDOG_PID" => nil }
+      end
+
+      # By descriptor number: a TLS listener is a delegator, not an IO.
+      def redirects(writer)
+        [*@listeners.values, writer].to_h { |io| [io.fileno, io.fileno] }
+      end
+    end
+  end
+end

@@ -1,0 +1,29 @@
+# frozen_string_literal: true
+
+require "test_helper"
+
+# The worker → master pipe: heartbeats from real forked processes, and garbage that is dropped.
+class ChannelTest < Minitest::Test
+  def test_heartbeats_from_forked_processes_arrive_whole
+    channel = Heron::Cluster::Channel.new
+    pids = 3.times.map { fork { 50.times { |i| channel.beat(i) }; exit!(0) } }
+    pids.each { |pid| Process.wait(pid) }
+    beats = []
+    beats.concat(channel.read) while channel.reader.wait_readable(0.2) && beats.size < 150
+    assert_equal 150, beats.size
+    assert_equal pids.sort, beats.map(&:first).uniq.sort
+    assert_equal (0...50).to_a, beats.select { |pid, _| pid == pids.first }.map(&:last)
+  ensure
+    channel&.close
+  end
+
+  def test_malformed_lines_are_ignored_and_a_long_partial_line_is_bounded
+    channel = Heron::Cluster::Channel.new
+    writer = channel.instance_variable_get(:@writer)
+    writer.write("nonsense\nbeat x 1\nbeat 12 3\n#{'z' * 10_000}")
+    assert_equal [[12, 3]], channel.read
+    assert_operator channel.instance_variable_get(:@buffer).bytesize, :<=, 256
+  ensure
+    channel&.close
+  end
+end

@@ -1,0 +1,123 @@
+# frozen_string_literal: true
+
+require "test_helper"
+require "net/http"
+require "openssl"
+require_relative "../../support/tls_certificates"
+
+# SIGUSR2 on a real `heron`: a new process takes over the listening sockets, the old one drains
+# once the new one serves. Counted request by request under an open-loop load.
+class HotRestartTest < Minitest::Test
+  APP = <<~RUBY
+    raise "told to fail" if File.exist?("fail")
+    run lambda { |env| [200, { "content-type" => "text/plain" }, [Process.pid.to_s]] }
+  RUBY
+
+  def master_from(pidfile)
+    eventually { File.exist?(pidfile) && File.read(pidfile).to_i.positive? }
+    File.read(pidfile).to_i
+  end
+
+  def gone?(pid)
+    Process.kill(0, pid)
+    false
+  rescue Errno::ESRCH
+    true
+  end
+
+  def restart_under_load(*args)
+    old, port, log = spawn_heron(APP, "-q", "--pidfile", "heron.pid", *args)
+    pidfile = File.join(File.dirname(log), "heron.pid")
+    assert_equal old, master_from(pidfile)
+    load = start_load(port, rate: 40, seconds: 6)
+    sleep 1.5
+    Process.kill("USR2", old)
+    assert wait_exit(old, timeout: 30)&.success?, "the old process drains and exits 0:\n#{File.read(log)}"
+    assert_every_request_answered(load)
+    fresh = master_from(pidfile)
+    refute_equal old, fresh
+    [fresh, port, log]
+  end
+
+  def stop(pid)
+    Process.kill("TERM", pid)
+    eventually(timeout: 15) { gone?(pid) }
+  end
+
+  def test_single_mode_hot_restart_loses_no_request
+    fresh, port, log = restart_under_load
+    assert_equal fresh.to_s, Net::HTTP.get(URI("http://127.0.0.1:#{port}/"))
+    assert_match(/hot restart: the new process serves; draining this one/, File.read(log))
+    stop(fresh)
+  end
+
+  def test_cluster_hot_restart_loses_no_request
+    fresh, port, log = restart_under_load("-w", "2")
+    worker = Net::HTTP.get(URI("http://127.0.0.1:#{port}/")).to_i
+    assert_equal fresh, File.read("/proc/#{worker}/stat").split[3].to_i, "a worker of the new master answers"
+    assert_match(/hot restart: the new master serves; draining this one/, File.read(log))
+    stop(fresh)
+  end
+
+  def test_a_new_process_that_fails_to_boot_leaves_the_old_one_serving
+    pid, port, log = spawn_heron(APP)
+    File.write(File.join(File.dirname(log), "fail"), "")
+    Process.kill("USR2", pid)
+    eventually(timeout: 20) { File.read(log).include?("hot restart failed") }
+    assert_equal pid.to_s, Net::HTTP.get(URI("http://127.0.0.1:#{port}/"))
+    Process.kill("TERM", pid)
+    assert wait_exit(pid)&.success?
+  end
+
+  def test_a_new_master_that_dies_before_serving_is_noticed_though_its_workers_live_on
+    dir = Dir.mktmpdir("heron-hook")
+    File.write(File.join(dir, "heron.rb"), <<~RUBY)
+      on_worker_boot do
+        next unless File.exist?("die")
+        trap("TERM", "IGNORE")             # a boot that does not heed PR_SET_PDEATHSIG's SIGTERM
+        Process.kill("KILL", Process.ppid) # the new master dies after forking ...
+        sleep 20                           # ... while its worker is still booting
+      end
+    RUBY
+    pid, port, log = spawn_heron(APP, "-w", "1", "-C", File.join(dir, "heron.rb"))
+    File.write(File.join(File.dirname(log), "die"), "")
+    Process.kill("USR2", pid)
+    eventually(timeout: 10) { File.read(log).include?("hot restart failed") }
+    assert_equal pid, File.read("/proc/#{Net::HTTP.get(URI("http://127.0.0.1:#{port}/"))}/stat").split[3].to_i
+    Process.kill("TERM", pid)
+    assert wait_exit(pid)&.success?
+  end
+
+  def served_certificate(port, ca)
+    context = OpenSSL::SSL::SSLContext.new
+    context.set_params(verify_mode: OpenSSL::SSL::VERIFY_PEER, ca_file: ca)
+    tcp = TCPSocket.new("127.0.0.1", port)
+    ssl = OpenSSL::SSL::SSLSocket.new(tcp, context)
+    ssl.hostname = "127.0.0.1"
+    ssl.connect
+    ssl.write("GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+    [ssl.peer_cert.serial, ssl.read[/\r\n\r\n(\d+)\z/, 1].to_i]
+  ensure
+    ssl&.close
+    tcp&.close
+  end
+
+  def test_a_tls_listener_is_handed_over_and_the_new_process_loads_new_certificates
+    Dir.mktmpdir do |dir|
+      paths = TLSCertificates.make(dir, "127.0.0.1")
+      cert, key = paths["127.0.0.1"]
+      old, _, log = spawn_heron(APP, "-b", "ssl://127.0.0.1:0?#{URI.encode_www_form(cert: cert, key: key)}")
+      port = eventually { File.read(log)[%r{https://127\.0\.0\.1:(\d+)}, 1] }.to_i
+      first_serial, pid = served_certificate(port, paths["ca"])
+      assert_equal old, pid
+      TLSCertificates.make(dir, "127.0.0.1") # new files under the same names, same CA file path
+      Process.kill("USR2", old)
+      assert wait_exit(old, timeout: 30)&.success?
+      serial, fresh = served_certificate(port, paths["ca"])
+      refute_equal old, fresh, "the new process answers on the same TLS port"
+      refute_equal first_serial, serial, "with the certificate now on disk"
+      Process.kill("TERM", fresh)
+      eventually(timeout: 15) { gone?(fresh) }
+    end
+  end
+end
