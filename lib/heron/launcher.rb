@@ -12,8 +12,8 @@ require_relative "launcher/hot_restart"
 require_relative "launcher/log_file"
 require_relative "launcher/pidfile"
 require_relative "launcher/readiness"
+require_relative "launcher/ticker"
 require_relative "systemd/notifier"
-require_relative "systemd/watchdog"
 
 module Heron
   # Starts Heron the way the configuration says: one process (with one or more reactor
@@ -60,8 +60,9 @@ module Heron
       metrics = @config.metrics? ? load_metrics : nil
       control = Control.for_single(@config, @logger, metrics)
       binder = Binder.for(@config)
+      ticker = Ticker.new(@config.threads, @notifier) { readiness.ready!("serving") }
       server = Server.new(AppLoader.load(@config), @config, logger: @logger, metrics: metrics,
-                                                            listeners: binder.bind, heartbeat: watchdog)
+                                                            listeners: binder.bind, heartbeat: ticker)
       Control.attach_server(control, server)
       serve(server, binder, readiness)
     ensure
@@ -74,13 +75,8 @@ module Heron
       Control::ProcessTitle.set("single", @config, server.addresses)
       binder.ignored.each { |uri| @logger.info("bind #{uri} ignored: serving the sockets systemd passed") }
       install_signals(server, binder)
-      Thread.new { readiness.ready!("serving") if server.wait_until_running(@config.worker_boot_timeout) }
       server.run
       @logger.info("stopped")
-    end
-
-    def watchdog
-      Systemd::Watchdog.new(@notifier) if @notifier.watchdog_interval
     end
 
     def install_signals(server, binder)

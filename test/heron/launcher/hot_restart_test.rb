@@ -82,7 +82,7 @@ class HotRestartTest < Minitest::Test
     pid, port, log = spawn_heron(APP, "-w", "1", "-C", File.join(dir, "heron.rb"))
     File.write(File.join(File.dirname(log), "die"), "")
     Process.kill("USR2", pid)
-    eventually(timeout: 10) { File.read(log).include?("hot restart failed") }
+    eventually(timeout: 30) { File.read(log).include?("hot restart failed") }
     assert_equal pid, File.read("/proc/#{Net::HTTP.get(URI("http://127.0.0.1:#{port}/"))}/stat").split[3].to_i
     Process.kill("TERM", pid)
     assert wait_exit(pid)&.success?
