@@ -2,17 +2,18 @@
 
 require "test_helper"
 
-# The pacer runs a minor GC once `every` bytes have been handed out, and not before.
+# The pacer runs a GC once `every` bytes have been handed out, and not before. Counted with
+# GC.count: Ruby may turn the requested minor collection into a major one.
 class GCPacerTest < Minitest::Test
   def test_collects_once_every_n_bytes
     pacer = Heron::Request::GCPacer.new(1000)
-    before = GC.stat(:minor_gc_count)
+    before = GC.count
     pacer.handed_out(600)
-    assert_equal before, GC.stat(:minor_gc_count), "not yet: 600 of 1000 bytes"
+    assert_equal before, GC.count, "not yet: 600 of 1000 bytes"
     pacer.handed_out(400)
-    after = GC.stat(:minor_gc_count)
-    assert_operator after, :>, before, "1000 bytes: one minor collection"
+    after = GC.count
+    assert_operator after, :>, before, "1000 bytes: one collection"
     pacer.handed_out(999)
-    assert_equal after, GC.stat(:minor_gc_count), "the count starts again after a collection"
+    assert_equal after, GC.count, "the count starts again after a collection"
   end
 end
