@@ -22,10 +22,6 @@
 #include "http_parser.h"
 #include "heron_str.h"
 
-#define DEFAULT_MAX_TARGET_BYTES 8192
-#define DEFAULT_MAX_HEADER_BYTES 65536
-#define DEFAULT_MAX_HEADER_FIELDS 100
-
 static VALUE cHeron_HTTPParser;
 static VALUE eHeron_HTTPParser_Error;
 static VALUE eHeron_HTTPParser_BadRequest;
@@ -214,10 +210,12 @@ static Heron_HTTPParser *Heron_HTTPParser_get(VALUE self)
   return parser;
 }
 
-static size_t Heron_HTTPParser_limit(VALUE value, size_t fallback, const char *name)
+/* A limit given to #initialize: required (their defaults live in Ruby, with every other
+ * setting's, in Heron::Config::Settings; lib/heron/http_parser.rb fills in the missing ones). */
+static size_t Heron_HTTPParser_limit(VALUE value, const char *name)
 {
   long n;
-  if (value == Qundef || NIL_P(value)) return fallback;
+  if (value == Qundef || NIL_P(value)) rb_raise(rb_eArgError, "missing keyword: %s", name);
   n = NUM2LONG(value);
   if (n <= 0) rb_raise(rb_eArgError, "%s must be a positive Integer", name);
   return (size_t)n;
@@ -262,14 +260,14 @@ static VALUE Heron_HTTPParser_initialize(int argc, VALUE *argv, VALUE self)
   rb_scan_args(argc, argv, ":", &opts);
   values[0] = values[1] = values[2] = values[3] = values[4] = Qundef;
   if (!NIL_P(opts)) rb_get_kwargs(opts, keys, 0, 5, values);
-  target = Heron_HTTPParser_limit(values[0], DEFAULT_MAX_TARGET_BYTES, "max_target_bytes");
-  header = Heron_HTTPParser_limit(values[1], DEFAULT_MAX_HEADER_BYTES, "max_header_bytes");
-  fields = Heron_HTTPParser_limit(values[2], DEFAULT_MAX_HEADER_FIELDS, "max_header_fields");
+  target = Heron_HTTPParser_limit(values[0], "max_target_bytes");
+  header = Heron_HTTPParser_limit(values[1], "max_header_bytes");
+  fields = Heron_HTTPParser_limit(values[2], "max_header_fields");
   TypedData_Get_Struct(self, Heron_HTTPParser, &Heron_HTTPParser_type, parser);
   parser->max_chunk_ext_bytes =
-    Heron_HTTPParser_limit(values[3], HERON_MAX_CHUNK_EXT_BYTES, "max_chunk_extension_bytes");
+    Heron_HTTPParser_limit(values[3], "max_chunk_extension_bytes");
   parser->max_chunk_ext_total =
-    Heron_HTTPParser_limit(values[4], HERON_MAX_CHUNK_EXT_TOTAL, "max_total_chunk_extension_bytes");
+    Heron_HTTPParser_limit(values[4], "max_total_chunk_extension_bytes");
   heron_http_parser_free(&parser->head);
   if (heron_http_parser_init(&parser->head, target, header, fields) != 0) rb_memerror();
   Heron_HTTPParser_reset_chunked(parser);

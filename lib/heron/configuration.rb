@@ -3,98 +3,17 @@
 require "etc"
 require_relative "config_error"
 require_relative "config/types"
+require_relative "config/settings"
 
 module Heron
   # Every setting Heron understands, with its default. The CLI and the config-file DSL both write
   # into one of these; the server, cluster and connection read from it.
   class Configuration
-    DEFAULTS = {
-      binds: [],                      # ["tcp://0.0.0.0:9292", "unix:///tmp/heron.sock"]; empty → host/port
-      host: "0.0.0.0",
-      port: 9292,
-      workers: 0,                     # 0 = single process
-      threads: 1,                     # reactor threads per process
-      preload: false,
-      max_connections: 4096,          # per process (per reactor thread share)
-      environment: nil,               # nil → APP_ENV, RAILS_ENV, RACK_ENV, else "development"
-      rackup: "config.ru",
-      app: nil,                       # a Rack app object (wins over rackup)
-      log_format: :common,            # :common | :json
-      quiet: false,                   # no access log (same as log_requests false)
-      log_requests: true,             # the access log
-      logger: nil,                    # a Logger-compatible object that gets every line instead of the IOs
-      log_io: $stdout,
-      error_io: $stderr,
-      before_fork: [],
-      on_worker_boot: [],
-      shutdown_timeout: 30.0,
-      worker_timeout: 60.0,           # a worker whose event loop has not ticked this long is killed
-      worker_boot_timeout: 60.0,      # fork → first heartbeat; slower boots are killed and retried
-      worker_max_memory: nil,         # RSS bytes; a worker above it is replaced gracefully (nil: off)
-      pidfile: nil,                   # path the master's pid is written to
-      log_file: nil,                  # path both logs are appended to (reopened on SIGHUP)
-      first_byte_timeout: 10.0,       # new connection → first byte of a request
-      header_timeout: 10.0,           # first byte → end of header block
-      keepalive_timeout: 20.0,        # idle between keep-alive requests
-      body_timeout: 30.0,             # longest wait for the next body bytes
-      min_body_rate: 1024,            # bytes/s a body must average (waiting time only); 0 = off
-      body_rate_grace: 10.0,          # seconds of waiting allowed on top of received / min_body_rate
-      drain_delay: 0.0,               # keep accepting this long after a graceful stop is asked for
-      write_timeout: 30.0,            # longest wait for the client to accept response bytes
-      max_body_size: 100 * 1024 * 1024, # 413 above this (bytes); nil = unlimited
-      rewindable_input: nil,          # rack.input supports #rewind; nil → on under Rack 2, off under Rack 3
-      body_spool_threshold: 128 * 1024, # rewindable bodies above this go to a Tempfile
-      max_target_bytes: 8 * 1024,     # 414 above this
-      max_header_bytes: 64 * 1024,    # 431 above this
-      max_header_fields: 100,         # 431 above this
-      max_chunk_extension_bytes: 4 * 1024, # 400 above this on one chunk-size line
-      max_total_chunk_extension_bytes: 64 * 1024, # 400 above this in one chunked body
-      forwarded_proto: false,         # trust X-Forwarded-Proto for rack.url_scheme
-      continue_mode: :lazy,           # :lazy | :eager (Expect: 100-continue)
-      http2: true,                    # HTTP/2 over TLS (ALPN h2) and cleartext with prior knowledge
-      http2_max_concurrent_streams: 100, # streams (requests) at once on one HTTP/2 connection
-      discard_body_limit: 64 * 1024,  # bytes read and dropped after an app ignored the body
-      after_reply_concurrency: 64,    # callbacks running at once per process
-      profile: nil,                   # nil → on in development, off otherwise
-      profile_path: "/__heron",
-      profile_sample: 1,              # measure one request in N (1: every request)
-      profile_token: nil,
-      control_bind: "tcp://127.0.0.1:9393", # health, stats, ctl and /metrics; nil = off (alias: metrics_bind)
-      control_token: nil,             # when set, /stats, /backtraces and ctl actions need it
-      tag: nil,                       # process titles' tag; nil → the directory's name
-      metrics: nil,                   # nil → on when profile is on
-      max_in_flight: nil,             # requests in the app at once per process; past it 503; nil = no limit
-      max_queue_time: nil,            # seconds from accept (or a trusted X-Request-Start) to the app; past it 503
-      trusted_proxies: [],            # CIDRs whose X-Forwarded-For / Forwarded / X-Request-Start are believed
-      n_plus_one_threshold: 2,
-    }.freeze
+    # Each setting's default (see {Config::Settings}, where every setting is declared once).
+    DEFAULTS = Config::Settings.defaults
 
     # How {#set} checks and coerces each setting: a {Config::Types} method, and its extra arguments.
-    TYPES = {
-      binds: [:binds], host: [:string], port: [:port],
-      workers: [:non_negative_integer], threads: [:positive_integer], preload: [:boolean],
-      max_connections: [:positive_integer], environment: [:optional_string], rackup: [:string],
-      app: [:optional_callable], log_format: [:choice, %i[common json]], quiet: [:boolean],
-      log_requests: [:boolean], logger: [:optional_logger],
-      log_io: [:writer], error_io: [:writer], before_fork: [:callables], on_worker_boot: [:callables],
-      shutdown_timeout: [:duration], worker_timeout: [:positive_duration],
-      worker_boot_timeout: [:positive_duration], worker_max_memory: [:optional_size],
-      pidfile: [:optional_string], log_file: [:optional_string], first_byte_timeout: [:duration], header_timeout: [:duration],
-      keepalive_timeout: [:duration], body_timeout: [:duration], write_timeout: [:duration],
-      min_body_rate: [:non_negative_integer], body_rate_grace: [:duration], drain_delay: [:duration],
-      max_body_size: [:optional_size], max_target_bytes: [:positive_integer],
-      max_header_bytes: [:positive_integer], max_header_fields: [:positive_integer],
-      max_chunk_extension_bytes: [:positive_integer], max_total_chunk_extension_bytes: [:positive_integer],
-      rewindable_input: [:optional_boolean], body_spool_threshold: [:non_negative_integer],
-      forwarded_proto: [:boolean], continue_mode: [:choice, %i[lazy eager]], http2: [:boolean],
-      http2_max_concurrent_streams: [:positive_integer],
-      discard_body_limit: [:non_negative_integer], after_reply_concurrency: [:positive_integer],
-      profile: [:optional_boolean], profile_path: [:url_path], profile_token: [:optional_string],
-      profile_sample: [:positive_integer],
-      control_bind: [:optional_bind], control_token: [:optional_string], tag: [:optional_string],
-      metrics: [:optional_boolean], n_plus_one_threshold: [:positive_integer],
-      max_in_flight: [:optional_size], max_queue_time: [:optional_duration], trusted_proxies: [:cidrs],
-    }.freeze
+    TYPES = Config::Settings.types
 
     # Older names that still work: the setting they set.
     ALIASES = { metrics_bind: :control_bind }.freeze

@@ -1,11 +1,12 @@
 # frozen_string_literal: true
 
 require_relative "native"
+require_relative "config/settings"
 Heron::Native.load("heron_ext")
 
 module Heron
   # Strict HTTP/1.1 request parser (RFC 9112), implemented in C
-  # (ext/heron/http_parser.c for the grammar, ext/heron/heron_ext.c for this
+  # (ext/heron/http_parser.c for the grammar, ext/heron/heron_http_parser.c for this
   # binding). One instance per connection; #reset between requests.
   #
   #   parser = Heron::HTTPParser.new(max_target_bytes: 8192, max_header_bytes: 65536,
@@ -87,5 +88,15 @@ module Heron
 
     # 505: well-formed HTTP version other than 1.0 and 1.1.
     class VersionNotSupported < Error; end
+
+    # The limits #initialize takes, and their defaults (the settings of the same names).
+    LIMITS = Config::Settings.defaults.slice(:max_target_bytes, :max_header_bytes, :max_header_fields,
+                                             :max_chunk_extension_bytes, :max_total_chunk_extension_bytes).freeze
+
+    # @param limits [Hash] any of {LIMITS}; the others keep their defaults.
+    # @return [HTTPParser]
+    def self.new(**limits)
+      super(**LIMITS, **limits)
+    end
   end
 end

@@ -3,6 +3,7 @@
 require "optparse"
 require_relative "../version"
 require_relative "../configuration"
+require_relative "settings"
 require_relative "dsl"
 
 module Heron
@@ -21,55 +22,9 @@ module Heron
       USAGE = "Usage: heron [options] [config.ru]\n       heron attack [options] URL  (heron attack --help)\n" \
               "       heron ctl stats|backtraces|restart|phased-restart|reopen-logs|stop|halt  (heron ctl --help)"
 
-      # Flags that set one setting: [setting, switches, description]. Every one has a DSL directive.
-      SETTING_FLAGS = [
-        [:port, ["-p", "--port PORT"], "TCP port when no --bind is given (default 9292)"],
-        [:host, ["-o", "--host HOST"], "address when no --bind is given (default 0.0.0.0)"],
-        [:workers, ["-w", "--workers COUNT"], "worker processes; 0 runs one process (default 0)"],
-        [:threads, ["-t", "--threads COUNT"], "reactor threads per process (default 1)"],
-        [:environment, ["-e", "--environment NAME"], "default APP_ENV, RAILS_ENV, RACK_ENV, development"],
-        [:preload, ["--[no-]preload"], "load the app before forking workers (default off)"],
-        [:max_connections, ["--max-connections COUNT"], "open connections per process (default 4096)"],
-        [:log_format, ["--log-format FORMAT"], "common or json (default common)"],
-        [:quiet, ["-q", "--[no-]quiet"], "no access log (default off)"],
-        [:log_requests, ["--[no-]log-requests"], "access log (default on)"],
-        [:continue_mode, ["--continue MODE"], "100-continue: lazy or eager (default lazy)"],
-        [:profile, ["--[no-]profile"], "per-request profiler (default on in development)"],
-        [:profile_path, ["--profile-path PATH"], "profiler pages' path (default /__heron)"],
-        [:profile_sample, ["--profile-sample N"], "profile one request in N (default 1: all)"],
-        [:metrics, ["--[no-]metrics"], "metrics endpoint (default on when profiling)"],
-        [:control_bind, ["--control-bind URI"], "health/stats/ctl/metrics listener (tcp://127.0.0.1:9393)"],
-        [:control_bind, ["--metrics-bind URI"], "old name of --control-bind"],
-        [:control_token, ["--control-token TOKEN"], "token for /stats, /backtraces, ctl (default none)"],
-        [:tag, ["--tag NAME"], "process titles' tag (default: the directory's name)"],
-        [:max_in_flight, ["--max-in-flight COUNT"], "503 past this many requests in the app (off)"],
-        [:max_queue_time, ["--max-queue-time SECONDS"], "503 for requests that waited longer (off)"],
-        [:trusted_proxies, ["--trusted-proxies CIDRS"], "comma-separated proxies to believe (none)"],
-        [:n_plus_one_threshold, ["--n-plus-one-threshold COUNT"], "repeated-query warning (default 2)"],
-        [:shutdown_timeout, ["--shutdown-timeout SECONDS"], "graceful stop deadline (default 30)"],
-        [:worker_timeout, ["--worker-timeout SECONDS"], "kill a worker whose loop is stuck (default 60)"],
-        [:worker_boot_timeout, ["--worker-boot-timeout SECONDS"], "kill a worker still booting (default 60)"],
-        [:worker_max_memory, ["--worker-max-memory BYTES"], "replace a worker above this RSS (default off)"],
-        [:pidfile, ["--pidfile PATH"], "write the master's pid there (default none)"],
-        [:log_file, ["--log-file PATH"], "append both logs there, reopened on SIGHUP (default stdout/stderr)"],
-        [:first_byte_timeout, ["--first-byte-timeout SECONDS"], "connect to first byte (default 10)"],
-        [:header_timeout, ["--header-timeout SECONDS"], "first byte to end of headers (default 10)"],
-        [:keepalive_timeout, ["--keepalive-timeout SECONDS"], "idle keep-alive wait (default 20)"],
-        [:body_timeout, ["--body-timeout SECONDS"], "wait for more body bytes (default 30)"],
-        [:min_body_rate, ["--min-body-rate BYTES"], "bytes/s a body must average, 0 = off (1024)"],
-        [:body_rate_grace, ["--body-rate-grace SECONDS"], "waiting allowed before the rate (10)"],
-        [:drain_delay, ["--drain-delay SECONDS"], "keep accepting after TERM (default 0)"],
-        [:write_timeout, ["--write-timeout SECONDS"], "wait for the client to read (default 30)"],
-        [:max_body_size, ["--max-body-size BYTES"], "413 above this, or unlimited (default 100 MiB)"],
-        [:rewindable_input, ["--[no-]rewindable-input"], "rack.input can rewind (default: on with Rack 2)"],
-        [:body_spool_threshold, ["--body-spool-threshold BYTES"], "rewindable body to a Tempfile (131072)"],
-        [:max_target_bytes, ["--max-target-bytes BYTES"], "414 above this (default 8192)"],
-        [:max_header_bytes, ["--max-header-bytes BYTES"], "431 above this (default 65536)"],
-        [:max_header_fields, ["--max-header-fields COUNT"], "431 above this (default 100)"],
-        [:forwarded_proto, ["--[no-]forwarded-proto"], "trust X-Forwarded-Proto (default off)"],
-        [:http2, ["--[no-]http2"], "serve HTTP/2: TLS with ALPN h2, cleartext with prior knowledge (default on)"],
-        [:after_reply_concurrency, ["--after-reply-concurrency COUNT"], "after-reply callbacks (64)"],
-      ].freeze
+      # Flags that set one setting: [setting, switches, description], from {Settings}, plus old
+      # names that still work. Every one has a DSL directive.
+      SETTING_FLAGS = (Settings.flags + [[:control_bind, ["--metrics-bind URI"], "old name of --control-bind"]]).freeze
 
       # @param argv [Array<String>] the command-line arguments.
       # @param stdout [IO] where --help and --version go.
