@@ -99,8 +99,8 @@ module Heron
     #   under Rack 2 (whose SPEC requires it; Rack 3 dropped it).
     def rewindable_input?
       return rewindable_input unless rewindable_input.nil?
-      require "rack/version"
-      Rack.release < "3"
+      @rack2 = rack2? if @rack2.nil? # asked once per request: the answer cannot change
+      @rack2
     end
 
     # @return [Boolean] whether per-request profiling is on.
@@ -114,6 +114,11 @@ module Heron
     end
 
     private
+
+    def rack2?
+      require "rack/version"
+      Rack.release < "3"
+    end
 
     def present(value)
       value = value&.strip

@@ -49,19 +49,31 @@ module Heron
         # @return [String] a new id, e.g. "3f9c2a7b1e04-1k".
         def generate
           LOCK.synchronize do
-            reseed unless @pid == Process.pid
+            reseed unless @prefix
             "#{@prefix}-#{(@count += 1).to_s(36)}"
           end
         end
 
-        private
-
+        # Starts a new prefix: a forked child (see Process._fork below) must not repeat its
+        # parent's ids. Cheaper than comparing the pid on every request (a system call).
+        # @return [void]
         def reseed
-          @pid = Process.pid
           @prefix = SecureRandom.hex(6)
           @count = 0
+        end
+      end
+
+      # Reseeds in every forked child (Ruby 3.1+ calls Process._fork for every fork).
+      module ForkHook
+        # @return [Integer] the child's pid in the parent, 0 in the child.
+        def _fork
+          pid = super
+          RequestId.reseed if pid.zero?
+          pid
         end
       end
     end
   end
 end
+
+Process.singleton_class.prepend(Heron::Log::RequestId::ForkHook)

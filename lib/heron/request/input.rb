@@ -38,7 +38,6 @@ module Heron
         @pending = String.new(encoding: Encoding::BINARY)
         @received = 0
         @done = length&.zero?
-        @pacer = Request::GCPacer.new
       end
 
       # Reads like IO#read: all of the rest when `length` is nil, else up to `length` bytes.
@@ -162,7 +161,7 @@ module Heron
       end
 
       def take(length)
-        @pacer.handed_out(length)
+        (@pacer ||= Request::GCPacer.new).handed_out(length) # made on first use: most requests have no body
         return @pending.slice!(0, length) if length < @pending.bytesize
         data = @pending
         @pending = String.new(encoding: Encoding::BINARY)
