@@ -21,7 +21,8 @@ module Heron
     # @param metrics [#to_prometheus, nil]
     # @return [Handle]
     def self.for_single(config, logger, metrics)
-      state = State.new(mode: "single", draining: -> { false }, counters: -> { {} }, tag: ProcessTitle.tag(config))
+      state = State.new(mode: "single", draining: -> { false }, counters: -> { {} }, tag: ProcessTitle.tag(config),
+                        max_connections: config.max_connections)
       start(state, config, logger, metrics)
     end
 
@@ -49,7 +50,8 @@ module Heron
       counters = -> { cluster.stats.merge(metrics ? metric_counters(metrics.snapshot) : {}) }
       booted = -> { WorkerProbe.booted?(cluster.stats[:worker_pids], config.workers) }
       state = State.new(mode: "cluster", draining: -> { cluster.draining? }, listeners: -> { listeners },
-                        counters: counters, booted: booted, tag: ProcessTitle.tag(config))
+                        counters: counters, booted: booted, tag: ProcessTitle.tag(config),
+                        max_connections: config.max_connections)
       WorkerProbe.prepare if config.control_bind
       start(state, config, logger, metrics, backtraces: -> { Backtraces.render + WorkerProbe.collect(cluster.stats[:worker_pids]) },
                                             on_close: -> { WorkerProbe.remove })

@@ -21,7 +21,9 @@ module Heron
       # @param listeners [#call] the app's listening sockets, for the backlog.
       # @param booted [#call, nil] asked until it says true, when nobody calls {#ready!}.
       # @param tag [String, nil] see {#tag}.
-      def initialize(mode:, draining:, counters:, listeners: -> { [] }, booted: nil, tag: nil)
+      # @param max_connections [Integer, nil] connections each process accepts at most.
+      def initialize(mode:, draining:, counters:, listeners: -> { [] }, booted: nil, tag: nil, max_connections: nil)
+        @max_connections = max_connections
         @booted = booted
         @tag = tag
         @mode = mode
@@ -65,7 +67,20 @@ module Heron
           "backlog" => Backlog.total(@listeners.call) }.merge(@counters.call.transform_keys(&:to_s))
       end
 
+      # Capacity gauges for /metrics, in the Prometheus text format: the accept queue of the
+      # app's listeners (when the platform tells) and the connection limit per process.
+      # @return [String]
+      def capacity_metrics
+        backlog = Backlog.total(@listeners.call)
+        text = +""
+        text << gauge("heron_listen_backlog", "Connections waiting in the kernel's accept queue of the app's listeners.", backlog) if backlog
+        text << gauge("heron_connections_max", "Connections each process accepts at most (max_connections).", @max_connections) if @max_connections
+        text
+      end
+
       private
+
+      def gauge(name, help, value) = "# HELP #{name} #{help}\n# TYPE #{name} gauge\n#{name} #{value}\n"
 
       def monotonic = Process.clock_gettime(Process::CLOCK_MONOTONIC)
     end

@@ -2,6 +2,7 @@
 
 require "test_helper"
 require "json"
+require "open3"
 require "heron/control"
 require "heron/profiler/metrics"
 
@@ -40,6 +41,23 @@ class ControlEndpointsTest < Minitest::Test
     assert_equal 200, status
     assert_includes body, "heron_connections_open 1\n"
     assert_equal 404, get(Heron::Control::Endpoints.new(@state), "/metrics").first
+  end
+
+  def test_metrics_carry_the_accept_backlog_and_the_connection_limit
+    listener = TCPServer.new("127.0.0.1", 0)
+    waiting = Array.new(3) { TCPSocket.new("127.0.0.1", listener.addr[1]) } # connected, never accepted
+    state = Heron::Control::State.new(mode: "single", draining: -> { false }, counters: -> { {} },
+                                      listeners: -> { [listener] }, max_connections: 4096)
+    _status, body = get(Heron::Control::Endpoints.new(state, metrics: Heron::Profiler::Metrics.new), "/metrics")
+    assert_includes body, "heron_listen_backlog 3\n"
+    assert_includes body, "heron_connections_max 4096\n"
+    if system("command -v promtool >/dev/null")
+      output, status = Open3.capture2e("promtool", "check", "metrics", stdin_data: body)
+      assert status.success? && output.strip.empty?, "promtool check metrics:\n#{output}"
+    end
+  ensure
+    waiting&.each(&:close)
+    listener&.close
   end
 
   def test_backtraces_name_this_thread
