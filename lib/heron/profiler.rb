@@ -59,6 +59,21 @@ module Heron
         @store ||= Store.new
       end
 
+      # What the dashboard reads: `store` itself in a single process; in cluster mode
+      # (`config.workers` > 0) a {ClusterStore} that also asks the other workers, after making
+      # this worker (or each worker forked from here, when the app is preloaded) answer for
+      # `store` (see {Peers}).
+      # @param store [Store] this process's records.
+      # @param config [Heron::Configuration]
+      # @return [Store, ClusterStore]
+      def shared_store(store, config)
+        return store unless config.workers.to_i.positive?
+        require_relative "profiler/cluster_store"
+        peers = Peers.new(Log::Logger.worker ? Process.ppid : Process.pid)
+        share(peers, store)
+        ClusterStore.new(store, peers)
+      end
+
       # @return [FiberAccounting] this process's per-fiber counters.
       def accounting
         @accounting ||= FiberAccounting.new
@@ -117,6 +132,16 @@ module Heron
         result
       ensure
         accounting.close(profile) if profile
+      end
+
+      # In a worker: answer now. In a preloading master: answer in each worker, and remove the
+      # directory when the master exits.
+      def share(peers, store)
+        return peers.serve(store) if Log::Logger.worker
+        require_relative "profiler/fork_hook"
+        ForkHook.in_child { peers.serve(store) }
+        master = Process.pid
+        at_exit { peers.remove if Process.pid == master }
       end
 
       def optional(path)

@@ -43,6 +43,7 @@ module Heron
       # @param accounting [FiberAccounting] the per-fiber counters.
       def initialize(app, config, logger: nil, store: Profiler.store, accounting: Profiler.accounting)
         @app, @config, @logger, @store = app, config, logger, store
+        @shown = Profiler.shared_store(store, config)
         @detector = NPlusOneDetector.new(config.n_plus_one_threshold)
         @development = config.environment_name == "development"
         @trusted = TrustedProxies.cached(config.trusted_proxies)
@@ -57,7 +58,7 @@ module Heron
       # @return [Array] the dashboard's response, or a 404 when it is not in this build.
       def dashboard(env)
         dashboard = Profiler.dashboard_class
-        return dashboard.new(@store, @config).call(env) if dashboard
+        return dashboard.new(@shown, @config).call(env) if dashboard
         [404, { "content-type" => "text/plain" }, [UNAVAILABLE]]
       end
 
