@@ -16,6 +16,7 @@ typedef struct Heron_Profiler_RequestProfile {
   VALUE method, path, query, status, queries, n_plus_one, id;
   VALUE fiber;  /* the first fiber charged to this profile (the request's own), or Qnil */
   VALUE fibers; /* further fibers (tasks the request started): an Array, or Qnil */
+  VALUE extras; /* what only Ruby code reads (custom steps, per-shape counts): a Hash, or Qnil */
   double started, app_start;                  /* CLOCK_MONOTONIC seconds */
   double queue_ms, app_ms, total_ms, after_reply_ms; /* NAN while unknown (nil in Ruby) */
   double cpu_ms, db_ms, mark_cpu;
@@ -41,7 +42,7 @@ static inline int Heron_Profiler_RequestProfile_done(const Heron_Profiler_Reques
 
 Heron_Profiler_RequestProfile *Heron_Profiler_RequestProfile_get(VALUE self);
 int Heron_Profiler_RequestProfile_p(VALUE value);
-void Heron_Profiler_RequestProfile_set_queries(VALUE self, VALUE queries, VALUE n_plus_one);
+void Heron_Profiler_RequestProfile_set_queries(VALUE self, VALUE queries, VALUE n_plus_one, VALUE extras);
 VALUE Heron_Profiler_RequestProfile_restore(const Heron_Profiler_RequestProfile *record, VALUE method, VALUE path, VALUE query, VALUE id);
 VALUE Heron_Profiler_RequestProfile_id(VALUE self);
 #define HERON_PROFILER_ID_MAX 40 /* bytes of a record id, at most */

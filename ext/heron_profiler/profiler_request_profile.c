@@ -45,6 +45,7 @@ static void Heron_Profiler_RequestProfile_mark_values(void *ptr)
   rb_gc_mark(p->id);
   rb_gc_mark(p->fiber);
   rb_gc_mark(p->fibers);
+  rb_gc_mark(p->extras);
 }
 
 /* A profile's struct comes from a free list of up to POOLED structs instead of malloc, and goes
@@ -101,7 +102,7 @@ static VALUE Heron_Profiler_RequestProfile_alloc(VALUE klass)
   VALUE self = TypedData_Wrap_Struct(klass, &Heron_Profiler_RequestProfile_type, NULL);
   Heron_Profiler_RequestProfile *p = Heron_Profiler_RequestProfile_take();
   DATA_PTR(self) = p;
-  p->method = p->path = p->query = p->status = p->id = p->fiber = p->fibers = Qnil;
+  p->method = p->path = p->query = p->status = p->id = p->fiber = p->fibers = p->extras = Qnil;
   p->queries = p->n_plus_one = Heron_Profiler_RequestProfile_NONE;
   p->queue_ms = p->app_ms = p->total_ms = p->after_reply_ms = NAN;
   return self;
@@ -112,12 +113,13 @@ Heron_Profiler_RequestProfile *Heron_Profiler_RequestProfile_get(VALUE self)
   return rb_check_typeddata(self, &Heron_Profiler_RequestProfile_type);
 }
 
-/* Gives a profile (a restored one) its queries and N+1 findings. */
-void Heron_Profiler_RequestProfile_set_queries(VALUE self, VALUE queries, VALUE n_plus_one)
+/* Gives a profile (a restored one) its queries, N+1 findings and extras. */
+void Heron_Profiler_RequestProfile_set_queries(VALUE self, VALUE queries, VALUE n_plus_one, VALUE extras)
 {
   Heron_Profiler_RequestProfile *p = HERON_PROFILE(self);
   RB_OBJ_WRITE(self, &p->queries, queries);
   RB_OBJ_WRITE(self, &p->n_plus_one, n_plus_one);
+  RB_OBJ_WRITE(self, &p->extras, extras);
 }
 
 /* Whether `value` is a RequestProfile. */
@@ -143,6 +145,7 @@ VALUE Heron_Profiler_RequestProfile_restore(const Heron_Profiler_RequestProfile 
   RB_OBJ_WRITE(self, &p->status, record->status);
   RB_OBJ_WRITE(self, &p->queries, record->queries);
   RB_OBJ_WRITE(self, &p->n_plus_one, record->n_plus_one);
+  RB_OBJ_WRITE(self, &p->extras, record->extras);
   return self;
 }
 
@@ -336,7 +339,7 @@ static VALUE Heron_Profiler_RequestProfile_timing(VALUE self, const Heron_Profil
 /* A small writer of Server-Timing text: snprintf's float formatting alone cost more than the
  * rest of a profiled request. */
 typedef struct Heron_Profiler_Text {
-  char buf[256];
+  char buf[1024];
   size_t len;
 } Heron_Profiler_Text;
 
@@ -391,6 +394,27 @@ static VALUE Heron_Profiler_RequestProfile_server_timing(VALUE self)
   return Heron_Profiler_RequestProfile_timing(self, Heron_Profiler_RequestProfile_get(self));
 }
 
+/* Appends `, name;dur=MS` for one custom step ({name => [total_ms, runs]}, see
+ * Heron::Profiler.step), whole or not at all; names are HTTP tokens of at most 32 bytes. */
+static int Heron_Profiler_RequestProfile_step_text(VALUE name, VALUE timing, VALUE arg)
+{
+  Heron_Profiler_Text *text = (Heron_Profiler_Text *)arg;
+  if (!RB_TYPE_P(name, T_STRING) || !RB_TYPE_P(timing, T_ARRAY) || RSTRING_LEN(name) > 32) return ST_CONTINUE;
+  if (text->len + (size_t)RSTRING_LEN(name) + 32 >= sizeof(text->buf)) return ST_STOP;
+  Heron_Profiler_Text_add(text, ", ");
+  Heron_Profiler_Text_bytes(text, RSTRING_PTR(name), (size_t)RSTRING_LEN(name));
+  Heron_Profiler_Text_add(text, ";dur=");
+  Heron_Profiler_Text_ms(text, NUM2DBL(rb_ary_entry(timing, 0)));
+  return ST_CONTINUE;
+}
+
+/* The custom steps' entries, when the app timed any (cold: only such requests get here). */
+static void Heron_Profiler_RequestProfile_steps_text(const Heron_Profiler_RequestProfile *p, Heron_Profiler_Text *text)
+{
+  VALUE steps = rb_hash_aref(p->extras, ID2SYM(rb_intern("steps")));
+  if (RB_TYPE_P(steps, T_HASH)) rb_hash_foreach(steps, Heron_Profiler_RequestProfile_step_text, (VALUE)text);
+}
+
 /* Writes #server_timing's value into `text`. */
 static void Heron_Profiler_RequestProfile_timing_text(VALUE self, const Heron_Profiler_RequestProfile *p, Heron_Profiler_Text *text)
 {
@@ -415,6 +439,7 @@ static void Heron_Profiler_RequestProfile_timing_text(VALUE self, const Heron_Pr
   Heron_Profiler_Text_add(text, " objects\", heron;desc=\"");
   Heron_Profiler_Text_bytes(text, id, Heron_Profiler_RequestProfile_id_text(self, p, id));
   Heron_Profiler_Text_add(text, "\"");
+  if (RB_TYPE_P(p->extras, T_HASH)) Heron_Profiler_RequestProfile_steps_text(p, text);
 }
 
 /* #server_timing for a caller holding the pointer. */
@@ -585,6 +610,8 @@ HERON_VALUE_READER(queries)
 HERON_VALUE_READER(n_plus_one)
 HERON_VALUE_WRITER(status)
 HERON_VALUE_WRITER(n_plus_one)
+HERON_VALUE_READER(extras)
+HERON_VALUE_WRITER(extras)
 HERON_FLOAT_READER(queue_ms)
 HERON_FLOAT_READER(app_ms)
 HERON_FLOAT_READER(total_ms)
@@ -628,6 +655,8 @@ static void Heron_Profiler_RequestProfile_define_writers(VALUE klass)
 {
   rb_define_method(klass, "status=", Heron_Profiler_RequestProfile_set_status, 1);
   rb_define_method(klass, "n_plus_one=", Heron_Profiler_RequestProfile_set_n_plus_one, 1);
+  rb_define_method(klass, "extras", Heron_Profiler_RequestProfile_extras, 0);
+  rb_define_method(klass, "extras=", Heron_Profiler_RequestProfile_set_extras, 1);
   rb_define_method(klass, "after_reply_ms=", Heron_Profiler_RequestProfile_set_after_reply_ms, 1);
 }
 

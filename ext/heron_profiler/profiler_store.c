@@ -163,8 +163,8 @@ static void Heron_Profiler_Store_write_texts(Heron_Profiler_Store_slot *slot, VA
  * push meanwhile. */
 static VALUE Heron_Profiler_Store_pack(const Heron_Profiler_RequestProfile *p)
 {
-  if (p->queries == Heron_Profiler_RequestProfile_NONE && p->n_plus_one == Heron_Profiler_RequestProfile_NONE) return Qnil;
-  return rb_funcall(rb_const_get(mHeron_Profiler, id_Query), id_pack, 2, p->queries, p->n_plus_one);
+  if (p->queries == Heron_Profiler_RequestProfile_NONE && p->n_plus_one == Heron_Profiler_RequestProfile_NONE && NIL_P(p->extras)) return Qnil;
+  return rb_funcall(rb_const_get(mHeron_Profiler, id_Query), id_pack, 3, p->queries, p->n_plus_one, p->extras);
 }
 
 /* Copies a RequestProfile into a slot: its numbers, its strings' bytes, its status, and its
@@ -180,7 +180,7 @@ static int Heron_Profiler_Store_copy(VALUE self, Heron_Profiler_Store_slot *slot
   Heron_Profiler_Store_write_texts(slot, texts, id, Heron_Profiler_RequestProfile_id_text(profile, p, id));
   slot->copy = *p; /* from here on nothing allocates until the barriers below */
   slot->copy.method = slot->copy.path = slot->copy.query = slot->copy.id = Qnil;
-  slot->copy.fiber = slot->copy.fibers = Qnil;
+  slot->copy.fiber = slot->copy.fibers = slot->copy.extras = Qnil;
   slot->copy.queries = slot->copy.n_plus_one = Heron_Profiler_RequestProfile_NONE;
   RB_OBJ_WRITE(self, &slot->copy.status, p->status);
   RB_OBJ_WRITE(self, &slot->packed, packed);
@@ -279,7 +279,7 @@ static VALUE Heron_Profiler_Store_restore(const Heron_Profiler_Store_slot *slot)
   profile = Heron_Profiler_RequestProfile_restore(&slot->copy, texts[TEXT_METHOD], texts[TEXT_PATH], texts[TEXT_QUERY], texts[TEXT_ID]);
   if (NIL_P(slot->packed)) return profile;
   unpacked = rb_funcall(rb_const_get(mHeron_Profiler, id_Query), id_unpack, 1, slot->packed);
-  Heron_Profiler_RequestProfile_set_queries(profile, rb_ary_entry(unpacked, 0), rb_ary_entry(unpacked, 1));
+  Heron_Profiler_RequestProfile_set_queries(profile, rb_ary_entry(unpacked, 0), rb_ary_entry(unpacked, 1), rb_ary_entry(unpacked, 2));
   return profile;
 }
 

@@ -291,6 +291,11 @@ module Heron
           shown: "`2`",
           flags: ["--n-plus-one-threshold COUNT"], help: "repeated-query warning",
           doc: "`n_plus_one_threshold 5`: a query repeated this often in one request is flagged" },
+        { name: :n_plus_one_safelist, default: [], type: [:strings],
+          group: "Profiling and metrics", directive: :list, usage: "n_plus_one_safelist ENTRY, ...",
+          shown: "none",
+          flags: ["--n-plus-one-safelist LIST"], help: "comma-separated call sites or tables",
+          doc: "`n_plus_one_safelist \"app/views/feed.rb\", \"app/models/user.rb:14\", \"settings\"`: repeated queries from these call sites (a file, or file:line) or on these tables are not reported as N+1 (see [profiling.md](profiling.md#n1-queries))" },
       ].map { |fields| Setting.new(**fields).freeze }.freeze
 
       DOC_BEGIN = "<!-- settings: %s (made from lib/heron/config/settings.rb) -->"

@@ -78,6 +78,17 @@ module Heron
         bad ? fail_with(label, "a list of IP addresses or CIDRs like 10.0.0.0/8", bad) : list
       end
 
+      # @param value [Array<String>, String] a list, or comma-separated entries.
+      # @param label [String] the setting's name for the error message.
+      # @return [Array<String>] the non-empty entries: at most 1,000, each at most 256 bytes.
+      def strings(value, label)
+        list = value.is_a?(String) ? value.split(",") : Array(value)
+        list = list.map { |entry| entry.to_s.strip }.reject(&:empty?)
+        return fail_with(label, "at most 1000 entries", "#{list.size} entries") if list.size > 1000
+        bad = list.find { |entry| entry.bytesize > 256 }
+        bad ? fail_with(label, "entries of at most 256 bytes", bad) : list
+      end
+
       # @param value [Numeric, String] the raw value.
       # @param label [String] the setting's name for the error message.
       # @return [Float] seconds, more than zero.

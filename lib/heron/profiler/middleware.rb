@@ -44,7 +44,7 @@ module Heron
       def initialize(app, config, logger: nil, store: Profiler.store, accounting: Profiler.accounting)
         @app, @config, @logger, @store = app, config, logger, store
         @shown = Profiler.shared_store(store, config)
-        @detector = NPlusOneDetector.new(config.n_plus_one_threshold)
+        @detector = NPlusOneDetector.new(config.n_plus_one_threshold, config.n_plus_one_safelist)
         @development = config.environment_name == "development"
         @trusted = TrustedProxies.cached(config.trusted_proxies)
         @access = Dashboard::AccessControl.new(config)
@@ -127,7 +127,8 @@ module Heron
       # @return [void]
       def check_queries(profile)
         profile.n_plus_one = @detector.detect(profile.queries)
-        profile.trim_queries
+        profile.count_shapes if profile.queries.size > RequestProfile::KEPT_QUERIES
+        profile.trim_queries(RequestProfile::KEPT_QUERIES)
         profile.queries.each(&:compact)
       end
 

@@ -4,16 +4,35 @@ module Heron
   module Profiler
     # Finds N+1 queries: the same normalised SQL run from the same call site at least `threshold`
     # times in one request, and words them for a log line and a response header.
+    #
+    # A safelist (`config.n_plus_one_safelist`) leaves out repeats the application means to run:
+    # an entry with a `.rb` file (`app/views/feed.rb`, or `app/views/feed.rb:14` for one line)
+    # matches call sites, any other entry is a table name matched against the tables the
+    # statement reads or writes (FROM, JOIN, UPDATE, INTO; quoted or not, case-insensitive).
     class NPlusOneDetector
       HEADER_LIMIT = 512
       NONE = [].freeze
+      TABLES = /\b(?:FROM|JOIN|UPDATE|INTO)\s+[`"\[]?(?:\w+[`"\]]?\.[`"\[]?)?(\w+)/i.freeze
 
       # @return [Integer] how many repeats make an N+1.
       attr_reader :threshold
 
       # @param threshold [Integer] how many repeats make an N+1 (at least 2).
-      def initialize(threshold = 2)
+      # @param safelist [Array<String>] call sites (`file.rb`, `file.rb:LINE`) and table names
+      #   never reported.
+      def initialize(threshold = 2, safelist = [])
         @threshold = [threshold.to_i, 2].max
+        sites, tables = Array(safelist).partition { |entry| entry.match?(/\.rb(?::\d+)?\z/) }
+        @sites = sites.map { |site| site.match?(/:\d+\z/) ? site : "#{site}:" }
+        @tables = tables.to_h { |table| [table.downcase, true] }
+      end
+
+      # @param finding [Hash] one of {#detect}'s findings before the safelist.
+      # @return [Boolean] whether the safelist covers it.
+      def safelisted?(finding)
+        site = finding[:call_site].to_s
+        return true if @sites.any? { |entry| entry.end_with?(":") ? site.start_with?(entry) : site == entry }
+        !@tables.empty? && finding[:normalized].to_s.scan(TABLES).any? { |(table)| @tables[table.downcase] }
       end
 
       # @param queries [Array<Query>] a request's queries, in order.
@@ -23,7 +42,7 @@ module Heron
         counts = repeated_sites(queries).each_with_object(Hash.new(0)) { |query, tally| tally[query.fingerprint] += 1 }
         found = counts.select { |_, count| count >= @threshold }
         found.map { |(site, sql), count| { call_site: site, normalized: sql, count: count } }
-             .sort_by { |finding| -finding[:count] }
+             .reject { |finding| safelisted?(finding) }.sort_by { |finding| -finding[:count] }
       end
 
       # @param queries [Array<Query>]

@@ -10,21 +10,23 @@ module Heron
 
       attr_reader :sql, :duration_ms, :call_site, :adapter
 
-      # One String holding a stored record's queries and N+1 findings: the {Store} keeps that
-      # instead of their hundreds of objects, which would otherwise reach Ruby's old generation
-      # and die there, bringing on major GCs (see docs/profiling.md).
+      # One String holding a stored record's queries, N+1 findings and extras (custom steps,
+      # per-shape counts): the {Store} keeps that instead of their hundreds of objects, which
+      # would otherwise reach Ruby's old generation and die there, bringing on major GCs (see
+      # docs/profiling.md).
       # @param queries [Array<Query>]
       # @param findings [Array<Hash>] the record's N+1 findings.
-      # @return [String, Array] the packed data (an Array of the two, kept as they are, if
+      # @param extras [Hash, nil] the profile's {RequestProfile#extras}.
+      # @return [String, Array] the packed data (an Array of the three, kept as they are, if
       #   something in them cannot be packed).
-      def self.pack(queries, findings)
-        Marshal.dump([queries, findings])
+      def self.pack(queries, findings, extras = nil)
+        Marshal.dump([queries, findings, extras])
       rescue StandardError
-        [queries, findings]
+        [queries, findings, extras]
       end
 
       # @param packed [String, Array] what {.pack} returned.
-      # @return [Array(Array<Query>, Array<Hash>)] new copies of the queries and findings.
+      # @return [Array(Array<Query>, Array<Hash>, Hash)] new copies of the queries, findings and extras.
       def self.unpack(packed)
         packed.is_a?(String) ? Marshal.load(packed) : packed # rubocop:disable Security/MarshalLoad -- the store's own data
       end

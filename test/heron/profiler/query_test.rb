@@ -46,7 +46,7 @@ class QueryPackTest < Minitest::Test
   def test_what_cannot_be_packed_is_kept_as_it_is
     odd = [Heron::Profiler::Query.new("SELECT 1", 0.1, nil, -> {})]
     packed = Heron::Profiler::Query.pack(odd, [])
-    assert_equal [odd, []], packed
+    assert_equal [odd, [], nil], packed
     assert_same odd, Heron::Profiler::Query.unpack(packed).first
   end
 end

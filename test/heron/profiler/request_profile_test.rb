@@ -6,7 +6,7 @@ require "objspace"
 
 class RequestProfileTest < Minitest::Test
   KEYS = %i[id method path query status started_at total_ms queue_ms app_ms db_ms db_count cpu_ms allocations
-            gc_count after_reply_ms queries n_plus_one].freeze
+            gc_count after_reply_ms queries n_plus_one steps shapes].freeze
 
   def test_record_has_exactly_the_store_keys
     profile = Heron::Profiler::RequestProfile.new("GET", "/x", "a=1")

@@ -10,6 +10,7 @@ module Heron
       # SQL statement in order with its duration and call site.
       class RequestPage < Page
         LISTED = 500
+        SHAPES = 100
 
         TEMPLATE = <<~'ERB'
           <p class="hint"><a href="<%= url('') %>">← all requests</a> · <a href="<%= url("/requests/#{ERB::Util.url_encode(record[:id])}.json") %>">JSON</a></p>
@@ -24,6 +25,17 @@ module Heron
           <i class="q" style="width: <%= share(record[:queue_ms], record[:total_ms]) %>"></i><i class="a" style="width: <%= share(app_outside_db, record[:total_ms]) %>"></i><i class="d" style="width: <%= share(record[:db_ms], record[:total_ms]) %>"></i>
           </div>
           <p class="legend"><b class="q"></b>queue <b class="a"></b>app outside the database <b class="d"></b>database</p>
+          <% unless steps.empty? -%>
+          <h2>Steps (<%= steps.size %>)</h2>
+          <table>
+          <thead><tr><th>Step</th><th class="num">Runs</th><th class="num">Total</th></tr></thead>
+          <tbody>
+          <% steps.each do |s| -%>
+          <tr><td><code><%= h s[:name] %></code></td><td class="num"><%= count s[:count] %></td><td class="num"><%= ms s[:ms] %></td></tr>
+          <% end -%>
+          </tbody>
+          </table>
+          <% end -%>
           <h2>N+1 warnings (<%= warnings.size %>)</h2>
           <% if warnings.empty? -%>
           <p class="hint">None: no query shape repeated from one call site.</p>
@@ -38,6 +50,9 @@ module Heron
           </table>
           <% end -%>
           <h2>Queries by shape</h2>
+          <% if stored_only? -%>
+          <p class="hint">Counted over all <%= count total_queries %> queries<%= ", the #{self.class::SHAPES} costliest shapes shown" if shapes.size >= self.class::SHAPES %>.</p>
+          <% end -%>
           <% if queries.empty? -%>
           <p class="hint">This request ran no SQL.</p>
           <% else -%>
@@ -49,7 +64,7 @@ module Heron
           <% end -%>
           </tbody>
           </table>
-          <h2>All <%= count queries.size %> queries, in order</h2>
+          <h2><%= queries_heading %></h2>
           <table>
           <thead><tr><th class="num">#</th><th class="num">Duration</th><th>SQL</th><th>Call site</th></tr></thead>
           <tbody>
@@ -59,7 +74,7 @@ module Heron
           </tbody>
           </table>
           <% if queries.size > self.class::LISTED -%>
-          <p class="hint">The first <%= self.class::LISTED %> are listed; the JSON view has all <%= count queries.size %>.</p>
+          <p class="hint">The first <%= self.class::LISTED %> are listed; the JSON view has <%= stored_only? ? "the #{count queries.size} stored" : "all #{count queries.size}" %>.</p>
           <% end -%>
           <% end -%>
         ERB
@@ -97,7 +112,26 @@ module Heron
           Array(record[:queries])
         end
 
+        def steps
+          Array(record[:steps])
+        end
+
+        def total_queries
+          [record[:db_count].to_i, queries.size].max
+        end
+
+        # Whether the record keeps fewer statements than the request ran.
+        def stored_only?
+          total_queries > queries.size
+        end
+
+        def queries_heading
+          return "All #{count(queries.size)} queries, in order" unless stored_only?
+          "#{count(total_queries)} queries, first #{count(queries.size)} stored, in order"
+        end
+
         def shapes
+          return record[:shapes].map { |row| [row[:normalized], row[:count], row[:ms]] } if record[:shapes]
           groups = queries.group_by { |query| query[:normalized] || query[:sql] }
           rows = groups.map { |shape, list| [shape, list.size, list.sum { |query| query[:duration_ms].to_f }] }
           rows.sort_by { |_, runs, total| [-total, -runs] }
