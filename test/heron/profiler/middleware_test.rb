@@ -153,6 +153,65 @@ class MiddlewareTest < Minitest::Test
     Heron::Profiler.stub(:memory_profile_class, memory) { assert_equal "mem", get(middleware, "/?__heron=memory").body }
     Heron::Profiler.stub(:memory_profile_class, nil) { assert_equal "hello", get(middleware, "/?__heron=memory").body }
   end
+
+  def test_the_safelist_silences_a_table_or_call_site_everywhere
+    ["posts", "test/heron/profiler/sql/database_fixtures.rb"].each do |entry|
+      response = get(middleware(posts_app, n_plus_one_safelist: [entry]), "/users")
+      assert_nil response["x-heron-n-plus-one"]
+      assert_empty @store.find(record_id(response))[:n_plus_one]
+    end
+    assert_empty @log.string
+    response = get(middleware(posts_app, n_plus_one_safelist: ["users"]), "/users")
+    assert_match(/x3 at/, response["x-heron-n-plus-one"])
+  end
+
+  # 1,003 statements: the record keeps the first 1,000 and says so, and its per-shape count, its
+  # N+1 count and its query count all say 1,003.
+  def test_counts_are_honest_when_more_queries_ran_than_are_kept
+    db = DatabaseFixtures.databases.fetch(:sqlite)
+    app = ->(_env) { 1003.times { |i| db[:posts].where(user_id: i).all }; [200, {}, ["ok"]] }
+    profiled = middleware(app)
+    id = record_id(get(profiled, "/many"))
+    record = @store.find(id)
+    assert_equal [1003, 1000], [record[:db_count], record[:queries].size]
+    assert_equal [1003], record[:n_plus_one].map { |finding| finding[:count] }
+    assert_equal [1003], record[:shapes].map { |shape| shape[:count] }
+    html = get(profiled, "/__heron/requests/#{id}").body
+    assert_includes html, "1,003 queries, first 1,000 stored"
+    assert_includes html, %(<td class="num">1,003</td>)
+    refute_includes html, "All 1,000 queries"
+  end
+
+  def test_custom_steps_reach_server_timing_and_the_record
+    app = lambda do |_env|
+      2.times { Heron::Profiler.step("render") { sleep 0.002 } }
+      Heron::Profiler.step(:db) { nil }
+      [200, {}, [Heron::Profiler.step("value") { "ok" }]]
+    end
+    response = get(middleware(app))
+    assert_equal "ok", response.body
+    assert_match(/heron;desc="[^"]+", render;dur=[\d.]+, step-db;dur=[\d.]+, value;dur=[\d.]+\z/, response["server-timing"])
+    assert_equal record_id(response), Heron::Profiler.record_id(response["server-timing"])
+    steps = @store.find(record_id(response))[:steps]
+    assert_equal [["render", 2], ["step-db", 1], ["value", 1]], steps.map { |step| step.values_at(:name, :count) }
+    assert_operator steps.first[:ms], :>=, 4.0
+  end
+
+  def test_a_step_outside_a_request_only_runs_its_block
+    assert_equal 42, Heron::Profiler.step("idle") { 42 }
+  end
+
+  def test_many_step_names_are_bounded
+    app = lambda do |_env|
+      40.times { |i| Heron::Profiler.step("s#{i}") { nil } }
+      [200, {}, ["ok"]]
+    end
+    response = get(middleware(app))
+    steps = @store.find(record_id(response))[:steps]
+    assert_equal 17, steps.size
+    assert_equal ["other-steps", 24], steps.last.values_at(:name, :count)
+    assert_operator response["server-timing"].bytesize, :<, 1024
+  end
 end
 
 require_relative "profiled_server"
@@ -259,6 +318,7 @@ class MiddlewareBodyTest < Minitest::Test
     assert_equal 500, @store.recent.first[:status]
     refute Heron::Profiler.accounting.tracing?
   end
+
 end
 
 class MiddlewareSampleTest < Minitest::Test
@@ -276,4 +336,5 @@ class MiddlewareSampleTest < Minitest::Test
     app = Heron::Profiler::Middleware.new(->(_env) { [200, {}, ["ok"]] }, config, store: Heron::Profiler::Store.new)
     2.times { assert_equal 200, app.call(Rack::MockRequest.env_for("/__heron.json", "REMOTE_ADDR" => "127.0.0.1"))[0] }
   end
+
 end

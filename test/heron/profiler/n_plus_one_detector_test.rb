@@ -42,4 +42,18 @@ class NPlusOneDetectorTest < Minitest::Test
     message = detector.message([{ call_site: nil, normalized: "SELECT ?", count: 3 }], "GET /users")
     assert_equal "heron: N+1 query in GET /users: 3x at (unknown): SELECT ?\n", message
   end
+
+  def test_safelist_by_table_file_or_line
+    counts = lambda do |safelist|
+      Heron::Profiler::NPlusOneDetector.new(2, safelist).detect(queries).map { |f| f[:count] }
+    end
+    assert_equal [3], counts.call(["posts"])
+    assert_equal [3], counts.call(["POSTS"])
+    assert_equal [12], counts.call(["app/tags.rb"])
+    assert_equal [12], counts.call(["app/tags.rb:2"])
+    assert_equal [12, 3], counts.call(["app/tags.rb:3", "app/tags", "users", "app/users.r"])
+    assert_empty counts.call(["posts", "tags"])
+    quoted = [query('SELECT * FROM "main"."posts" WHERE id = 1'), query('SELECT * FROM "main"."posts" WHERE id = 2')]
+    assert_empty Heron::Profiler::NPlusOneDetector.new(2, ["posts"]).detect(quoted)
+  end
 end
