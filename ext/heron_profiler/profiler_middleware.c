@@ -8,7 +8,7 @@
  * The values the hot path reads live in a C struct, not in instance variables (reading one of
  * those costs as much as a hash lookup); Ruby's #initialize hands them over with #configure.
  *
- *   #configure(app, accounting, store, profile_path, sample, check_timing) (private)
+ *   #configure(app, accounting, store, profile_path, sample, check_timing, routes) (private)
  *   #call(env)              -> [status, headers, body]
  *   #finish(profile, status) -> nil
  */
@@ -21,6 +21,7 @@ static VALUE Heron_Profiler_loaded_features; /* $LOADED_FEATURES */
 
 typedef struct Heron_Profiler_Middleware {
   VALUE app, accounting, store, profile_path;
+  VALUE routes; /* a RouteStats that #add's each finished profile, or Qnil */
   Heron_Profiler_FiberAccounting *a; /* accounting's */
   int c_store;                       /* whether store is a Heron::Profiler::Store */
   long sample, requests;
@@ -36,7 +37,7 @@ typedef struct Heron_Profiler_Middleware_request {
   Heron_Profiler_Middleware *m;
   Heron_Profiler_RequestProfile *p;
 } Heron_Profiler_Middleware_request;
-static ID id_call, id_new, id_push, id_dashboard, id_memory_profile, id_install_hooks;
+static ID id_add, id_call, id_new, id_push, id_dashboard, id_memory_profile, id_install_hooks;
 static ID id_report_n_plus_one, id_time_after_reply, id_check_queries, id_trusted_proxy_p, id_timing_allowed_p;
 
 static void Heron_Profiler_Middleware_mark(void *ptr)
@@ -46,6 +47,7 @@ static void Heron_Profiler_Middleware_mark(void *ptr)
   rb_gc_mark(m->accounting);
   rb_gc_mark(m->store);
   rb_gc_mark(m->profile_path);
+  rb_gc_mark(m->routes);
 }
 
 static const rb_data_type_t Heron_Profiler_Middleware_type = {
@@ -65,19 +67,20 @@ static VALUE Heron_Profiler_Middleware_alloc(VALUE klass)
 {
   Heron_Profiler_Middleware *m;
   VALUE self = TypedData_Make_Struct(klass, Heron_Profiler_Middleware, &Heron_Profiler_Middleware_type, m);
-  m->app = m->accounting = m->store = m->profile_path = Qnil;
+  m->app = m->accounting = m->store = m->profile_path = m->routes = Qnil;
   return self;
 }
 
 /*
- * call-seq: configure(app, accounting, store, profile_path, sample, check_timing) -> self
+ * call-seq: configure(app, accounting, store, profile_path, sample, check_timing, routes) -> self
  *
  * What #call needs: the Rack app, the FiberAccounting, the Store, the dashboard's path prefix
  * (a String, or nil for none), the sampling period (an Integer; 1 or less: every request) and
  * whether a response gets its Server-Timing only when #timing_allowed?(env) says so (outside
- * development) rather than always.
+ * development) rather than always, and the RouteStats each finished profile is added to (or
+ * nil).
  */
-static VALUE Heron_Profiler_Middleware_configure(VALUE self, VALUE app, VALUE accounting, VALUE store, VALUE profile_path, VALUE sample, VALUE check_timing)
+static VALUE Heron_Profiler_Middleware_configure(VALUE self, VALUE app, VALUE accounting, VALUE store, VALUE profile_path, VALUE sample, VALUE check_timing, VALUE routes)
 {
   Heron_Profiler_Middleware *m = rb_check_typeddata(self, &Heron_Profiler_Middleware_type);
   m->a = Heron_Profiler_FiberAccounting_get(accounting);
@@ -86,6 +89,7 @@ static VALUE Heron_Profiler_Middleware_configure(VALUE self, VALUE app, VALUE ac
   RB_OBJ_WRITE(self, &m->accounting, accounting);
   RB_OBJ_WRITE(self, &m->store, store);
   RB_OBJ_WRITE(self, &m->profile_path, profile_path);
+  RB_OBJ_WRITE(self, &m->routes, routes);
   m->sample = NUM2LONG(sample);
   m->requests = 0;
   m->features_seen = -2;
@@ -129,6 +133,7 @@ static void Heron_Profiler_Middleware_finish_profile(VALUE self, Heron_Profiler_
   if (RARRAY_LEN(p->queries) > 0) rb_funcall(self, id_check_queries, 1, profile);
   if (m->c_store) Heron_Profiler_Store_push_profile(m->store, profile, p);
   else rb_funcall(m->store, id_push, 1, profile);
+  if (!NIL_P(m->routes)) rb_funcall(m->routes, id_add, 1, profile);
 }
 
 /*
@@ -294,7 +299,8 @@ void Init_Heron_Profiler_Middleware(VALUE mProfiler)
   Heron_Profiler_loaded_features = rb_gv_get("$LOADED_FEATURES");
   rb_gc_register_mark_object(Heron_Profiler_loaded_features);
   rb_define_alloc_func(klass, Heron_Profiler_Middleware_alloc);
-  rb_define_private_method(klass, "configure", Heron_Profiler_Middleware_configure, 6);
+  rb_define_private_method(klass, "configure", Heron_Profiler_Middleware_configure, 7);
+  id_add = rb_intern("add");
   id_call = rb_intern("call");
   id_new = rb_intern("new");
   id_push = rb_intern("push");

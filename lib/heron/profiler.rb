@@ -18,6 +18,7 @@ require_relative "profiler/sql/recorder"
 require_relative "profiler/sql/sequel_hook"
 require_relative "profiler/sql/active_record_subscriber"
 require_relative "profiler/sql/instrumentation"
+require_relative "profiler/records"
 require_relative "profiler/middleware"
 
 module Heron
@@ -59,19 +60,19 @@ module Heron
         @store ||= Store.new
       end
 
-      # What the dashboard reads: `store` itself in a single process; in cluster mode
-      # (`config.workers` > 0) a {ClusterStore} that also asks the other workers, after making
-      # this worker (or each worker forked from here, when the app is preloaded) answer for
-      # `store` (see {Peers}).
-      # @param store [Store] this process's records.
+      # What the dashboard reads: `store` and `routes`; in cluster mode (`config.workers` > 0)
+      # also the other workers', after making this worker (or each worker forked from here,
+      # when the app is preloaded) answer for its own (see {Peers}).
+      # @param store [Store] this process's recent records.
+      # @param routes [RouteStats] this process's per-route figures.
       # @param config [Heron::Configuration]
-      # @return [Store, ClusterStore]
-      def shared_store(store, config)
-        return store unless config.workers.to_i.positive?
-        require_relative "profiler/cluster_store"
+      # @return [Records]
+      def records(store, routes, config)
+        local = Records.new(store, routes)
+        return local unless config.workers.to_i.positive?
         peers = Peers.new(Log::Logger.worker ? Process.ppid : Process.pid)
-        share(peers, store)
-        ClusterStore.new(store, peers)
+        share(peers, local)
+        Records.new(store, routes, peers)
       end
 
       # @return [FiberAccounting] this process's per-fiber counters.
@@ -156,10 +157,10 @@ module Heron
 
       # In a worker: answer now. In a preloading master: answer in each worker, and remove the
       # directory when the master exits.
-      def share(peers, store)
-        return peers.serve(store) if Log::Logger.worker
+      def share(peers, local)
+        return peers.serve(local) if Log::Logger.worker
         require_relative "profiler/fork_hook"
-        ForkHook.in_child { peers.serve(store) }
+        ForkHook.in_child { peers.serve(local) }
         master = Process.pid
         at_exit { peers.remove if Process.pid == master }
       end

@@ -10,7 +10,7 @@ module Heron
   module Profiler
     # The profiler's own Rack app, mounted at `config.profile_path` (default "/__heron"):
     #
-    #   GET /__heron                    recent requests (HTML)
+    #   GET /__heron                    per-route figures and recent requests (HTML)
     #   GET /__heron.json               the same as JSON
     #   GET /__heron/requests/ID        one request: timings, N+1 warnings, SQL (HTML)
     #   GET /__heron/requests/ID.json   the same as JSON
@@ -58,8 +58,9 @@ module Heron
 
       def index(env, json)
         records = recent(limit(env))
-        return json_response("requests" => records.map { |record| summary(record, env) }) if json
-        html_response(IndexPage.new(records, base(env), @access.query_token(env)))
+        routes = symbolize(@store.respond_to?(:routes) ? @store.routes : [])
+        return json_response("requests" => records.map { |record| summary(record, env) }, "routes" => routes) if json
+        html_response(IndexPage.new(records, base(env), @access.query_token(env), routes))
       end
 
       def request(id, env, json)

@@ -43,12 +43,13 @@ module Heron
       # @param accounting [FiberAccounting] the per-fiber counters.
       def initialize(app, config, logger: nil, store: Profiler.store, accounting: Profiler.accounting)
         @app, @config, @logger, @store = app, config, logger, store
-        @shown = Profiler.shared_store(store, config)
+        @routes = RouteStats.new
+        @records = Profiler.records(store, @routes, config)
         @detector = NPlusOneDetector.new(config.n_plus_one_threshold, config.n_plus_one_safelist)
         @development = config.environment_name == "development"
         @trusted = TrustedProxies.cached(config.trusted_proxies)
         @access = Dashboard::AccessControl.new(config)
-        configure(app, accounting, store, config.profile_path, config.profile_sample, !@development)
+        configure(app, accounting, store, config.profile_path, config.profile_sample, !@development, @routes)
       end
 
       # `call(env)` and `finish(profile, status)` are in C (ext/heron_profiler/profiler_middleware.c,
@@ -58,7 +59,7 @@ module Heron
       # @return [Array] the dashboard's response, or a 404 when it is not in this build.
       def dashboard(env)
         dashboard = Profiler.dashboard_class
-        return dashboard.new(@shown, @config).call(env) if dashboard
+        return dashboard.new(@records, @config).call(env) if dashboard
         [404, { "content-type" => "text/plain" }, [UNAVAILABLE]]
       end
 

@@ -33,13 +33,13 @@ module Heron
         @path = File.join(root, "heron-profiler-#{Process.uid}-#{master}")
       end
 
-      # Worker: starts answering for `store` (once per process; again in a forked child).
-      # @param store [Store] this worker's records.
+      # Worker: starts answering for its own records (once per process; again in a forked child).
+      # @param records [Records, Store] this worker's records (#find, #recent, #export_routes).
       # @return [Listener] the running listener.
-      def serve(store)
+      def serve(records)
         return @listener if @listener&.pid == Process.pid
         prepare
-        @listener = Listener.new(socket_for(Process.pid), store).start
+        @listener = Listener.new(socket_for(Process.pid), records).start
       end
 
       # @param id [String] a record id.
@@ -57,6 +57,11 @@ module Heron
       # @return [Array<Hash>] the other workers' recent records (string keys, without queries).
       def recent(limit)
         others.flat_map { |socket| Array(ask(socket, "recent #{limit.to_i}")) }
+      end
+
+      # @return [Array<Array<Hash>>] each other worker's per-route figures (see {RouteStats#export}).
+      def routes
+        others.filter_map { |socket| ask(socket, "routes") }
       end
 
       # Removes the directory (the master, on exit).

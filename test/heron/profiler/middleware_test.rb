@@ -212,6 +212,24 @@ class MiddlewareTest < Minitest::Test
     assert_equal ["other-steps", 24], steps.last.values_at(:name, :count)
     assert_operator response["server-timing"].bytesize, :<, 1024
   end
+
+  # The ring holds 3; the slow request is pushed out of it but kept as its route's slowest.
+  def test_slowest_per_route_outlive_the_ring_and_routes_show_on_the_dashboard
+    store = Heron::Profiler::Store.new(3)
+    app = ->(env) { sleep 0.2 if env["PATH_INFO"] == "/users/1"; [200, {}, ["ok"]] }
+    profiled = Rack::Lint.new(Heron::Profiler::Middleware.new(Rack::Lint.new(app), config, store: store))
+    slow = record_id(get(profiled, "/users/1"))
+    10.times { |i| get(profiled, "/users/#{i + 2}") }
+    assert_nil store.find(slow)
+    page = get(profiled, "/__heron/requests/#{slow}")
+    assert_equal 200, page.status
+    assert_includes page.body, "<code>#{slow}</code>"
+    row = JSON.parse(get(profiled, "/__heron.json").body)["routes"].find { |r| r["route"] == "GET /users/:id" }
+    assert_equal [11, slow], [row["count"], row["slowest"].first["id"]]
+    assert_operator row["max_ms"], :>=, 200.0
+    assert_operator row["p50_ms"], :<, 200.0
+    assert_includes get(profiled, "/__heron").body, "GET /users/:id"
+  end
 end
 
 require_relative "profiled_server"

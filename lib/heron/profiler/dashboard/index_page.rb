@@ -6,11 +6,31 @@ require_relative "page"
 module Heron
   module Profiler
     class Dashboard
-      # The front page: a table of the most recent requests, newest first, each linking to its
-      # {RequestPage}.
+      # The front page: per-route figures with each route's slowest requests, then a table of
+      # the most recent requests, newest first, each linking to its {RequestPage}.
       class IndexPage < Page
 
         TEMPLATE = <<~'ERB'
+          <% unless routes.empty? -%>
+          <h1>Routes</h1>
+          <p class="hint"><%= routes.size %> routes since the server started, busiest first; times are total request times (p50/p95 over each process's last 1,000)</p>
+          <table>
+          <thead><tr><th>Route</th><th class="num">Requests</th><th class="num">p50</th><th class="num">p95</th><th class="num">Max</th><th class="num">Queries (mean)</th><th>Slowest</th></tr></thead>
+          <tbody>
+          <% routes.each do |r| -%>
+          <tr>
+          <td class="path"><%= h r[:route] %></td>
+          <td class="num"><%= count r[:count] %></td>
+          <td class="num"><%= ms r[:p50_ms] %></td>
+          <td class="num"><%= ms r[:p95_ms] %></td>
+          <td class="num"><%= ms r[:max_ms] %></td>
+          <td class="num"><%= format('%.1f', r[:mean_queries].to_f) %></td>
+          <td><% Array(r[:slowest]).each do |s| %><a href="<%= url("/requests/#{ERB::Util.url_encode(s[:id])}") %>"><%= ms s[:total_ms] %></a> <% end %></td>
+          </tr>
+          <% end -%>
+          </tbody>
+          </table>
+          <% end -%>
           <h1>Recent requests</h1>
           <p class="hint"><%= records.size %> shown, newest first · <a href="<%= url('') %>">refresh</a> · <a href="<%= url('.json') %>">JSON</a></p>
           <% if records.empty? -%>
@@ -41,6 +61,15 @@ module Heron
 
         template TEMPLATE
 
+        # @param records [Array<Hash>] recent records (symbol keys), newest first.
+        # @param base [String] the dashboard's URL.
+        # @param token [String, nil] a token to carry on in links.
+        # @param routes [Array<Hash>] per-route rows (see {RouteStats.merge}, symbol keys).
+        def initialize(records, base, token, routes = [])
+          super(records, base, token)
+          @routes = routes
+        end
+
         # @return [String] the page title.
         def title
           "Recent requests"
@@ -52,6 +81,9 @@ module Heron
         def records
           @subject
         end
+
+        # @return [Array<Hash>] per-route rows, busiest first.
+        attr_reader :routes
 
         def badge(record)
           warnings = Array(record[:n_plus_one])

@@ -9,8 +9,9 @@ module Heron
       # One worker's side of {Peers}: a thread answering, one connection at a time, two
       # questions about its {Store} on a unix socket:
       #
-      #   find ID\n      the record as JSON, or `null`
+      #   find ID\n      the record (from the ring or a route's slowest) as JSON, or `null`
       #   recent N\n     up to N (at most the store's capacity) recent records, without queries
+      #   routes\n       the per-route figures ({RouteStats#export})
       #
       # Questions longer than {MAX_QUESTION} bytes, or not sent within {Peers::TIMEOUT} seconds,
       # are answered `null`. The socket is removed when the process exits.
@@ -21,10 +22,10 @@ module Heron
         attr_reader :pid
 
         # @param path [String] the socket's path.
-        # @param store [Store] the records to answer from.
-        def initialize(path, store)
+        # @param records [Records, Store] what to answer from (a Store has no routes).
+        def initialize(path, records)
           @path = path
-          @store = store
+          @records = records
         end
 
         # Binds the socket (replacing a stale one of a dead process with this pid) and starts
@@ -55,7 +56,8 @@ module Heron
         def answer(question)
           verb, argument = question.to_s.strip.split(" ", 2)
           case verb
-          when "find" then JSON.generate(@store.find(argument.to_s))
+          when "find" then JSON.generate(@records.find(argument.to_s))
+          when "routes" then JSON.generate(@records.respond_to?(:export_routes) ? @records.export_routes : [])
           when "recent" then JSON.generate(recent(argument.to_i))
           else "null"
           end
@@ -87,8 +89,8 @@ module Heron
         end
 
         def recent(limit)
-          limit = limit.clamp(1, @store.capacity)
-          @store.recent(limit).map { |record| record.except(:queries) }
+          limit = limit.clamp(1, Store::DEFAULT_SIZE)
+          @records.recent(limit).map { |record| record.except(:queries) }
         end
       end
     end

@@ -4,8 +4,8 @@ require "test_helper"
 require_relative "profiled_server"
 
 # A real `heron -w 2 --profile`: whichever worker answers, its dashboard resolves every
-# server-timing id and lists every worker's records.
-class ProfilerClusterStoreTest < Minitest::Test
+# server-timing id and lists every worker's records and per-route counts.
+class ProfilerRecordsClusterTest < Minitest::Test
   include ProfiledServer
 
   APP = %(run ->(env) { [200, { "content-type" => "text/plain" }, [Process.pid.to_s]] }\n)
@@ -26,8 +26,10 @@ class ProfilerClusterStoreTest < Minitest::Test
     assert_equal 2, records.values.uniq.size, "requests reached both workers"
     crossed = resolve_everywhere(port, records)
     assert crossed.positive?, "some records were read through the other worker"
-    listed = index_ids(port)
-    assert_empty records.keys - listed, "the index lists every worker's records"
+    index = index(port)
+    assert_empty records.keys - index["requests"].map { |record| record["id"] }, "the index lists every worker's records"
+    route = index["routes"].find { |row| row["route"] == "GET /item/:id" }
+    assert_equal records.size, route["count"], "the route counts every worker's requests"
   ensure
     stop(pid, log)
   end
@@ -61,10 +63,10 @@ class ProfilerClusterStoreTest < Minitest::Test
     crossed
   end
 
-  def index_ids(port)
+  def index(port)
     status, _, body = http_get(port, "/__heron.json?limit=500")
     assert_equal 200, status
-    JSON.parse(body)["requests"].map { |record| record["id"] }
+    JSON.parse(body)
   end
 
   def stop(pid, log)
