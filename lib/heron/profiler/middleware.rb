@@ -43,6 +43,7 @@ module Heron
       # @param accounting [FiberAccounting] the per-fiber counters.
       def initialize(app, config, logger: nil, store: Profiler.store, accounting: Profiler.accounting)
         @app, @config, @logger, @store = app, config, logger, store
+        Profiler.recorder.configure(config) # process-wide, like the SQL hooks it serves
         @routes = RouteStats.new
         @records = Profiler.records(store, @routes, config)
         @detector = NPlusOneDetector.new(config.n_plus_one_threshold, config.n_plus_one_safelist)

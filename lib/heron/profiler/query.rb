@@ -9,6 +9,9 @@ module Heron
       KEPT_SQL = 2048
 
       attr_reader :sql, :duration_ms, :call_site, :adapter
+      # @return [Array<String>, nil] the application frames, innermost first (the call site
+      #   first), when more than the call site is kept (`config.query_backtrace`).
+      attr_reader :backtrace
 
       # One String holding a stored record's queries, N+1 findings and extras (custom steps,
       # per-shape counts): the {Store} keeps that instead of their hundreds of objects, which
@@ -35,11 +38,13 @@ module Heron
       # @param duration_ms [Float] wall time the statement took.
       # @param call_site [String, nil] "path:line" of the first application frame.
       # @param adapter [Symbol] :sequel or :active_record.
-      def initialize(sql, duration_ms, call_site, adapter)
+      # @param backtrace [Array<String>, nil] the application frames (see {#backtrace}).
+      def initialize(sql, duration_ms, call_site, adapter, backtrace = nil)
         @sql = sql
         @duration_ms = duration_ms
         @call_site = call_site
         @adapter = adapter
+        @backtrace = backtrace
       end
 
       # @return [String] the statement's shape (see {SqlNormalizer}), worked out on first use.
@@ -64,9 +69,11 @@ module Heron
         [@call_site, normalized]
       end
 
-      # @return [Hash] the store's form: sql, normalized, duration_ms, call_site, adapter.
+      # @return [Hash] the store's form: sql, normalized, duration_ms, call_site, adapter, and
+      #   backtrace when one was kept.
       def to_h
-        { sql: @sql, normalized: normalized, duration_ms: @duration_ms, call_site: @call_site, adapter: @adapter }
+        hash = { sql: @sql, normalized: normalized, duration_ms: @duration_ms, call_site: @call_site, adapter: @adapter }
+        @backtrace ? hash.merge(backtrace: @backtrace) : hash
       end
     end
   end

@@ -230,6 +230,29 @@ class MiddlewareTest < Minitest::Test
     assert_operator row["p50_ms"], :<, 200.0
     assert_includes get(profiled, "/__heron").body, "GET /users/:id"
   end
+
+  def test_each_query_keeps_its_app_backtrace_folded_on_the_page
+    profiled = middleware(posts_app, query_backtrace: 3)
+    id = record_id(get(profiled, "/users"))
+    query = @store.find(id)[:queries].last
+    assert_equal 3, query[:backtrace].size
+    assert_equal query[:call_site], query[:backtrace].first
+    assert_match(/\Atest\/heron\/profiler\/sql\/database_fixtures\.rb:\d+:in `/, query[:backtrace][1])
+    assert(query[:backtrace].none? { |frame| frame.include?("/gems/") || frame.start_with?("lib/heron") })
+    assert_includes get(profiled, "/__heron/requests/#{id}").body, "<details><summary><code>#{query[:call_site]}</code>"
+    id = record_id(get(middleware(posts_app, query_backtrace: 1), "/users"))
+    refute @store.find(id)[:queries].last.key?(:backtrace)
+  ensure
+    Heron::Profiler.recorder.configure(config)
+  end
+
+  def test_more_directories_can_be_left_out_of_call_sites
+    app = middleware(posts_app, query_backtrace_exclude: ["test/heron/profiler/sql"])
+    query = @store.find(record_id(get(app, "/users")))[:queries].last
+    assert_match(%r{\Atest/heron/profiler/middleware_test\.rb:\d+\z}, query[:call_site])
+  ensure
+    Heron::Profiler.recorder.configure(config)
+  end
 end
 
 require_relative "profiled_server"

@@ -69,7 +69,7 @@ module Heron
           <thead><tr><th class="num">#</th><th class="num">Duration</th><th>SQL</th><th>Call site</th></tr></thead>
           <tbody>
           <% queries.first(self.class::LISTED).each_with_index do |q, i| -%>
-          <tr><td class="num"><%= i + 1 %></td><td class="num"><%= ms q[:duration_ms] %></td><td><pre><%= h q[:sql] %></pre></td><td><code><%= h q[:call_site] %></code><br><span class="hint"><%= h q[:adapter] %></span></td></tr>
+          <tr><td class="num"><%= i + 1 %></td><td class="num"><%= ms q[:duration_ms] %></td><td><pre><%= h q[:sql] %></pre></td><td><% if q[:backtrace] -%><details><summary><code><%= h q[:call_site] %></code></summary><pre><%= h Array(q[:backtrace]).drop(1).join("\n") %></pre></details><% else -%><code><%= h q[:call_site] %></code><% end -%><br><span class="hint"><%= h q[:adapter] %></span></td></tr>
           <% end -%>
           </tbody>
           </table>

@@ -36,14 +36,26 @@ module Heron
         # @param skip [Integer] frames above the caller to skip.
         # @return [String, nil] "path:line" of the first application frame, nil when none.
         def find(skip = 1)
+          frames(skip + 1, 1).first
+        end
+
+        # The application's part of the current stack: its frames, innermost first, with library
+        # frames left out (the walk stops at `limit` frames, or {DEPTH} frames of any kind).
+        # @param skip [Integer] frames above the caller to skip.
+        # @param limit [Integer] most frames to return.
+        # @return [Array<String>] "path:line:in `method'" ("path:line" for the first), may be empty.
+        def frames(skip = 1, limit = 1)
+          found = []
           start = skip + 1
           while start < DEPTH && (batch = caller_locations(start, BATCH))
             batch.each do |location|
-              shown = shown_path(location.absolute_path || location.path)
-              return "#{shown}:#{location.lineno}" if shown
+              shown = shown_path(location.absolute_path || location.path) or next
+              found << (found.empty? ? "#{shown}:#{location.lineno}" : "#{shown}:#{location.lineno}:in `#{location.label}'")
+              return found if found.size >= limit
             end
             start += BATCH
           end
+          found
         end
 
         # @param path [String] a frame's file.

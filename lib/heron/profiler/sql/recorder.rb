@@ -6,11 +6,26 @@ module Heron
       # Records one finished statement into the profile of the request the current fiber works
       # for; statements run outside a profiled request are ignored.
       class Recorder
+        # @return [Integer] application frames kept per query (1: the call site only).
+        attr_reader :frames
+
         # @param accounting [FiberAccounting] where to look up the current profile.
-        # @param call_site [CallSite] how to find the application frame.
-        def initialize(accounting, call_site = CallSite.new)
+        # @param call_site [CallSite] how to find the application frames.
+        # @param frames [Integer] application frames to keep per query (at least 1: the call site).
+        def initialize(accounting, call_site = CallSite.new, frames: 1)
           @accounting = accounting
           @call_site = call_site
+          @frames = [frames.to_i, 1].max
+        end
+
+        # Applies `config.query_backtrace` (frames per query) and `config.query_backtrace_exclude`
+        # (more path prefixes that are not application code).
+        # @param config [Heron::Configuration]
+        # @return [self]
+        def configure(config)
+          @frames = [config.query_backtrace.to_i, 1].max
+          @call_site = CallSite.new(CallSite.library_prefixes + config.query_backtrace_exclude.map { |dir| File.expand_path(dir) })
+          self
         end
 
         # @return [Boolean] whether the current fiber is in a profiled request.
@@ -25,7 +40,8 @@ module Heron
         # @return [Query, nil] the recorded query, nil when no request is profiled.
         def record(sql, duration_ms, adapter, skip: 2)
           profile = @accounting.current or return nil
-          query = Query.new(sql.to_s, duration_ms, @call_site.find(skip), adapter)
+          frames = @call_site.frames(skip + 1, @frames)
+          query = Query.new(sql.to_s, duration_ms, frames.first, adapter, frames.size > 1 ? frames : nil)
           profile.add_query(query)
           query
         end
