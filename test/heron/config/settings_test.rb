@@ -1,6 +1,8 @@
 # frozen_string_literal: true
 
 require "test_helper"
+require "heron/config/cli"
+require "heron/config/dsl"
 
 # The settings table is the one place a setting is declared: Configuration, the CLI, the DSL and
 # the docs are made from it.
