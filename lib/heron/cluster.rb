@@ -322,7 +322,7 @@ module Heron
       return @logger.warn("SIGUSR2 ignored: a hot restart is under way") if @hot_restart
       return if @stopping
       @notifier.reloading
-      @hot_restart = Launcher::HotRestart.new(@binder.by_key, @logger).start
+      @hot_restart = Launcher::HotRestart.new(@binder.by_key.merge(@control.handover), @logger).start
     end
 
     def hot_restart_answer
@@ -335,6 +335,7 @@ module Heron
     def handed_over
       @logger.info("hot restart: the new master serves; draining this one")
       @binder.handed_over!
+      @control.handed_over!
       @handed_over = true
       stop("TERM")
     end

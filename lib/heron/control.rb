@@ -64,7 +64,7 @@ module Heron
     def self.start(state, config, logger, metrics, backtraces: -> { Backtraces.render }, on_close: nil)
       return Handle.new(state, nil) unless config.control_bind
       endpoints = Endpoints.new(state, metrics: metrics, token: config.control_token, backtraces: backtraces)
-      listener = Server.new(config.control_bind, endpoints, logger).start
+      listener = Server.new(config.control_bind, endpoints, logger, accepting: -> { state.status == "ready" }).start
       logger.info("control on #{listener.url} (/health/ready, /stats#{', /metrics' if metrics})") if listener.url
       Handle.new(state, listener, on_close)
     end

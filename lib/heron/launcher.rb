@@ -64,41 +64,43 @@ module Heron
       server = Server.new(AppLoader.load(@config), @config, logger: @logger, metrics: metrics,
                                                             listeners: binder.bind, heartbeat: ticker)
       Control.attach_server(control, server)
-      serve(server, binder, readiness)
+      serve(server, binder, control, readiness)
     ensure
       control&.close
       binder&.close
     end
 
-    def serve(server, binder, readiness)
+    def serve(server, binder, control, readiness)
       @logger.banner(addresses: server.addresses, mode: "single process, #{server.mode}")
       Control::ProcessTitle.set("single", @config, server.addresses)
       binder.ignored.each { |uri| @logger.info("bind #{uri} ignored: serving the sockets systemd passed") }
-      install_signals(server, binder)
+      install_signals(server, binder, control)
       server.run
       @logger.info("stopped")
     end
 
-    def install_signals(server, binder)
-      actions = { "USR2" => -> { hot_restart(server, binder) },
+    def install_signals(server, binder, control)
+      actions = { "USR2" => -> { hot_restart(server, binder, control) },
                   "HUP" => Hangup.new(@log_file, binder.listeners, @logger) }
       SignalHandler.new(server, actions: actions, ignore: %w[USR1 TTIN TTOU], logger: @logger,
                                 on_stop: ->(_graceful) { @notifier.stopping }).install
     end
 
     # Runs on the signal handler's thread: waits for the new process, then drains this one.
-    def hot_restart(server, binder)
+    def hot_restart(server, binder, control)
       return @logger.warn("SIGUSR2 ignored: a hot restart is under way") if @restarting
       @restarting = true
       @notifier.reloading
-      restart = HotRestart.new(binder.by_key, @logger).start
-      restart.wait == :ready ? handed_over(server, binder) : restart_failed
+      restart = HotRestart.new(binder.by_key.merge(control.handover), @logger).start
+      restart.wait == :ready ? handed_over(server, binder, control) : restart_failed
     ensure
       restart&.close
     end
 
-    def handed_over(server, binder)
+    # The control listener closes first: from now on the new process answers health checks.
+    def handed_over(server, binder, control)
       @logger.info("hot restart: the new process serves; draining this one")
+      control.handed_over!
       binder.handed_over!
       server.stop(graceful: true)
     end

@@ -12,7 +12,8 @@ module Heron
     # - from systemd socket activation: LISTEN_PID (this process), LISTEN_FDS (how many, from fd 3)
     #   and LISTEN_FDNAMES (their names, colon-separated).
     #
-    # Both variables are removed from ENV once read, so a later child does not take them as its own.
+    # Keys starting with "control:" are the control listener's ({Control::Server#key}); it claims
+    # them itself. Both variables are removed from ENV once read, so a later child does not take them as its own.
     class Inherited
       SD_LISTEN_FDS_START = 3
       ENV_KEYS = %w[HERON_LISTEN_FDS LISTEN_FDS LISTEN_PID LISTEN_FDNAMES].freeze
@@ -54,7 +55,7 @@ module Heron
       # Closes the handed-over listeners nobody claimed (binds removed from the config).
       # @return [Array<String>] their keys.
       def close_unclaimed
-        unclaimed = @by_key.reject { |key, _| key.start_with?("systemd:") }
+        unclaimed = @by_key.reject { |key, _| key.start_with?("systemd:", "control:") }
         unclaimed.each_value(&:close)
         unclaimed.each_key { |key| @by_key.delete(key) }
         unclaimed.keys

@@ -27,6 +27,13 @@ module Heron
       # @return [String, nil] the control URL.
       def url = @listener&.url
 
+      # @return [Hash{String => BasicSocket}] the control listener for a hot restart, by key.
+      def handover = @listener ? @listener.handover : {}
+
+      # At a hot restart's handover: closes the listener, leaving it to the new process.
+      # @return [void]
+      def handed_over! = @listener&.handed_over!
+
       # Stops the listener.
       # @return [void]
       def close

@@ -4,6 +4,7 @@ require "socket"
 require "uri"
 require "async"
 require "async/semaphore"
+require_relative "../binder/inherited"
 
 module Heron
   module Control
@@ -16,6 +17,11 @@ module Heron
     # to open it is one line too, and Heron runs without it. Connections are served concurrently
     # (each in its own fiber, in a thread of its own, at most {MAX_CLIENTS} at once), and each
     # gets {CLIENT_TIMEOUT} seconds in all, so idle or slow sockets cannot hold up a scrape.
+    #
+    # A hot restart hands the listener over like the app's ({#handover}, under the key
+    # `control:URI`), so `heron ctl` and health checks keep their address. The new process holds
+    # the inherited socket without accepting until its `accepting` callable says yes (it is
+    # ready), so a probe never meets it booting; the old process closes its copy at handover.
     class Server
       CLIENT_TIMEOUT = 5.0
       MAX_CLIENTS = 32
@@ -44,17 +50,37 @@ module Heron
       # @param uri [String] `tcp://HOST:PORT` or `unix:///PATH`.
       # @param endpoints [#call] takes (method, target, headers) and returns [status, headers, body].
       # @param logger [Log::Logger]
-      def initialize(uri, endpoints, logger)
+      # @param accepting [#call] asked before accepting on an inherited listener, until it says true.
+      def initialize(uri, endpoints, logger, accepting: -> { true })
         @uri = uri
         @endpoints = endpoints
         @logger = logger
+        @accepting = accepting
         @closed = false
       end
 
-      # Opens the listening socket, falling back to a free port when the address is taken.
+      # @return [String] the key a new process finds this listener under in HERON_LISTEN_FDS.
+      def key = "control:#{@uri}"
+
+      # @return [Hash{String => BasicSocket}] the listener for {Launcher::HotRestart} (empty
+      #   when there is none).
+      def handover
+        @listener && !@listener.closed? ? { key => @listener } : {}
+      end
+
+      # At a hot restart's handover: closes this process's copy and leaves a unix socket file in
+      # place (the new process serves it now).
+      # @return [void]
+      def handed_over!
+        @path = nil
+        close
+      end
+
+      # Opens the listening socket (or takes the one a hot restart handed over), falling back to
+      # a free port when the address is taken.
       # @return [self] also when nothing could be opened (then {#url} is nil).
       def bind
-        @listener = open_listener(URI.parse(@uri))
+        @listener = inherit || open_listener(URI.parse(@uri))
         @url = url_of(@listener)
         OPEN[self] = Process.pid
         self
@@ -104,6 +130,21 @@ module Heron
 
       private
 
+      def inherit
+        listener = Binder::Inherited.take.claim(key) or return nil
+        uri = URI.parse(@uri)
+        @path = uri.path if uri.scheme == "unix"
+        @held = true
+        listener
+      end
+
+      # An inherited listener accepts once the process is ready; till then the old one answers.
+      def accepting?
+        return true unless @held
+        @held = false if @accepting.call
+        !@held
+      end
+
       def open_listener(uri)
         case uri.scheme
         when "tcp" then TCPServer.new(uri.hostname, uri.port)
@@ -143,6 +184,7 @@ module Heron
 
       def accept_loop(task, slots)
         until @closed
+          next sleep(POLL_SECONDS) unless accepting?
           next unless @listener.wait_readable(POLL_SECONDS)
           client = @listener.accept_nonblock(exception: false)
           next if client == :wait_readable

@@ -1,6 +1,8 @@
 # frozen_string_literal: true
 
 require "test_helper"
+require "json"
+require "English"
 require "net/http"
 require "openssl"
 require_relative "../../support/tls_certificates"
@@ -119,5 +121,44 @@ class HotRestartTest < Minitest::Test
       Process.kill("TERM", fresh)
       eventually(timeout: 15) { gone?(fresh) }
     end
+  end
+
+  def free_port
+    server = TCPServer.new("127.0.0.1", 0)
+    server.local_address.ip_port
+  ensure
+    server&.close
+  end
+
+  def ctl_stats(url)
+    out = IO.popen([RbConfig.ruby, File.join(ProcessHelper::ROOT, "exe/heron"), "ctl", "--control-url", url, "stats"],
+                   err: [:child, :out], &:read)
+    [$CHILD_STATUS.exitstatus, out]
+  end
+
+  # The control address is handed over like the app's: after the old process exits, the same
+  # address answers from the new one (no fallback port, no gap where nothing listens).
+  def assert_control_handed_over(*args)
+    url = "tcp://127.0.0.1:#{free_port}"
+    old, _, log = spawn_heron(APP, "--pidfile", "heron.pid", "--control-bind", url, *args)
+    eventually(timeout: 20) { Net::HTTP.get_response(URI("#{url.sub('tcp', 'http')}/health/ready")).code == "200" }
+    Process.kill("USR2", old)
+    assert wait_exit(old, timeout: 30)&.success?, File.read(log)
+    fresh = master_from(File.join(File.dirname(log), "heron.pid"))
+    refute_match(/control listener .* is in use/, File.read(log), "the new process does not fall back to another port")
+    ready = Net::HTTP.get_response(URI("#{url.sub('tcp', 'http')}/health/ready"))
+    assert_equal "200", ready.code, ready.body
+    status, out = ctl_stats(url)
+    assert_equal 0, status, out
+    assert_equal fresh, JSON.parse(out)["pid"], "the new process answers on the old control address"
+    stop(fresh)
+  end
+
+  def test_single_mode_hands_the_control_listener_over
+    assert_control_handed_over
+  end
+
+  def test_cluster_hands_the_control_listener_over
+    assert_control_handed_over("-w", "2")
   end
 end
