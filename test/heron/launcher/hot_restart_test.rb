@@ -161,4 +161,23 @@ class HotRestartTest < Minitest::Test
   def test_cluster_hands_the_control_listener_over
     assert_control_handed_over("-w", "2")
   end
+
+  # While the new process loads its app it holds the control listener without answering: every
+  # probe meanwhile reaches the old process, ready (none meets the new one "booting").
+  def test_the_new_process_answers_on_the_control_address_only_once_ready
+    url = "tcp://127.0.0.1:#{free_port}"
+    held = "sleep 0.05 while File.exist?('hold')\n"
+    old, _, log = spawn_heron(held + APP, "--pidfile", "heron.pid", "--control-bind", url)
+    dir = File.dirname(log)
+    File.write(File.join(dir, "hold"), "")
+    Process.kill("USR2", old)
+    eventually(timeout: 20) { File.read(log).scan(/\] INFO control on /).size == 2 } # the new one holds it
+    answers = Array.new(20) { JSON.parse(Net::HTTP.get(URI("#{url.sub('tcp', 'http')}/stats"))).values_at("pid", "status") }
+    assert_equal [[old, "ready"]], answers.uniq
+    File.delete(File.join(dir, "hold"))
+    assert wait_exit(old, timeout: 30)&.success?, File.read(log)
+    fresh = master_from(File.join(dir, "heron.pid"))
+    assert_equal [fresh, "ready"], JSON.parse(Net::HTTP.get(URI("#{url.sub('tcp', 'http')}/stats"))).values_at("pid", "status")
+    stop(fresh)
+  end
 end
