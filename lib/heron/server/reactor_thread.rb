@@ -149,8 +149,17 @@ module Heron
         loop do
           wait_for_room(listener)
           batch, delay = accept_batch(listener, backoff)
-          batch.each { |io| @root.async(annotation: "heron connection") { serve(io, proxy) } }
+          hand_off(batch, proxy)
           rest(delay) if delay
+        end
+      end
+
+      # Gives each accepted socket a task of its own. A drain's stop waits until all of them have
+      # one: starting a task runs it at once, and if the stop landed between two starts, the
+      # sockets not yet handed off would be dropped and their clients reset.
+      def hand_off(batch, proxy)
+        Async::Task.current.defer_stop do
+          batch.each { |io| @root.async(annotation: "heron connection") { serve(io, proxy) } }
         end
       end
 
