@@ -30,10 +30,10 @@ class AttackTLSContextTest < Minitest::Test
     Heron::Attack::CLI.new(argv, stdout: @stdout, stderr: @stderr).run
   end
 
-  def with_tls_server(&block)
+  def with_tls_server(**config, &block)
     cert, key = @paths["localhost"]
     bind = "ssl://127.0.0.1:0?#{URI.encode_www_form(cert: cert, key: key)}"
-    with_server(APP, binds: [bind], environment: "production", &block)
+    with_server(APP, binds: [bind], environment: "production", **config, &block)
   end
 
   def test_cacert_verifies_the_chain_and_requests_are_served_over_tls
@@ -61,6 +61,22 @@ class AttackTLSContextTest < Minitest::Test
       assert_equal 4, cli("https://127.0.0.1:#{port}/", "-r", "100", "-n", "3", "--cacert", @paths["ca"])
       assert_match(/hostname "127\.0\.0\.1" does not match/, @stdout.string)
       refute_match(/"GET \/ HTTP/, server_log)
+    end
+  end
+
+  def test_an_idle_tls_connection_the_server_closed_is_retried_on_a_new_one
+    with_tls_server(keepalive_timeout: 0.2) do |port, server|
+      client = Heron::Attack::Client.new(timeout: 5, tls: Heron::Attack::TLSContext.build(cacert: @paths["ca"]))
+      target = Heron::Attack::Target.new("GET", "https://localhost:#{port}/")
+      statuses = Sync do
+        first = client.call(target)
+        eventually { server.connection_count.zero? } # the server closed the idle connection
+        [first, client.call(target)].map(&:to_a)
+      ensure
+        client.close
+      end
+      assert_equal [[200, 5, true]] * 2, statuses
+      assert_equal 2, server_log.scan(%r{"GET / HTTP/1\.1" 200}).size
     end
   end
 
