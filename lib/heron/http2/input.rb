@@ -41,7 +41,7 @@ module Heron
       def push(data)
         @received += data.bytesize
         raise Request::Input::TooLarge, "request body exceeds #{@limit} bytes" if @limit && @received > @limit
-        @chunks << (data.frozen? ? data.dup : data) unless data.empty?
+        @chunks << (data.frozen? ? data.dup : data).force_encoding(Encoding::BINARY) unless data.empty?
         @arrived.signal
       end
 

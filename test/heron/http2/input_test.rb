@@ -37,6 +37,9 @@ class HeronHTTP2InputTest < Minitest::Test
       [body.read(2, buffer).dup, body.read(3), body.gets, body.read(1, buffer).dup, body.gets, body.read]
     end
     assert_equal ["ab", "cde", "fgh\n", "i", "j\n", "k"], pieces
+    utf8 = input
+    split = Sync { utf8.push(+"éa\nb").then { utf8.finish }.then { [utf8.read(1), utf8.gets, utf8.read] } }
+    assert_equal ["\xC3".b, "\xA9a\n".b, "b"], split, "offsets count bytes, whatever the frame's encoding"
     assert_no_strings_made_by_buffered_reads
   end
 
