@@ -125,8 +125,8 @@ module Bench
 
     def parse(out, cpu)
       done = out[/requests: \d+ total, \d+ started, (\d+) done/, 1].to_i
-      failed = out[/(\d+) failed, (\d+) errored, (\d+) timeout/].to_s.scan(/\d+/).sum(&:to_i)
-      non_2xx = out[/status codes: \d+ 2xx, (\d+) 3xx, (\d+) 4xx, (\d+) 5xx/].to_s.scan(/\d+/).drop(1).sum(&:to_i)
+      failed = out.scan(/(\d+) (?:failed|errored|timeout)\b/).flatten.sum(&:to_i)
+      non_2xx = out.scan(/(\d+) [345]xx\b/).flatten.sum(&:to_i)
       rps = out[/finished in [\d.]+\w*, ([\d.]+) req\/s/, 1].to_f
       { rps: rps, cpu_us: done.positive? ? cpu * 1e6 / done : Float::NAN, errors: failed + non_2xx }
     end
