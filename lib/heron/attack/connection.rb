@@ -136,7 +136,7 @@ module Heron
       def skip_to_eof
         total = buffered
         @offset = @buffer.bytesize
-        loop { total += @socket.readpartial(READ_SIZE, @scratch).bytesize }
+        loop { total += receive.bytesize }
       rescue EOFError
         total
       end
@@ -156,7 +156,18 @@ module Heron
       def fill
         @buffer = @buffer.byteslice(@offset, buffered) if @offset.positive?
         @offset = 0
-        @buffer << @socket.readpartial(READ_SIZE, @scratch)
+        @buffer << receive
+      end
+
+      # Reads what the socket has. A TLS peer that closes without close_notify (many servers
+      # closing an idle keep-alive connection) makes OpenSSL 3 raise "unexpected eof": that is
+      # the end of the stream here too, so a reused connection is retried as after a plain EOF
+      # (responses are framed by length or chunks, so a cut response still shows as one).
+      def receive
+        @socket.readpartial(READ_SIZE, @scratch)
+      rescue OpenSSL::SSL::SSLError => e
+        raise unless e.message.include?("unexpected eof")
+        raise EOFError, e.message
       end
     end
   end

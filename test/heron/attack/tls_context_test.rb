@@ -24,6 +24,13 @@ class AttackTLSContextTest < Minitest::Test
     FileUtils.rm_rf(@dir)
   end
 
+  def server_context
+    context = OpenSSL::SSL::SSLContext.new
+    context.cert = OpenSSL::X509::Certificate.new(File.read(@paths["localhost"][0]))
+    context.key = OpenSSL::PKey.read(File.read(@paths["localhost"][1]))
+    context
+  end
+
   def cli(*argv)
     @stdout = StringIO.new
     @stderr = StringIO.new
@@ -78,6 +85,36 @@ class AttackTLSContextTest < Minitest::Test
       assert_equal [[200, 5, true]] * 2, statuses
       assert_equal 2, server_log.scan(%r{"GET / HTTP/1\.1" 200}).size
     end
+  end
+
+  # OpenSSL 3 reports a peer that closes without close_notify as an error ("unexpected eof"), not
+  # as end of stream; servers often close idle keep-alive connections that way.
+  def test_an_idle_connection_closed_without_close_notify_is_retried_too
+    server = OpenSSL::SSL::SSLServer.new(TCPServer.new("127.0.0.1", 0), server_context)
+    port = server.to_io.addr[1]
+    served = Queue.new
+    peer = Thread.new do
+      2.times do |n|
+        ssl = server.accept
+        ssl.gets("\r\n\r\n")
+        ssl.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+        served << n
+        n.zero? ? ssl.to_io.close : ssl.close # the first: TCP close only, no TLS close_notify
+      end
+    end
+    client = Heron::Attack::Client.new(timeout: 5, tls: Heron::Attack::TLSContext.build(cacert: @paths["ca"]))
+    target = Heron::Attack::Target.new("GET", "https://localhost:#{port}/")
+    responses = Sync do
+      first = client.call(target)
+      served.pop # the server answered and closed its side
+      [first, client.call(target)].map(&:to_a)
+    ensure
+      client.close
+    end
+    assert_equal [[200, 2, true]] * 2, responses
+  ensure
+    peer&.join(5)
+    server&.close
   end
 
   def test_bad_tls_options_are_usage_errors
