@@ -3,18 +3,22 @@
 require "async"
 require_relative "../compat/io_timeout"
 require_relative "connection"
+require_relative "tls_context"
 
 module Heron
   module Attack
-    # A small HTTP/1.1 client for the generator: resolves each host once, keeps idle keep-alive
-    # connections in a pool per host, and opens a new connection whenever none is idle (the
-    # caller caps concurrency if it wants to).
+    # A small HTTP/1.1 client (over TCP or TLS) for the generator: resolves each host once, keeps
+    # idle keep-alive connections in a pool per origin, and opens a new connection whenever none
+    # is idle (the caller caps concurrency if it wants to).
     class Client
       # @param timeout [Numeric] seconds allowed for connect, send and the whole response.
       # @param keepalive [Boolean] whether to reuse connections.
-      def initialize(timeout:, keepalive: true)
+      # @param tls [OpenSSL::SSL::SSLContext, nil] the context for https:// targets; nil builds
+      #   one that verifies certificates against the system's CAs when first needed.
+      def initialize(timeout:, keepalive: true, tls: nil)
         @timeout = timeout
         @keepalive = keepalive
+        @tls = tls
         @idle = Hash.new { |hash, key| hash[key] = [] }
         @addresses = {}
       end
@@ -33,7 +37,7 @@ module Heron
       # @return [Addrinfo]
       # @raise [SocketError] when the name does not resolve.
       def resolve(target)
-        @addresses[target.authority] ||= begin
+        @addresses[target.origin] ||= begin
           found = Addrinfo.getaddrinfo(target.uri.host, target.uri.port, nil, :STREAM)
           found.find(&:ipv4?) || found.first
         end
@@ -48,7 +52,7 @@ module Heron
       private
 
       def exchange(target, reuse: true)
-        connection = reuse ? checkout(target) : Connection.open(resolve(target))
+        connection = reuse ? checkout(target) : open(target)
         response = connection.exchange(target.to_bytes, head: target.head?)
         checkin(target, connection, response)
         response
@@ -63,12 +67,17 @@ module Heron
       end
 
       def checkout(target)
-        @idle[target.authority].pop || Connection.open(resolve(target))
+        @idle[target.origin].pop || open(target)
+      end
+
+      def open(target)
+        return Connection.open(resolve(target)) unless target.tls?
+        Connection.open(resolve(target), tls: (@tls ||= TLSContext.build), host: target.uri.hostname)
       end
 
       def checkin(target, connection, response)
         return connection.close unless @keepalive && response.keepalive
-        @idle[target.authority].push(connection)
+        @idle[target.origin].push(connection)
       end
     end
   end

@@ -1,13 +1,15 @@
 # frozen_string_literal: true
 
 require "socket"
+require "openssl"
+require "ipaddr"
 require_relative "response_reader"
 require_relative "protocol_error"
 
 module Heron
   module Attack
-    # One client TCP connection with a read buffer. Every call yields to the fiber scheduler
-    # while it waits, so many connections share one reactor thread.
+    # One client TCP connection (TLS for https:// targets) with a read buffer. Every call yields
+    # to the fiber scheduler while it waits, so many connections share one reactor thread.
     class Connection
       READ_SIZE = 64 * 1024
       MAX_HEAD = 64 * 1024
@@ -15,18 +17,48 @@ module Heron
       # @return [Integer] how many responses this connection has read.
       attr_reader :uses
 
-      # Connects without blocking the reactor.
+      # Connects (and runs the TLS handshake when given a context) without blocking the reactor.
       # @param addrinfo [Addrinfo] the resolved server address.
+      # @param tls [OpenSSL::SSL::SSLContext, nil] speak TLS with this context.
+      # @param host [String, nil] the URL's host: sent as SNI (unless an IP address) and checked
+      #   against the certificate when the context verifies.
       # @return [Connection]
       # @raise [SystemCallError] e.g. Errno::ECONNREFUSED.
-      def self.open(addrinfo)
+      # @raise [OpenSSL::SSL::SSLError] when the handshake or the certificate check fails.
+      def self.open(addrinfo, tls: nil, host: nil)
         socket = Socket.new(addrinfo.afamily, Socket::SOCK_STREAM)
         connect(socket, addrinfo.to_sockaddr)
         socket.setsockopt(Socket::IPPROTO_TCP, Socket::TCP_NODELAY, 1)
-        new(socket)
+        new(tls ? handshake(socket, tls, host) : socket)
       rescue StandardError
         socket&.close
         raise
+      end
+
+      # @api private
+      # Wraps a connected socket in TLS and runs the client handshake, waiting under the fiber
+      # scheduler.
+      # @param socket [Socket] @param context [OpenSSL::SSL::SSLContext] @param host [String, nil]
+      # @return [OpenSSL::SSL::SSLSocket] closing it closes the socket.
+      # @raise [OpenSSL::SSL::SSLError]
+      def self.handshake(socket, context, host)
+        ssl = OpenSSL::SSL::SSLSocket.new(socket, context)
+        ssl.sync_close = true
+        ssl.hostname = host if host && !ip_address?(host)
+        until (state = ssl.connect_nonblock(exception: false)).equal?(ssl)
+          state == :wait_readable ? socket.wait_readable : socket.wait_writable
+        end
+        ssl.post_connection_check(host) if host && context.verify_mode != OpenSSL::SSL::VERIFY_NONE
+        ssl
+      end
+
+      # @api private
+      # @param host [String] @return [Boolean] whether host is an IPv4 or IPv6 literal.
+      def self.ip_address?(host)
+        IPAddr.new(host.delete("[]"))
+        true
+      rescue IPAddr::Error
+        false
       end
 
       # @api private
@@ -104,7 +136,7 @@ module Heron
       def skip_to_eof
         total = buffered
         @offset = @buffer.bytesize
-        loop { total += @socket.readpartial(READ_SIZE, @scratch).bytesize }
+        loop { total += receive.bytesize }
       rescue EOFError
         total
       end
@@ -124,7 +156,18 @@ module Heron
       def fill
         @buffer = @buffer.byteslice(@offset, buffered) if @offset.positive?
         @offset = 0
-        @buffer << @socket.readpartial(READ_SIZE, @scratch)
+        @buffer << receive
+      end
+
+      # Reads what the socket has. A TLS peer that closes without close_notify (many servers
+      # closing an idle keep-alive connection) makes OpenSSL 3 raise "unexpected eof": that is
+      # the end of the stream here too, so a reused connection is retried as after a plain EOF
+      # (responses are framed by length or chunks, so a cut response still shows as one).
+      def receive
+        @socket.readpartial(READ_SIZE, @scratch)
+      rescue OpenSSL::SSL::SSLError => e
+        raise unless e.message.include?("unexpected eof")
+        raise EOFError, e.message
       end
     end
   end

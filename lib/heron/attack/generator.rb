@@ -24,16 +24,17 @@ module Heron
       # @param total [Integer] requests in the whole run.
       # @param timeout [Numeric] seconds per request.
       # @param keepalive [Boolean] reuse connections.
+      # @param tls [OpenSSL::SSL::SSLContext, nil] the context for https:// targets (see {Client}).
       # @param connections [Integer, nil] most requests in flight at once; nil for no cap.
       # @param stride [Integer] @param offset [Integer] this process's share of the indexes.
       # @param output [IO, nil] where to print one line per request, or nil.
       # @param progress [Progress, nil] told about the run twice a second.
-      def initialize(targets, total:, rate: nil, schedule: nil, timeout: 30, keepalive: true, connections: nil,
+      def initialize(targets, total:, rate: nil, schedule: nil, timeout: 30, keepalive: true, tls: nil, connections: nil,
                      stride: 1, offset: 0, output: nil, progress: nil)
         @picker = targets.is_a?(TargetPicker) ? targets : TargetPicker.new(targets)
         @schedule = schedule || Schedule.constant(rate.to_f, total / rate.to_f)
         @indexes = offset.step(total - 1, stride)
-        @client = Client.new(timeout: timeout, keepalive: keepalive)
+        @client = Client.new(timeout: timeout, keepalive: keepalive, tls: tls)
         @workers = WorkerPool.new(connections) { |index, due| perform(index, due) }
         @output = output
         @progress = progress

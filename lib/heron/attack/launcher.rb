@@ -52,7 +52,7 @@ module Heron
 
       def generator(offset, stride, progress = nil)
         Generator.new(@targets.for_process(offset, @options.seed), schedule: @options.schedule, total: @options.total_requests,
-                                timeout: @options.timeout, keepalive: @options.keepalive,
+                                timeout: @options.timeout, keepalive: @options.keepalive, tls: @options.tls_context,
                                 connections: share(@options.connections, stride), stride: stride, offset: offset,
                                 output: @output, progress: progress)
       end

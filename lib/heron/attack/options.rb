@@ -4,6 +4,7 @@ require "optparse"
 require_relative "usage_error"
 require_relative "threshold"
 require_relative "schedule"
+require_relative "tls_context"
 
 module Heron
   module Attack
@@ -51,6 +52,12 @@ module Heron
       attr_accessor :pick, :seed
       # @return [Array<Threshold>] the --fail-if conditions.
       attr_accessor :thresholds
+      # @return [Boolean] --insecure: do not verify https certificates.
+      # @return [String, nil] --cacert: the CA file https certificates are verified against.
+      attr_accessor :insecure, :cacert
+      # @return [OpenSSL::SSL::SSLContext, nil] the https context when --insecure or --cacert was
+      #   given (set by {#parse!}); nil lets the client verify against the system's CAs.
+      attr_reader :tls_context
 
       # Starts from the defaults: GET, no headers, 30 s timeout, keep-alive, one process.
       def initialize
@@ -65,6 +72,7 @@ module Heron
         @knee = []
         @pick = "round-robin"
         @seed = Random.new_seed % (2**31)
+        @insecure = false
       end
 
       # @param argv [Array<String>]
@@ -130,6 +138,8 @@ module Heron
         o.on("--targets FILE", "targets: 'METHOD URL [weight=N]', then 'Name: value' lines, '@FILE' or '@@TEXT' body") { |v| @targets_file = v }
         o.on("--pick MODE", %w[round-robin random], "choose targets round-robin (default) or at random, by weight") { |v| @pick = v }
         o.on("--seed N", Integer, "seed for --pick random (default: a new one, printed in the JSON)") { |v| @seed = v }
+        o.on("-k", "--insecure", "https: do not verify the certificate (self-signed staging certificates)") { @insecure = true }
+        o.on("--cacert FILE", "https: trust the CA certificates in this PEM file instead of the system's") { |v| @cacert = v }
       end
 
       def output_options(o)
@@ -188,6 +198,8 @@ module Heron
       def validate_target!
         raise UsageError, "give a URL or --targets FILE" if @url.nil? && @targets_file.nil?
         raise UsageError, "give either a URL or --targets, not both" if @url && @targets_file
+        raise UsageError, "give --insecure or --cacert, not both" if @insecure && @cacert
+        @tls_context = TLSContext.build(insecure: @insecure, cacert: @cacert) if @insecure || @cacert
       end
 
       def validate_load!

@@ -5,28 +5,31 @@ require_relative "usage_error"
 
 module Heron
   module Attack
-    # One request to send: method, URL, headers and body, with its HTTP/1.1 bytes built once.
+    # One request to send: method, URL (http:// or https://), headers and body, with its HTTP/1.1
+    # bytes built once.
     class Target
       METHODS = %w[GET HEAD POST PUT PATCH DELETE OPTIONS TRACE].freeze
+      SCHEMES = [URI::HTTP, URI::HTTPS].freeze
 
       # @return [String] the request method, upper case.
       attr_reader :method
-      # @return [URI::HTTP] the parsed URL.
+      # @return [URI::HTTP] the parsed URL (a URI::HTTPS for https://).
       attr_reader :uri
 
       # @param method [String] an HTTP method (case-insensitive).
-      # @param url [String] an absolute http:// URL.
+      # @param url [String] an absolute http:// or https:// URL.
       # @param headers [Array<String>] "Name: value" lines added to every request.
       # @param body [String, nil] the request body.
       # @param keepalive [Boolean] false sends "Connection: close".
       # @param weight [Integer] this target's share when targets are picked (see {TargetPicker}).
-      # @raise [UsageError] for an unknown method or a URL that is not http://host[:port]/...
+      # @raise [UsageError] for an unknown method or a URL that is not http(s)://host[:port]/...
       def initialize(method, url, headers: [], body: nil, keepalive: true, weight: 1)
         @method = method.to_s.upcase
         @weight = weight
         raise UsageError, "unknown method #{method.inspect}" unless METHODS.include?(@method)
         @uri = self.class.parse_url(url)
         @authority = "#{@uri.host}:#{@uri.port}".freeze
+        @origin = "#{@uri.scheme}://#{@authority}".freeze
         @body_bytes = body.to_s.bytesize
         @bytes = build(headers, body, keepalive).freeze
       end
@@ -35,11 +38,11 @@ module Heron
       attr_reader :body_bytes, :weight
 
       # @param url [String]
-      # @return [URI::HTTP]
-      # @raise [UsageError] unless url is an absolute http URL with a host.
+      # @return [URI::HTTP, URI::HTTPS]
+      # @raise [UsageError] unless url is an absolute http or https URL with a host.
       def self.parse_url(url)
         uri = URI.parse(url.to_s)
-        raise UsageError, "not an http:// URL: #{url}" unless uri.instance_of?(URI::HTTP) && uri.host
+        raise UsageError, "not an http:// or https:// URL: #{url}" unless SCHEMES.include?(uri.class) && uri.host
         uri
       rescue URI::InvalidURIError
         raise UsageError, "not a valid URL: #{url}"
@@ -55,8 +58,16 @@ module Heron
         @method == "HEAD"
       end
 
-      # @return [String] "host:port", the connection pool key.
+      # @return [String] "host:port".
       attr_reader :authority
+      # @return [String] "scheme://host:port", the connection pool key (an http and an https
+      #   target on one host:port never share a connection).
+      attr_reader :origin
+
+      # @return [Boolean] whether this target is sent over TLS (an https:// URL).
+      def tls?
+        @uri.scheme == "https"
+      end
 
       private
 
@@ -73,7 +84,7 @@ module Heron
       end
 
       def authority_header
-        @uri.port == 80 ? @uri.host : @authority
+        @uri.port == @uri.default_port ? @uri.host : @authority
       end
     end
   end

@@ -19,6 +19,17 @@ class TargetTest < Minitest::Test
     assert_includes Target.new("GET", "http://example.test/").to_bytes, "Host: example.test\r\n"
   end
 
+  def test_https_urls_are_tls_targets_with_their_own_pool_key
+    https = Target.new("GET", "https://example.test/")
+    assert_predicate https, :tls?
+    assert_includes https.to_bytes, "Host: example.test\r\n" # 443 is https's default port
+    assert_equal "https://example.test:443", https.origin
+    plain = Target.new("GET", "http://example.test:443/")
+    refute_predicate plain, :tls?
+    assert_includes plain.to_bytes, "Host: example.test:443\r\n"
+    refute_equal https.origin, plain.origin
+  end
+
   def test_body_headers_and_connection_close
     target = Target.new("POST", "http://h/p", headers: ["Host: other", "X-A: 1"], body: "héllo", keepalive: false)
     bytes = target.to_bytes
@@ -35,7 +46,7 @@ class TargetTest < Minitest::Test
 
   def test_rejects_bad_method_and_urls
     assert_raises(Heron::Attack::UsageError) { Target.new("FETCH", "http://h/") }
-    ["https://h/", "h/x", "http://", "http://exa mple/"].each do |url|
+    ["ftp://h/", "h/x", "https://", "http://", "http://exa mple/"].each do |url|
       assert_raises(Heron::Attack::UsageError, url) { Target.new("GET", url) }
     end
   end

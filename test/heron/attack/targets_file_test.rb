@@ -60,7 +60,7 @@ class TargetsFileTest < Minitest::Test
       "POST http://h/\n@@a\n@@b\n" => /targets:3: a target has two body lines/,
       "POST http://h/\n@@a\nX-A: 1\n" => /targets:3: a header after the body line/,
       "FETCH http://h/\n" => /targets:1: unknown method "FETCH"/,
-      "GET https://h/\n" => /targets:1: not an http:\/\/ URL/,
+      "GET ftp://h/\n" => /targets:1: not an http:\/\/ or https:\/\/ URL/,
       "# only a comment\n" => /has no targets/
     }.each do |text, message|
       error = assert_raises(Heron::Attack::UsageError, text) { load(text) }
