@@ -18,6 +18,10 @@ module Heron
     CONTINUE = "HTTP/1.1 100 Continue\r\n\r\n"
     private_constant :CONTINUE
 
+    # Seconds a connection accepted before a graceful stop has, once the stop began, to send its
+    # first request.
+    FIRST_BYTE_GRACE = 1.0
+
     # @param io [BasicSocket] the accepted socket.
     # @param context [Server::Context] the app, configuration, logger and what connections share.
     # @param listener [#draining?, #admit, #finished] told of each request (the reactor thread):
@@ -48,9 +52,13 @@ module Heron
 
     # Closes the connection if it is between requests (graceful shutdown).
     # @return [void]
-    def stop_if_idle
+    # A connection accepted before the drain that has not sent its first request yet is left
+    # FIRST_BYTE_GRACE to send it (its client already sent it, most likely: the bytes follow the
+    # handshake) unless `fresh` says that time is up; closing it at once lost such requests.
+    # @param fresh [Boolean] also close a connection that never sent a request.
+    def stop_if_idle(fresh: false)
       return @http2.drain if @http2
-      @task.stop if @idle
+      @task.stop if @idle && (@kept_alive || fresh)
     end
 
     # Serves requests until the client or the protocol ends the connection.
@@ -113,11 +121,16 @@ module Heron
       @kept_alive = !first
       Fiber.scheduler.yield unless first
       if !@socket.buffered?
-        return nil if @listener.draining?
-        return nil unless @socket.fill(first ? @config.first_byte_timeout : @config.keepalive_timeout)
+        return nil if !first && @listener.draining? # a kept-alive connection takes no new request
+        return nil unless @socket.fill(first ? first_byte_wait : @config.keepalive_timeout)
       end
       @idle = false
       first ? @accepted_at : now
+    end
+
+    def first_byte_wait
+      return @config.first_byte_timeout unless @listener.draining?
+      [@config.first_byte_timeout, FIRST_BYTE_GRACE].min
     end
 
     def build_request(env, started)

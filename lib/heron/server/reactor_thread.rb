@@ -248,11 +248,17 @@ module Heron
         accepts.each(&:stop)
         @server.stopped_accepting
         @connections.each { |connection| connection.stop_if_idle }
+        @root.async { close_fresh_connections } # accepted before the stop, but still silent
         wait_for_connections(deadline)
         leftover = @callbacks.drain(deadline)
         leftover.each { |name| @logger.warn("after-reply callback still running at shutdown: #{name}") }
       ensure
         @wake_writer.write_nonblock("d", exception: false)
+      end
+
+      def close_fresh_connections
+        sleep(Connection::FIRST_BYTE_GRACE)
+        @connections.to_a.each { |connection| connection.stop_if_idle(fresh: true) }
       end
 
       def wait_for_connections(deadline)

@@ -50,6 +50,25 @@ class DrainTest < Minitest::Test
     assert server.draining?
   end
 
+  # A client that connected before the stop but whose request arrives just after it (the bytes
+  # follow the handshake) is served, not closed as idle; one that stays silent is closed after
+  # the grace.
+  def test_a_connection_accepted_before_the_stop_still_gets_its_first_request_served
+    server = start_server(->(_env) { [200, { "content-type" => "text/plain" }, ["ok"]] })
+    early = connect(server.bound_ports.first)
+    silent = connect(server.bound_ports.first)
+    eventually { server.connection_count == 2 }
+    server.stop(graceful: true)
+    eventually { server.draining? }
+    early.write("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+    status, headers, body = read_response(early)
+    assert_equal [200, "close", "ok"], [status, headers["connection"], body]
+    assert closed_by_server?(silent, timeout: Heron::Connection::FIRST_BYTE_GRACE + 3), "a silent one is closed after the grace"
+    assert @server_thread.join(10)
+  ensure
+    [early, silent].each { |socket| socket&.close }
+  end
+
   private
 
   def refuses_while_draining(*args)
