@@ -69,7 +69,7 @@ class ClusterTest < Minitest::Test
   end
 
   def test_master_killed_with_sigkill_leaves_no_worker_and_the_port_free
-    pid, port, log = spawn_heron(PID_APP, "-w", "2")
+    pid, port, = spawn_heron(PID_APP, "-w", "2")
     workers = worker_pids(port, 2)
     Process.kill("KILL", pid)
     Process.wait(pid)
