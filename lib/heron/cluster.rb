@@ -315,7 +315,7 @@ module Heron
     def reopen_logs
       @log_file&.reopen
       @logger.info(@log_file ? "SIGHUP: log file reopened" : "SIGHUP: no log_file to reopen")
-      @workers.each_value { |worker| worker.signal("HUP") }
+      @workers.each_value(&:hangup)
     end
 
     def hot_restart

@@ -12,9 +12,11 @@ class ServerTest < Minitest::Test
   # serves the request that releases it. With one reactor this would deadlock until the timeout.
   def test_threads_mode_serves_while_one_reactor_thread_is_blocked
     reader, writer = IO.pipe
+    blocking = Thread::Queue.new
     app = lambda do |env|
       if env["PATH_INFO"] == "/block"
-        ready = IO.select([reader], nil, nil, 3)
+        blocking << Thread.current
+        ready = IO.select([reader], nil, nil, 30) # generous: only a broken server waits it out
         body = ready ? "released" : "timed out"
       else
         writer.write("x")
@@ -24,7 +26,9 @@ class ServerTest < Minitest::Test
     end
     with_server(app, threads: 2) do |port|
       blocked = Thread.new { raw_request(port, "GET /block HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n") }
-      sleep 0.2
+      # /go only once /block holds its reactor thread (a fixed sleep could be outlasted: /go
+      # would then be served first, and both possibly on the same thread).
+      eventually(timeout: 30) { !blocking.empty? }
       releaser = raw_request(port, "GET /go HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
       first = blocked.value.split("\r\n\r\n").last.split
       second = releaser.split("\r\n\r\n").last.split

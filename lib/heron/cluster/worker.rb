@@ -44,6 +44,7 @@ module Heron
         @app = app
         @connections = 0
         @retiring = false
+        @hangup_pending = false
       end
 
       # Forks the worker process.
@@ -70,7 +71,19 @@ module Heron
         first = @last_beat_at.nil?
         @last_beat_at = monotonic
         @connections = connections
+        hangup if first && @hangup_pending
         first
+      end
+
+      # Forwards the master's SIGHUP (reopen the log file, reload TLS certificates). A booting
+      # worker ignores HUP until it has installed its handlers (before its first heartbeat), so
+      # it gets the signal at its first heartbeat instead of losing it: a worker that was booting
+      # during a logrotate or a certificate renewal would otherwise keep the old file or
+      # certificate until its next restart.
+      # @return [void]
+      def hangup
+        @hangup_pending = !serving?
+        signal("HUP") unless @hangup_pending
       end
 
       # @return [Boolean] whether it has sent a heartbeat (it is serving).

@@ -198,11 +198,13 @@ class HeronHTTP2ConnectionTest < Minitest::Test
   end
 
   def test_a_graceful_stop_sends_goaway_and_lets_open_streams_finish
-    server = start_server(ECHO)
+    entered = Thread::Queue.new
+    server = start_server(->(env) { entered << env["PATH_INFO"]; ECHO.call(env) })
     h2 = client(server.bound_ports.first)
     slow = h2.request("GET", "/slow?sleep=0.5")
-    sleep 0.1 until server.connection_count.positive?
-    sleep 0.1
+    # The stop comes once the app has the stream (a fixed sleep could be outlasted, and a stream
+    # the server had not read yet is not an open stream).
+    eventually(timeout: 30) { !entered.empty? }
     server.stop(graceful: true)
     h2.wait(slow)
     assert_equal "HTTP/2 GET /slow http 0", slow.body

@@ -82,6 +82,10 @@ class HotRestartTest < Minitest::Test
       end
     RUBY
     pid, port, log = spawn_heron(APP, "-w", "1", "-C", File.join(dir, "heron.rb"))
+    # The banner comes before the workers fork: "die" written now could be seen by the old
+    # master's own worker, still in on_worker_boot, which would kill the old master instead.
+    # A worker of the old master answering proves its hook has run.
+    assert_equal pid, File.read("/proc/#{Net::HTTP.get(URI("http://127.0.0.1:#{port}/"))}/stat").split[3].to_i
     File.write(File.join(File.dirname(log), "die"), "")
     Process.kill("USR2", pid)
     eventually(timeout: 30) { File.read(log).include?("hot restart failed") }

@@ -11,7 +11,8 @@ class DrainTest < Minitest::Test
     run lambda { |env|
       if env["PATH_INFO"] == "/slow"
         File.write("started", "1")
-        sleep 4
+        deadline = Time.now + 30 # held until the test writes "release" (bounded)
+        sleep 0.05 until File.exist?("release") || Time.now > deadline
       end
       [200, { "content-type" => "text/plain" }, ["done \#{env['PATH_INFO']}"]]
     }
@@ -34,8 +35,9 @@ class DrainTest < Minitest::Test
     slow = start_slow(port, log)
     Process.kill("TERM", pid)
     assert_equal "done /during-delay", get(port, "/during-delay").body, "still served during drain_delay"
-    eventually(timeout: 5) { refused?(port) }
+    eventually(timeout: 20) { refused?(port) }
     assert slow.alive?, "refused while the slow request is still in flight"
+    release(log)
     assert_equal ["200", "done /slow"], [slow.value.code, slow.value.body]
     assert wait_exit(pid)&.success?
   end
@@ -75,22 +77,28 @@ class DrainTest < Minitest::Test
     pid, port, log = spawn_heron(SLOW_APP, *args)
     slow = start_slow(port, log)
     Process.kill("TERM", pid)
-    eventually(timeout: 3) { refused?(port) }
+    eventually(timeout: 20) { refused?(port) }
     assert slow.alive?, "refused while the slow request is still in flight"
+    release(log)
     assert_equal ["200", "done /slow"], [slow.value.code, slow.value.body]
     assert wait_exit(pid)&.success?, File.read(log)
+  end
+
+  # Lets the held /slow request finish.
+  def release(log)
+    File.write(File.join(File.dirname(log), "release"), "1")
   end
 
   # Starts a request to /slow and waits until the app is running it.
   def start_slow(port, log)
     marker = File.join(File.dirname(log), "started")
     slow = Thread.new { get(port, "/slow") }
-    eventually { File.exist?(marker) }
+    eventually(timeout: 30) { File.exist?(marker) }
     slow
   end
 
   def get(port, path)
-    Net::HTTP.start("127.0.0.1", port, open_timeout: 5, read_timeout: 10) { |http| http.get(path) }
+    Net::HTTP.start("127.0.0.1", port, open_timeout: 5, read_timeout: 40) { |http| http.get(path) }
   end
 
   # A connection made now is refused by the kernel (not accepted into a backlog nobody reads).

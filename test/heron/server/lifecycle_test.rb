@@ -18,7 +18,7 @@ class LifecycleTest < Minitest::Test
   RUBY
 
   def wait_in_app(log)
-    eventually { File.exist?(File.join(File.dirname(log), "in_app")) }
+    eventually(timeout: 30) { File.exist?(File.join(File.dirname(log), "in_app")) } # generous: a loaded machine
   end
 
   def test_sigterm_finishes_the_request_in_flight_and_exits_zero
