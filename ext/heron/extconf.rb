@@ -12,15 +12,7 @@
 #     bundle exec ruby -Ilib -Itest test/heron/http_parser/headers_test.rb
 require "mkmf"
 
-$CFLAGS << " -O2 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers"
-
-sanitize = ENV.fetch("HERON_SANITIZE", "").strip
-unless sanitize.empty?
-  sanitize = "address,undefined" if sanitize == "address"
-  flags = " -fsanitize=#{sanitize} -fno-omit-frame-pointer -fno-sanitize-recover=undefined -g"
-  $CFLAGS << flags
-  $LDFLAGS << flags
-end
+require_relative "compiler_flags"
 
 # Ruby >= 3.0: deduplicated frozen strings for env keys built at run time.
 have_func("rb_interned_str", "ruby.h")

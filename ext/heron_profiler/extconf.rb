@@ -6,14 +6,6 @@
 # HERON_SANITIZE works as in ext/heron/extconf.rb.
 require "mkmf"
 
-$CFLAGS << " -O2 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers"
-
-sanitize = ENV.fetch("HERON_SANITIZE", "").strip
-unless sanitize.empty?
-  sanitize = "address,undefined" if sanitize == "address"
-  flags = " -fsanitize=#{sanitize} -fno-omit-frame-pointer -fno-sanitize-recover=undefined -g"
-  $CFLAGS << flags
-  $LDFLAGS << flags
-end
+require_relative "../heron/compiler_flags"
 
 create_makefile("heron/profiler_ext")

@@ -5,6 +5,7 @@ require "tmpdir"
 
 # Heron::Binder: the listening sockets named by bind URIs, opened for real.
 class HeronBinderTest < Minitest::Test
+  include EnvHelper
   Binder = Heron::Binder
 
   def setup
@@ -72,13 +73,4 @@ class HeronBinderTest < Minitest::Test
     end
   end
 
-  private
-
-  def with_env(vars)
-    saved = vars.to_h { |key, _| [key, ENV[key]] }
-    vars.each { |key, value| ENV[key] = value }
-    yield
-  ensure
-    saved.each { |key, value| ENV[key] = value }
-  end
 end

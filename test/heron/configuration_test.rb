@@ -3,6 +3,7 @@
 require "test_helper"
 
 class HeronConfigurationTest < Minitest::Test
+  include EnvHelper
   def test_every_setting_has_a_type
     assert_equal Heron::Configuration::DEFAULTS.keys.sort, Heron::Configuration::TYPES.keys.sort
   end
@@ -106,13 +107,4 @@ class HeronConfigurationTest < Minitest::Test
     refute Heron::Configuration.new(environment: "development", metrics: false).metrics?
   end
 
-  private
-
-  def with_env(values)
-    saved = values.keys.to_h { |key| [key, ENV[key]] }
-    values.each { |key, value| ENV[key] = value }
-    yield
-  ensure
-    saved.each { |key, value| ENV[key] = value }
-  end
 end

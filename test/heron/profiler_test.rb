@@ -22,7 +22,7 @@ class ProfilerTest < Minitest::Test
   end
 
   def test_raising_n_plus_one_checks_the_blocks_own_queries
-    db = DatabaseFixtures.databases.fetch(:postgres)
+    db = DatabaseFixtures.database(:postgres)
     error = assert_raises(Heron::Profiler::NPlusOneError) { Heron::Profiler.raising_n_plus_one { load_posts_one_by_one(db) } }
     assert_match(/N\+1 query in block: 3x at .*database_fixtures\.rb/, error.message)
     refute Heron::Profiler.raise_on_n_plus_one?
@@ -30,7 +30,7 @@ class ProfilerTest < Minitest::Test
   end
 
   def test_raising_n_plus_one_passes_clean_code_and_respects_the_threshold
-    db = DatabaseFixtures.databases.fetch(:sqlite)
+    db = DatabaseFixtures.database(:sqlite)
     assert_equal 3, Heron::Profiler.raising_n_plus_one { db[:users].count }
     assert_equal 6, Heron::Profiler.raising_n_plus_one(threshold: 4) { load_posts_one_by_one(db) }
   end

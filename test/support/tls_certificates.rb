@@ -2,6 +2,8 @@
 
 require "openssl"
 require "tmpdir"
+require "fileutils"
+require "uri"
 
 # Test certificates: a throwaway CA and server certificates it signs, written as PEM files.
 module TLSCertificates
@@ -17,6 +19,27 @@ module TLSCertificates
       paths[name] = [File.join(dir, "#{name}.crt"), File.join(dir, "#{name}.key")]
       File.write(paths[name][0], cert.to_pem)
       File.write(paths[name][1], key.private_to_pem)
+    end
+  end
+
+  # Test setup for TLS tests: a CA and certificates for `NAMES` (the including class's) in a
+  # fresh directory (@paths, see {TLSCertificates.make}), and ssl:// binds that use them.
+  module Fixture
+    def setup
+      super
+      @dir = Dir.mktmpdir
+      @paths = TLSCertificates.make(@dir, *self.class::NAMES)
+    end
+
+    def teardown
+      FileUtils.rm_rf(@dir)
+      super
+    end
+
+    # @return [String] an ssl:// bind on an ephemeral loopback port serving `names`' certificates.
+    def ssl_bind(*names, **extra)
+      query = names.flat_map { |n| [["cert", @paths[n][0]], ["key", @paths[n][1]]] } + extra.map { |k, v| [k.to_s, v] }
+      "ssl://127.0.0.1:0?#{URI.encode_www_form(query)}"
     end
   end
 

@@ -35,7 +35,7 @@ class MiddlewareTest < Minitest::Test
   end
 
   def posts_app
-    db = DatabaseFixtures.databases.fetch(:sqlite)
+    db = DatabaseFixtures.database(:sqlite)
     lambda do |_env|
       [200, { "content-type" => "text/plain" }, [load_posts_one_by_one(db).to_s]]
     end
@@ -168,7 +168,7 @@ class MiddlewareTest < Minitest::Test
   # 1,003 statements: the record keeps the first 1,000 and says so, and its per-shape count, its
   # N+1 count and its query count all say 1,003.
   def test_counts_are_honest_when_more_queries_ran_than_are_kept
-    db = DatabaseFixtures.databases.fetch(:sqlite)
+    db = DatabaseFixtures.database(:sqlite)
     app = ->(_env) { 1003.times { |i| db[:posts].where(user_id: i).all }; [200, {}, ["ok"]] }
     profiled = middleware(app)
     id = record_id(get(profiled, "/many"))
@@ -290,7 +290,7 @@ class MiddlewareServerTest < Minitest::Test
   end
 
   def test_n_plus_one_over_postgres
-    db = DatabaseFixtures.databases.fetch(:postgres)
+    db = DatabaseFixtures.database(:postgres)
     app = ->(_env) { [200, { "content-type" => "text/plain" }, [load_posts_one_by_one(db).to_s]] }
     log = StringIO.new
     with_profiled_server(app, error_io: log) do |port|

@@ -5,6 +5,7 @@ require "net/http"
 
 # sd_notify over a real unix datagram socket bound by the test, as systemd binds NOTIFY_SOCKET.
 class NotifierTest < Minitest::Test
+  include EnvHelper
   APP = "run lambda { |env| [200, { 'content-type' => 'text/plain' }, [Process.pid.to_s]] }\n"
 
   def setup
@@ -33,13 +34,6 @@ class NotifierTest < Minitest::Test
     end
   end
 
-  def with_env(vars)
-    saved = vars.keys.to_h { |key| [key, ENV[key]] }
-    ENV.update(vars)
-    yield
-  ensure
-    saved.each { |key, value| value ? ENV[key] = value : ENV.delete(key) }
-  end
 
   def test_messages_go_to_the_socket_and_nothing_is_sent_without_one
     notifier = Heron::Systemd::Notifier.new({ "NOTIFY_SOCKET" => @path })

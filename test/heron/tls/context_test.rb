@@ -5,21 +5,13 @@ require "heron/tls/context"
 require_relative "../../support/tls_certificates"
 
 class HeronTLSContextTest < Minitest::Test
+  include EnvHelper
   Context = Heron::TLS::Context
 
-  def setup
-    @dir = Dir.mktmpdir
-    @paths = TLSCertificates.make(@dir, "localhost", "other.test")
-  end
+  include TLSCertificates::Fixture
+  NAMES = %w[localhost other.test]
 
-  def teardown
-    FileUtils.rm_rf(@dir)
-  end
-
-  def uri(*names, **extra)
-    query = names.flat_map { |n| [["cert", @paths[n][0]], ["key", @paths[n][1]]] } + extra.map { |k, v| [k.to_s, v] }
-    "ssl://127.0.0.1:0?#{URI.encode_www_form(query)}"
-  end
+  def uri(*names, **extra) = ssl_bind(*names, **extra)
 
   def test_defaults_refuse_tls_below_1_2
     context = Context.new(uri("localhost"), environment: "production").ssl_context
@@ -70,13 +62,4 @@ class HeronTLSContextTest < Minitest::Test
     refute_same before, context.reload
   end
 
-  private
-
-  def with_env(vars)
-    saved = vars.to_h { |k, _| [k, ENV[k]] }
-    vars.each { |k, v| ENV[k] = v }
-    yield
-  ensure
-    saved.each { |k, v| ENV[k] = v }
-  end
 end

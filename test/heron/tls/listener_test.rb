@@ -14,19 +14,10 @@ class HeronTLSListenerTest < Minitest::Test
     [200, { "content-type" => "text/plain", "content-length" => body.bytesize.to_s }, [body]]
   end
 
-  def setup
-    @dir = Dir.mktmpdir
-    @paths = TLSCertificates.make(@dir, "localhost", "other.test")
-  end
+  include TLSCertificates::Fixture
+  NAMES = %w[localhost other.test]
 
-  def teardown
-    FileUtils.rm_rf(@dir)
-  end
-
-  def bind(*names, **extra)
-    query = names.flat_map { |n| [["cert", @paths[n][0]], ["key", @paths[n][1]]] } + extra.map { |k, v| [k.to_s, v] }
-    "ssl://127.0.0.1:0?#{URI.encode_www_form(query)}"
-  end
+  def bind(*names, **extra) = ssl_bind(*names, **extra)
 
   def with_tls_server(*names, app: APP, **config, &block)
     extra = config.slice(:min_version)

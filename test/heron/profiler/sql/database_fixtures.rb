@@ -9,10 +9,22 @@ require "support/postgres"
 module DatabaseFixtures
   USERS = 3
 
-  # @return [Hash{Symbol=>Sequel::Database}] :sqlite and :postgres, connected once per process.
-  def self.databases
-    @databases ||= { sqlite: Sequel.sqlite(File.join(Dir.mktmpdir("heron-sqlite"), "test.db")),
-                     postgres: Sequel.connect(TestPostgres.url) }.each_value { |db| seed(db) }
+  NAMES = %i[sqlite postgres].freeze
+
+  # @param name [Symbol] :sqlite or :postgres
+  # @return [Sequel::Database] that database, connected and seeded once per process, and only
+  #   when first asked for (a test that needs SQLite alone starts no PostgreSQL; PostgreSQL
+  #   hangs under the ASan run's preloaded runtime).
+  def self.database(name)
+    (@databases ||= {})[name] ||= open(name).tap { |db| seed(db) }
+  end
+
+  # @return [Hash{Symbol=>Sequel::Database}] both, connected once per process.
+  def self.databases = NAMES.to_h { |name| [name, database(name)] }
+
+  def self.open(name)
+    return Sequel.connect(TestPostgres.url) if name == :postgres
+    Sequel.sqlite(File.join(Dir.mktmpdir("heron-sqlite"), "test.db"))
   end
 
   # Creates and fills the users and posts tables.
