@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require_relative "../request_start"
+
 module Heron
   class Server
     # Answers a request 503 at once, without calling the app, when the process is past what it
@@ -29,21 +31,13 @@ module Heron
       # @param request [Request]
       # @param now [Float] the monotonic clock.
       # @return [Float] seconds the request has waited: from the trusted proxy's stamp when there
-      #   is one, else from the server's own start of the request.
+      #   is a plausible one (see RequestStart), else from the server's own start of the request.
       def queue_seconds(request, now)
         stamp = request.env["HTTP_X_REQUEST_START"] if request.env["heron.trusted_proxy"]
-        since = stamp && epoch_seconds(stamp)
-        since ? Time.now.to_f - since : now - request.started_at
+        (stamp && RequestStart.seconds_since(stamp, Time.now.to_f)) || now - request.started_at
       end
 
       private
-
-      # "t=1700000000.123", or the same in ms or µs (told apart by magnitude, as New Relic does).
-      def epoch_seconds(header)
-        value = header[/\d+(?:\.\d+)?/]&.to_f or return nil
-        return value / 1_000_000.0 if value > 1e15
-        value > 1e12 ? value / 1000.0 : value
-      end
 
       def refuse(limit)
         [503, { "content-type" => "text/plain", "retry-after" => RETRY_AFTER, "x-heron-shed" => limit },

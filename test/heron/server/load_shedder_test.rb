@@ -80,11 +80,12 @@ class LoadShedderTest < Minitest::Test
     with_server(@app, max_queue_time: 1, trusted_proxies: ["127.0.0.1"]) do |port|
       assert_equal 503, get(port, "/stamped", "X-Request-Start: #{stamp}\r\n").first
       assert_equal 200, get(port, "/fresh", "X-Request-Start: t=#{Time.now.to_f}\r\n").first
+      assert_equal 200, get(port, "/bogus", "X-Request-Start: t=1\r\n").first # implausible: its own measure counts
     end
     with_server(@app, max_queue_time: 1) do |port|
       assert_equal 200, get(port, "/untrusted", "X-Request-Start: #{stamp}\r\n").first
     end
-    assert_equal %w[/fresh /untrusted], @calls
+    assert_equal %w[/fresh /bogus /untrusted], @calls
   end
 
   private
