@@ -18,6 +18,9 @@ module Heron
         @max_queue_time = config.max_queue_time
       end
 
+      # @return [Boolean] whether neither limit is set (the default): nothing to check.
+      def off? = @max_in_flight.nil? && @max_queue_time.nil?
+
       # @param request [Request] a request about to be handed to the app.
       # @param in_flight [Integer] requests in the app in this process, this one included.
       # @param now [Float] the monotonic clock.
