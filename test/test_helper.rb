@@ -19,4 +19,7 @@ require "heron"
 require_relative "support/server_helper"
 require_relative "support/process_helper"
 require_relative "support/env_helper"
+require_relative "support/free_port"
+
+Minitest::Test.include(FreePort)
 require_relative "support/load_helper"

@@ -41,14 +41,6 @@ module HAProxyHelper
     Process.wait(pid)
     FileUtils.rm_rf(@haproxy_dirs.delete(pid))
   end
-
-  # @return [Integer] a port that was free on `host` a moment ago.
-  def free_port(host)
-    server = TCPServer.new(host, 0)
-    server.addr[1]
-  ensure
-    server&.close
-  end
 end
 
 Minitest::Test.include(HAProxyHelper)

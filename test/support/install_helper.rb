@@ -61,12 +61,4 @@ module InstallHelper
       retry
     end
   end
-
-  # @return [Integer] a loopback port that was free a moment ago.
-  def free_port
-    server = TCPServer.new("127.0.0.1", 0)
-    server.addr[1]
-  ensure
-    server&.close
-  end
 end

@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require_relative "free_port"
+
 require "tmpdir"
 require "fileutils"
 require "socket"
@@ -30,7 +32,7 @@ module TestPostgres
 
     def start
       @dir = Dir.mktmpdir("heron-pg")
-      port = free_port
+      port = FreePort.free_port
       FileUtils.chown("postgres", "postgres", @dir) if root?
       run("initdb", "-D", data_dir, "-U", "postgres", "--auth=trust", "--no-sync", "-E", "UTF8")
       run("pg_ctl", "-D", data_dir, "-l", "#{@dir}/log", "-w", "-o", "#{OPTIONS} -p #{port} -k #{@dir}", "start")
@@ -62,13 +64,6 @@ module TestPostgres
 
     def root?
       Process.uid.zero?
-    end
-
-    def free_port
-      server = TCPServer.new("127.0.0.1", 0)
-      server.addr[1]
-    ensure
-      server&.close
     end
   end
 end

@@ -8,13 +8,6 @@ require "net/http"
 class InheritedTest < Minitest::Test
   APP = "run lambda { |env| [200, { 'content-type' => 'text/plain' }, ['activated ' + Process.pid.to_s]] }\n"
 
-  def free_port
-    server = TCPServer.new("127.0.0.1", 0)
-    server.addr[1]
-  ensure
-    server&.close
-  end
-
   def spawn_activated(dir, port, *args)
     File.write(File.join(dir, "config.ru"), APP)
     log = File.join(dir, "heron.log")

@@ -127,13 +127,6 @@ class HotRestartTest < Minitest::Test
     end
   end
 
-  def free_port
-    server = TCPServer.new("127.0.0.1", 0)
-    server.local_address.ip_port
-  ensure
-    server&.close
-  end
-
   def ctl_stats(url)
     out = IO.popen([RbConfig.ruby, File.join(ProcessHelper::ROOT, "exe/heron"), "ctl", "--control-url", url, "stats"],
                    err: [:child, :out], &:read)

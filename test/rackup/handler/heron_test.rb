@@ -212,13 +212,6 @@ class RackupHandlerHeronTest < Minitest::Test
     File.write(path, text)
   end
 
-  def free_port
-    server = TCPServer.new("127.0.0.1", 0)
-    server.addr[1]
-  ensure
-    server.close
-  end
-
   # Spawns a server command in the bundle, yields its log file path, and stops it with SIGTERM.
   def serve(command, dir, &block)
     serve_with({ "BUNDLE_GEMFILE" => File.join(ROOT, "Gemfile") }, command, dir, &block)
