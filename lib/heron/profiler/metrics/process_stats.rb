@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require "etc"
+require_relative "../../cluster/memory"
 
 module Heron
   module Profiler
@@ -25,12 +26,9 @@ module Heron
           stats
         end
 
-        # @return [Integer, nil] resident set size in bytes (/proc/self/statm, in pages).
-        def resident_bytes
-          File.read("#{PROC}/statm").split[1].to_i * Etc.sysconf(Etc::SC_PAGESIZE)
-        rescue SystemCallError, IOError
-          nil
-        end
+        # @return [Integer, nil] resident set size in bytes (the reading the cluster's memory
+        #   limit uses, so the metric and the limit agree).
+        def resident_bytes = Cluster::Memory.rss(Process.pid)
 
         # @return [Integer, nil] open file descriptors, not counting the one listing them.
         def open_fds
