@@ -37,7 +37,7 @@ typedef struct Heron_Profiler_Middleware_request {
   Heron_Profiler_Middleware *m;
   Heron_Profiler_RequestProfile *p;
 } Heron_Profiler_Middleware_request;
-static ID id_add, id_call, id_new, id_push, id_dashboard, id_memory_profile, id_install_hooks;
+static ID id_add, id_call, id_new, id_push, id_dashboard, id_memory_profile, id_flamegraph, id_install_hooks;
 static ID id_report_n_plus_one, id_time_after_reply, id_check_queries, id_trusted_proxy_p, id_timing_allowed_p;
 
 static void Heron_Profiler_Middleware_mark(void *ptr)
@@ -115,12 +115,29 @@ static int Heron_Profiler_Middleware_dashboard_p(const Heron_Profiler_Middleware
          memcmp(RSTRING_PTR(path), RSTRING_PTR(prefix), (size_t)RSTRING_LEN(prefix)) == 0;
 }
 
-/* Whether the query string asks for a memory profile (`__heron=memory`). */
-static int Heron_Profiler_Middleware_memory_p(VALUE query)
+/* Whether `name` follows `__heron=` in the query string at `at`. */
+static int Heron_Profiler_Middleware_tool_p(const char *at, const char *end, const char *name)
 {
-  static const char flag[] = "__heron=memory";
-  if (!RB_TYPE_P(query, T_STRING)) return 0;
-  return memmem(RSTRING_PTR(query), (size_t)RSTRING_LEN(query), flag, sizeof(flag) - 1) != NULL;
+  size_t length = strlen(name);
+  return (size_t)(end - at) >= length && memcmp(at, name, length) == 0;
+}
+
+/* The response of a profiling tool the query string asks for (`__heron=memory`: the memory
+ * profile, `__heron=flamegraph`: the flamegraph), or Qnil when it asks for none or the tool is
+ * not available. One memmem for an ordinary request. */
+static VALUE Heron_Profiler_Middleware_tool(VALUE self, VALUE env, VALUE query)
+{
+  static const char flag[] = "__heron=";
+  const char *start, *end, *at;
+  if (!RB_TYPE_P(query, T_STRING)) return Qnil;
+  start = RSTRING_PTR(query);
+  end = start + RSTRING_LEN(query);
+  at = memmem(start, (size_t)(end - start), flag, sizeof(flag) - 1);
+  if (at == NULL) return Qnil;
+  at += sizeof(flag) - 1;
+  if (Heron_Profiler_Middleware_tool_p(at, end, "memory")) return rb_funcall(self, id_memory_profile, 1, env);
+  if (Heron_Profiler_Middleware_tool_p(at, end, "flamegraph")) return rb_funcall(self, id_flamegraph, 1, env);
+  return Qnil;
 }
 
 /* #finish for a caller holding the pointers. */
@@ -229,10 +246,8 @@ static VALUE Heron_Profiler_Middleware_route(VALUE self, Heron_Profiler_Middlewa
 {
   VALUE response;
   if (Heron_Profiler_Middleware_dashboard_p(m, path)) return rb_funcall(self, id_dashboard, 1, env);
-  if (Heron_Profiler_Middleware_memory_p(query)) {
-    response = rb_funcall(self, id_memory_profile, 1, env);
-    if (!NIL_P(response)) return response;
-  }
+  response = Heron_Profiler_Middleware_tool(self, env, query);
+  if (!NIL_P(response)) return response;
   if (!Heron_Profiler_Middleware_sampled_p(m)) return rb_funcall(m->app, id_call, 1, env);
   Heron_Profiler_Middleware_hook_sql(self, m);
   return Qundef;
@@ -271,7 +286,7 @@ static int Heron_Profiler_Middleware_proxy_p(VALUE self, VALUE env)
  * call-seq: call(env) -> [status, headers, body]
  *
  * Rack entry point. Requests under config.profile_path go to the dashboard, `?__heron=memory`
- * to the memory profile (when memory_profiler is there); every other request (or one in
+ * to the memory profile, `?__heron=flamegraph` to the flamegraph; every other request (or one in
  * config.profile_sample, the rest going straight to the app) is measured (see RequestProfile,
  * FiberAccounting) and answered with a Server-Timing header that also names its record.
  * Whatever the app raises, the profile is finished (status 500) and the error goes on to the
@@ -306,6 +321,7 @@ void Init_Heron_Profiler_Middleware(VALUE mProfiler)
   id_push = rb_intern("push");
   id_dashboard = rb_intern("dashboard");
   id_memory_profile = rb_intern("memory_profile");
+  id_flamegraph = rb_intern("flamegraph");
   id_install_hooks = rb_intern("install_hooks");
   id_report_n_plus_one = rb_intern("report_n_plus_one");
   id_time_after_reply = rb_intern("time_after_reply");

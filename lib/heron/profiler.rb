@@ -142,6 +142,12 @@ module Heron
         defined?(Heron::Profiler::MemoryProfile) ? Heron::Profiler::MemoryProfile : nil
       end
 
+      # @return [Class, nil] Heron::Profiler::Flamegraph, loaded on first use, nil when absent.
+      def flamegraph_class
+        optional("heron/profiler/flamegraph")
+        defined?(Heron::Profiler::Flamegraph) ? Heron::Profiler::Flamegraph : nil
+      end
+
       private
 
       def scan(detector)

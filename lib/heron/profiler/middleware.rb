@@ -10,8 +10,8 @@ module Heron
   module Profiler
     # Measures each request (see {RequestProfile}), adds a `server-timing` header whose `heron`
     # entry is the record's id, reports N+1 queries, and keeps the record in the {Store}.
-    # Requests under `config.profile_path` go to the dashboard and `?__heron=memory` to the memory
-    # profile, when those are available.
+    # Requests under `config.profile_path` go to the dashboard, `?__heron=memory` to the memory
+    # profile and `?__heron=flamegraph` to the {Flamegraph}, when those are available.
     #
     # The record is finished when no app code is left to run: when the app returns an Array
     # body, else when the server closes the body ({ProfiledBody}), which Heron (like every Rack
@@ -69,6 +69,12 @@ module Heron
       def memory_profile(env)
         profile = Profiler.memory_profile_class
         profile&.new(@app, @config)&.call(env)
+      end
+
+      # @return [Array, nil] the flamegraph's response, nil when it is not in this build (the
+      #   request is then measured as usual).
+      def flamegraph(env)
+        Profiler.flamegraph_class&.new(@app, @config)&.call(env)
       end
 
       # Called (from C) only for a request that carries X-Request-Start or X-Queue-Start.

@@ -101,6 +101,13 @@ class DashboardTest < Minitest::Test
     assert_includes body, "width: 40.0%", "app outside the database: 5 of 12.5 ms"
   end
 
+  def test_detail_page_links_to_the_flamegraph_and_memory_profile_of_the_same_request
+    _, _, body = get("/__heron/requests/b2")
+    assert_includes body, %(href="/users?page=2&amp;__heron=flamegraph")
+    assert_includes body, %(href="/users?page=2&amp;__heron=flamegraph&amp;format=speedscope")
+    assert_includes body, %(href="/users?page=2&amp;__heron=memory")
+  end
+
   def test_detail_page_lists_at_most_500_queries
     @records = [record("many", queries: [QUERY] * 501)]
     _, _, body = get("/__heron/requests/many")

@@ -3,8 +3,11 @@
 require "test_helper"
 require "heron/profiler"
 require "async/barrier"
+require_relative "../../support/cpu_burn"
 
 class FiberAccountingTest < Minitest::Test
+  include CpuBurn
+
   def setup
     @accounting = Heron::Profiler::FiberAccounting.new
   end
@@ -20,12 +23,6 @@ class FiberAccountingTest < Minitest::Test
     profile
   ensure
     @accounting.close(profile)
-  end
-
-  def burn_cpu(ms)
-    clock = Process::CLOCK_THREAD_CPUTIME_ID
-    started = Process.clock_gettime(clock, :float_millisecond)
-    nil while Process.clock_gettime(clock, :float_millisecond) - started < ms
   end
 
   def test_interleaved_fibers_are_charged_separately
@@ -76,12 +73,7 @@ require_relative "profiled_server"
 # Two requests in flight at once on the real server, interleaving under the fiber scheduler.
 class FiberAccountingServerTest < Minitest::Test
   include ProfiledServer
-
-  def burn_cpu(ms)
-    clock = Process::CLOCK_THREAD_CPUTIME_ID
-    started = Process.clock_gettime(clock, :float_millisecond)
-    nil while Process.clock_gettime(clock, :float_millisecond) - started < ms
-  end
+  include CpuBurn
 
   def app
     lambda do |env|

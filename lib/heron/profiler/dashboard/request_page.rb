@@ -15,7 +15,7 @@ module Heron
         TEMPLATE = <<~'ERB'
           <p class="hint"><a href="<%= url('') %>">← all requests</a> · <a href="<%= url("/requests/#{ERB::Util.url_encode(record[:id])}.json") %>">JSON</a></p>
           <h1><%= h record[:method] %> <%= h target(record) %></h1>
-          <p class="hint">Started <%= clock(record[:started_at]) %> UTC · request <code><%= h record[:id] %></code></p>
+          <p class="hint">Started <%= clock(record[:started_at]) %> UTC · request <code><%= h record[:id] %></code><% if record[:method] == "GET" -%> · run it again under stackprof: <a href="<%= tool_url('flamegraph') %>">flamegraph</a> (<a href="<%= tool_url('flamegraph', 'format=speedscope') %>">speedscope JSON</a>), or <a href="<%= tool_url('memory') %>">memory profile</a><% end -%></p>
           <dl>
           <% cards.each do |label, value, css| -%>
           <div><dt><%= label %></dt><dd class="<%= css %>"><%= h value %></dd></div>
@@ -91,6 +91,13 @@ module Heron
         # @return [Hash] the stored request (symbol keys).
         def record
           @subject
+        end
+
+        # The request's own URL asking for a profiling tool (`__heron=NAME`), carrying the token.
+        def tool_url(name, *extra)
+          params = ["__heron=#{name}", *extra]
+          params << "token=#{ERB::Util.url_encode(@token)}" if @token
+          h("#{target(record)}#{record[:query].to_s.empty? ? '?' : '&'}#{params.join('&')}")
         end
 
         def cards
