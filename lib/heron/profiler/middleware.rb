@@ -115,8 +115,9 @@ module Heron
         message = @detector.message([finding], where).chomp
         logger = @logger || (@default_logger ||= Log::Logger.new(@config))
         return logger.warn(message) unless Log::Logger === logger # === asks the class: any logger (or mock) works
-        logger.warn(message, event: "n_plus_one", request: where, count: finding[:count],
-                             call_site: finding[:call_site], query: finding[:normalized])
+        details = { event: "n_plus_one", request: where, count: finding[:count], call_site: finding[:call_site],
+                    query: finding[:normalized], advice: finding[:advice] }
+        logger.warn(message, **details.compact)
       end
 
       # Wraps the request's after-reply callables so their time is added to the stored record.

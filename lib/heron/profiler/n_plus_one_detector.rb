@@ -36,12 +36,19 @@ module Heron
       end
 
       # @param queries [Array<Query>] a request's queries, in order.
-      # @return [Array<Hash>] {call_site:, normalized:, count:}, most repeated first.
+      # @return [Array<Hash>] {call_site:, normalized:, count:}, most repeated first, plus
+      #   advice: when the statements loaded an association lazily (see {Query#advice}).
       def detect(queries)
         return NONE if queries.size < @threshold
-        counts = repeated_sites(queries).each_with_object(Hash.new(0)) { |query, tally| tally[query.fingerprint] += 1 }
+        counts = Hash.new(0)
+        advice = {}
+        repeated_sites(queries).each do |query|
+          key = query.fingerprint
+          counts[key] += 1
+          advice[key] ||= query.advice
+        end
         found = counts.select { |_, count| count >= @threshold }
-        found.map { |(site, sql), count| { call_site: site, normalized: sql, count: count } }
+        found.map { |key, count| finding(key, count, advice[key]) }
              .reject { |finding| safelisted?(finding) }.sort_by { |finding| -finding[:count] }
       end
 
@@ -53,11 +60,21 @@ module Heron
         queries.select { |query| sites[query.call_site] >= @threshold }
       end
 
+      # @param key [Array(String, String)] the call site and the normalised statement.
+      # @param count [Integer] how many times it ran.
+      # @param advice [String, nil] how to load its association up front.
+      # @return [Hash] the finding.
+      def finding((site, sql), count, advice)
+        finding = { call_site: site, normalized: sql, count: count }
+        advice ? finding.merge(advice: advice) : finding
+      end
+
       # @param findings [Array<Hash>] what {#detect} returned (not empty).
       # @param limit [Integer] the longest value to return, in bytes.
-      # @return [String] e.g. `2 queries x12 at app/users.rb:14 (SELECT ...); x3 at ...`, ASCII only.
+      # @return [String] e.g. `2 queries x12 at app/users.rb:14 [User => [:roles]: add .eager(:roles)]
+      #   (SELECT ...); x3 at ...`, ASCII only.
       def header(findings, limit = HEADER_LIMIT)
-        parts = findings.map { |finding| "x#{finding[:count]} at #{finding[:call_site]} (#{finding[:normalized]})" }
+        parts = findings.map { |finding| "x#{finding[:count]} at #{finding[:call_site]}#{advised(finding)} (#{finding[:normalized]})" }
         text = "#{findings.size} #{findings.size == 1 ? 'query' : 'queries'} #{parts.join('; ')}"
         text = text.encode("US-ASCII", invalid: :replace, undef: :replace, replace: "?").tr("\r\n\t", "   ")
         text.bytesize > limit ? "#{text.byteslice(0, limit - 3)}..." : text
@@ -68,9 +85,16 @@ module Heron
       # @return [String] one warning line per finding.
       def message(findings, where)
         findings.map do |finding|
-          "heron: N+1 query in #{where}: #{finding[:count]}x at #{finding[:call_site] || '(unknown)'}: " \
-            "#{finding[:normalized]}\n"
+          "heron: N+1 query in #{where}: #{finding[:count]}x at #{finding[:call_site] || '(unknown)'}" \
+            "#{advised(finding)}: #{finding[:normalized]}\n"
         end.join
+      end
+
+      private
+
+      # " [Users::User => [:roles]: add .eager(:roles)]" when the finding has advice.
+      def advised(finding)
+        finding[:advice] ? " [#{finding[:advice]}]" : ""
       end
     end
   end

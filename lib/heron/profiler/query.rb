@@ -12,6 +12,9 @@ module Heron
       # @return [Array<String>, nil] the application frames, innermost first (the call site
       #   first), when more than the call site is kept (`config.query_backtrace`).
       attr_reader :backtrace
+      # @return [String, nil] when the statement loaded an association lazily, how to load it
+      #   up front: "Users::User => [:roles]: add .eager(:roles)" (see {Sql::AssociationLoad}).
+      attr_reader :advice
 
       # One String holding a stored record's queries, N+1 findings and extras (custom steps,
       # per-shape counts): the {Store} keeps that instead of their hundreds of objects, which
@@ -39,12 +42,14 @@ module Heron
       # @param call_site [String, nil] "path:line" of the first application frame.
       # @param adapter [Symbol] :sequel or :active_record.
       # @param backtrace [Array<String>, nil] the application frames (see {#backtrace}).
-      def initialize(sql, duration_ms, call_site, adapter, backtrace = nil)
+      # @param advice [String, nil] see {#advice}.
+      def initialize(sql, duration_ms, call_site, adapter, backtrace = nil, advice = nil)
         @sql = sql
         @duration_ms = duration_ms
         @call_site = call_site
         @adapter = adapter
         @backtrace = backtrace
+        @advice = advice
       end
 
       # @return [String] the statement's shape (see {SqlNormalizer}), worked out on first use.
@@ -70,10 +75,12 @@ module Heron
       end
 
       # @return [Hash] the store's form: sql, normalized, duration_ms, call_site, adapter, and
-      #   backtrace when one was kept.
+      #   backtrace and advice when there are.
       def to_h
         hash = { sql: @sql, normalized: normalized, duration_ms: @duration_ms, call_site: @call_site, adapter: @adapter }
-        @backtrace ? hash.merge(backtrace: @backtrace) : hash
+        hash[:backtrace] = @backtrace if @backtrace
+        hash[:advice] = @advice if @advice
+        hash
       end
     end
   end

@@ -37,7 +37,7 @@ class DashboardServerTest < Minitest::Test
       status, headers, body = get(port, "/__heron")
       assert_equal [200, "text/html; charset=utf-8"], [status, headers["content-type"]]
       assert_includes body, %(href="/__heron/requests/#{id}")
-      assert_includes body, "N+1 ×1"
+      assert_includes body, "N+1 ×5"
       _, _, detail = get(port, "/__heron/requests/#{id}")
       assert_includes detail, "SELECT count(*) AS"
       assert_match(/dashboard_server_test\.rb:\d+/, detail, "call sites point at the app")

@@ -35,7 +35,7 @@ class DashboardTest < Minitest::Test
     assert_equal 200, status
     assert_equal "text/html; charset=utf-8", headers["content-type"]
     assert_includes body, %(href="/__heron/requests/b2")
-    assert_includes body, "N+1 ×1"
+    assert_includes body, "N+1 ×3", "a finding reads ×COUNT of repeats, as on the request page"
     assert_includes body, "GET"
     assert_includes body, "12.5 ms"
     assert_operator body.index("/users"), :<, body.index("alert"), "newest first"
@@ -106,6 +106,17 @@ class DashboardTest < Minitest::Test
     assert_includes body, %(href="/users?page=2&amp;__heron=flamegraph")
     assert_includes body, %(href="/users?page=2&amp;__heron=flamegraph&amp;format=speedscope")
     assert_includes body, %(href="/users?page=2&amp;__heron=memory")
+  end
+
+  def test_n_plus_one_advice_shows_on_the_request_page_and_in_the_index_tooltip
+    advice = "Users::User => [:roles]: add .eager(:roles)"
+    @records.first[:n_plus_one] = [@records.first[:n_plus_one].first.merge(count: 1000, advice: advice)]
+    _, _, page = get("/__heron/requests/b2")
+    assert_includes page, "<code>Users::User =&gt; [:roles]: add .eager(:roles)</code>"
+    assert_includes page, "×1,000"
+    _, _, index = get("/__heron")
+    assert_includes index, "N+1 ×1,000</span>"
+    assert_includes index, "title=\"×1,000 at app/users.rb:12:in `roles&#39;: Users::User =&gt; [:roles]: add .eager(:roles)\""
   end
 
   def test_detail_page_lists_at_most_500_queries

@@ -85,11 +85,18 @@ module Heron
         # @return [Array<Hash>] per-route rows, busiest first.
         attr_reader :routes
 
+        # One "×COUNT" per N+1 finding, the count being how many times its query ran (as on
+        # the request page and in the log); the advice, when known, in the tooltip.
         def badge(record)
           warnings = Array(record[:n_plus_one])
           return %(<span class="ok">—</span>) if warnings.empty?
-          total = warnings.sum { |warning| warning[:count].to_i }
-          %(<span class="badge warn" title="#{total} repeated queries">N+1 ×#{warnings.size}</span>)
+          repeats = warnings.first(3).map { |warning| "×#{count(warning[:count])}" }.join(" ")
+          repeats += " …" if warnings.size > 3
+          %(<span class="badge warn" title="#{h tooltip(warnings)}">N+1 #{repeats}</span>)
+        end
+
+        def tooltip(warnings)
+          warnings.map { |w| "×#{count(w[:count])} at #{w[:call_site]}#{w[:advice] ? ": #{w[:advice]}" : ''}" }.join("\n")
         end
       end
     end

@@ -41,10 +41,10 @@ module Heron
           <p class="hint">None: no query shape repeated from one call site.</p>
           <% else -%>
           <table>
-          <thead><tr><th class="num">Count</th><th>Call site</th><th>Query</th></tr></thead>
+          <thead><tr><th class="num">Count</th><th>Call site</th><th>Advice</th><th>Query</th></tr></thead>
           <tbody>
           <% warnings.each do |w| -%>
-          <tr><td class="num"><span class="badge warn">×<%= count w[:count] %></span></td><td><code><%= h w[:call_site] %></code></td><td><pre><%= h w[:normalized] %></pre></td></tr>
+          <tr><td class="num"><span class="badge warn">×<%= count w[:count] %></span></td><td><code><%= h w[:call_site] %></code></td><td><% if w[:advice] -%><code><%= h w[:advice] %></code><% else -%><span class="hint">—</span><% end -%></td><td><pre><%= h w[:normalized] %></pre></td></tr>
           <% end -%>
           </tbody>
           </table>

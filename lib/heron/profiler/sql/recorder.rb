@@ -33,6 +33,8 @@ module Heron
           !@accounting.current.nil?
         end
 
+        # A statement run while an ORM loads an association lazily ({AssociationLoad}) carries
+        # the advice for it.
         # @param sql [String] the statement.
         # @param duration_ms [Float] how long it took.
         # @param adapter [Symbol] :sequel or :active_record.
@@ -41,7 +43,8 @@ module Heron
         def record(sql, duration_ms, adapter, skip: 2)
           profile = @accounting.current or return nil
           frames = @call_site.frames(skip + 1, @frames)
-          query = Query.new(sql.to_s, duration_ms, frames.first, adapter, frames.size > 1 ? frames : nil)
+          query = Query.new(sql.to_s, duration_ms, frames.first, adapter, frames.size > 1 ? frames : nil,
+                            AssociationLoad.current&.advice)
           profile.add_query(query)
           query
         end

@@ -17,8 +17,10 @@ class InstrumentationTest < Minitest::Test
     notifications.expect(:subscribe, nil, ["sql.active_record", Heron::Profiler::Sql::ActiveRecordSubscriber])
     with_active_support(notifications) do
       instrumentation = Heron::Profiler::Sql::Instrumentation.new(Heron::Profiler.recorder)
-      assert instrumentation.install
+      refute instrumentation.install, "ActiveRecord's associations are not loaded: asked again later"
       assert instrumentation.active_record?
+      assert instrumentation.associations?(:sequel)
+      refute instrumentation.associations?(:active_record)
     end
     notifications.verify
   end
