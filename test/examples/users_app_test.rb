@@ -109,7 +109,53 @@ class UsersAppTest < Minitest::Test
     end
   end
 
+  # Seed 004's walk (docs/profiling.md): the four steps through the real server behind the
+  # profiler, compared by the counts its server-timing header reports (never by time).
+  def test_the_walk_through_seed_004_holds_step_by_step
+    app = Heron::Profiler.wrap(Rack::Lint.new(Demo::UsersApp.new), Heron::Configuration.new(profile: true), logger: Logger.new(nil))
+    with_server(app, lint: false) do |port|
+      steps = (1..4).to_h { |step| [step, timing(request(port, "/?step=#{step}"))] }
+      warm = timing(request(port, "/?step=4"))
+      assert_operator steps[1][:queries], :>, steps[2][:queries], "eager loading runs fewer queries"
+      assert_equal 1 + 7 * USERS, steps[1][:queries]
+      assert_operator steps[3][:allocations], :<, steps[2][:allocations], "the narrow index allocates less"
+      assert_equal 5, steps[3][:queries]
+      assert_equal 0, warm[:queries], "a warm cache runs no query"
+      assert_operator warm[:allocations], :<, steps[3][:allocations]
+    end
+  end
+
+  def test_step_3_and_4_give_the_same_json_as_the_serializer
+    plain = get("/")[2]
+    assert_equal plain, get("/", "step=3")[2]
+    assert_equal plain, get("/", "step=4")[2]
+    admins = get("/", "roles=admin,billing&eager=1")[2]
+    assert_equal admins, get("/", "roles=admin,billing&step=3")[2]
+    shown = get("/", "step=2")[2]
+    assert_equal shown, get("/", "step=1")[2]
+    assert_equal plain["users"].first.keys + %w[assignments group_assignments authentication_tokens], shown["users"].first.keys
+  end
+
+  def test_the_cache_answers_until_it_is_expired
+    app = Demo::UsersApp.new
+    first = count_queries { app.call(users_env("step=4")) }
+    assert_equal 5, first.size
+    assert_empty count_queries { app.call(users_env("step=4")) }
+    app.cache.expire
+    assert_equal 5, count_queries { app.call(users_env("step=4")) }.size
+  end
+
   private
+
+  # @return [Hash] {queries:, allocations:} from a profiled response's server-timing.
+  def timing(headers)
+    value = headers.fetch("server-timing")
+    { queries: value[/db;dur=[\d.]+;desc="(\d+) quer/, 1].to_i, allocations: value[/alloc;desc="(\d+) objects"/, 1].to_i }
+  end
+
+  def users_env(query)
+    Rack::MockRequest.env_for("/users", "QUERY_STRING" => query).merge("SCRIPT_NAME" => "/users", "PATH_INFO" => "")
+  end
 
   def get(path, query = "", method: "GET")
     env = Rack::MockRequest.env_for("/users", method: method, "QUERY_STRING" => query)
