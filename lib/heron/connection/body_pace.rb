@@ -38,6 +38,17 @@ module Heron
         paced { |wait| socket.read_into(max, out, wait)&.bytesize }
       end
 
+      # Like {#fill}, but appends up to `max` body bytes to `out`
+      # (see {Connection::BufferedSocket#append_to}).
+      # @param socket [Connection::BufferedSocket]
+      # @param max [Integer]
+      # @param out [String]
+      # @return [Integer, nil] bytes appended, or nil at end of stream.
+      # @raise [Connection::BufferedSocket::Timeout] past either limit.
+      def append_to(socket, max, out)
+        paced { |wait| socket.append_to(out, max, wait) }
+      end
+
       private
 
       def paced

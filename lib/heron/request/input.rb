@@ -105,9 +105,12 @@ module Heron
       end
 
       READ_CHUNK = 16 * 1024
+      # Most capacity reserved up front for a body read whole: a Content-Length within
+      # max_body_size, but unbounded when the limit is off.
+      RESERVE = 128 * 1024 * 1024
       # Binary like the body, so String#index does not re-scan the whole body to compare encodings.
       NEWLINE = "\n".b.freeze
-      private_constant :READ_CHUNK, :NEWLINE
+      private_constant :READ_CHUNK, :RESERVE, :NEWLINE
 
       private
 
@@ -156,8 +159,29 @@ module Heron
       end
 
       def read_rest
+        return fixed_rest if @remaining && !@done
         fill_pending until @done
         take(@pending.bytesize)
+      end
+
+      # A Content-Length body read whole: one String made with the capacity of the rest of the body
+      # (up to RESERVE) and filled through the connection's read buffer, so reading it allocates no
+      # piece per read and never reallocates, and holds no memory beyond the body itself.
+      def fixed_rest
+        data = String.new(capacity: @pending.bytesize + [@remaining, RESERVE].min, encoding: Encoding::BINARY)
+        data << @pending
+        @pending.clear
+        append_fixed(data) until @done
+        (@pacer ||= Request::GCPacer.new).handed_out(data.bytesize)
+        data
+      end
+
+      def append_fixed(data)
+        got = @pace ? @pace.append_to(@socket, @remaining, data) : @socket.append_to(data, @remaining, @timeout)
+        got or raise Incomplete, "client closed the connection mid-body"
+        @remaining -= got
+        @done = @remaining.zero?
+        count(got)
       end
 
       def take(length)

@@ -48,6 +48,22 @@ class HeronConnectionBufferedSocketTest < Minitest::Test
     assert_nil @socket.read_into(10, out, 1)
   end
 
+  def test_append_to_adds_buffered_bytes_then_the_socket_and_keeps_the_strings_memory
+    @peer.write("abcdef")
+    @socket.fill(1)
+    @socket.consume(2)
+    out = String.new("<", capacity: 100_000)
+    assert_equal 3, @socket.append_to(out, 3, 1)
+    assert_equal 1, @socket.append_to(out, 10, 1)
+    @peer.write("x" * 90_000)
+    appended = 0
+    appended += @socket.append_to(out, 90_000 - appended, 1) while appended < 90_000
+    assert_equal "<cdef#{'x' * 90_000}", out
+    assert_raises(BufferedSocket::Timeout) { @socket.append_to(out, 10, 0.05) }
+    @peer.close
+    assert_nil @socket.append_to(out, 10, 1)
+  end
+
   def test_write_sends_everything_even_past_the_socket_buffer
     data = "x" * (4 * 1024 * 1024)
     reader = Thread.new { received = +""; received << @peer.readpartial(65_536) while received.bytesize < data.bytesize; received }

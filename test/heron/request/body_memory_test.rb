@@ -13,6 +13,8 @@ class BodyMemoryTest < Minitest::Test
   # buffer) +30..70 MiB, read(n) and each +35..46 MiB (garbage the lazy sweep had not freed); now
   # 0-1 MiB with a buffer, and under 12 MiB for all three styles in a row.
   FLAT = 20 * MIB
+  # Objects Heron may allocate while the app reads an upload: a few per request, whatever its size.
+  ALLOCATION_BOUND = 20
 
   # /buffer reads with read(n, buffer), /read with read(n), /each with each; ?twice rewinds and
   # reads it all again.
@@ -36,6 +38,37 @@ class BodyMemoryTest < Minitest::Test
     }
   RU
 
+  # Counts the objects Heron's code allocates while the app reads the body: allocation tracing
+  # on and GC off, then every object whose allocation site is under lib/heron/. Objects the fiber
+  # scheduler allocates for each wait on the socket (a timer), which depends on how the bytes
+  # arrive, are not counted. /buffer reads with read(16 KiB, buffer) and checks every read hands
+  # back the caller's String; /read reads with read(). Not wrapped in Rack::Lint: its wrapper
+  # allocates on each call.
+  COUNTING_APP = <<~RU
+    require "objspace"
+    lib = #{File.expand_path("../../../lib/heron/", __dir__).inspect}
+    run lambda { |env|
+      input = env["rack.input"]
+      buffer = String.new(capacity: 16 * 1024)
+      same = true
+      total = 0
+      GC.disable
+      ObjectSpace.trace_object_allocations do
+        if env["PATH_INFO"] == "/read"
+          total = input.read.bytesize
+        else
+          while (got = input.read(16 * 1024, buffer))
+            same &&= got.equal?(buffer)
+            total += got.bytesize
+          end
+        end
+      end
+      allocated = ObjectSpace.each_object.count { |object| ObjectSpace.allocation_sourcefile(object)&.start_with?(lib) }
+      GC.enable
+      [200, { "content-type" => "text/plain" }, ["\#{total} \#{allocated} \#{same}"]]
+    }
+  RU
+
   READ_ALL_APP = <<~RU
     run ->(env) { [200, { "content-type" => "text/plain" }, [env["rack.input"].read.bytesize.to_s]] }
   RU
@@ -50,6 +83,21 @@ class BodyMemoryTest < Minitest::Test
 
   def test_rewindable_input_spools_a_100_mib_upload_to_disk
     assert_flat_while_reading(%w[/buffer?twice /read?twice], chunked: true, times: 2, args: ["--rewindable-input"])
+  end
+
+  # Reading a body must not allocate an object per read: 50 MiB read in 16 KiB pieces into the
+  # app's buffer (3,200 reads), and 3 MiB read whole with read() (which used to make a String per
+  # 16 KiB received; a read() over 4 MiB runs the GC pacer, which would sweep them uncounted).
+  def test_reading_an_upload_allocates_a_bounded_number_of_objects
+    pid, port, = spawn_heron(COUNTING_APP)
+    [["/buffer", 50 * MIB], ["/read", 3 * MIB]].product([false, true]).each do |(path, size), chunked|
+      status, body = upload(port, path, size, chunked: chunked)
+      total, allocated, same = body.split
+      assert_equal [200, size.to_s, "true"], [status, total, same], "#{path} chunked: #{chunked}"
+      assert_operator allocated.to_i, :<, ALLOCATION_BOUND, "#{path} chunked: #{chunked} allocated #{allocated} objects"
+    end
+  ensure
+    stop(pid)
   end
 
   def test_default_limit_stops_read_of_an_endless_chunked_upload_at_100_mib

@@ -54,6 +54,29 @@ class InputTest < Minitest::Test
     end
   end
 
+  # read() of a Content-Length body fills one String sized for the rest of the body; what gets and
+  # read(n) left over comes first, and a body that arrives in pieces after the head is whole.
+  def test_read_n_gets_and_read_whatever_the_framing
+    app = lambda do |env|
+      input = env["rack.input"]
+      parts = [input.read(4), input.gets, input.read(3), input.read]
+      [200, { "content-type" => "text/plain" }, [parts.inspect + input.read.inspect + input.read(1).inspect]]
+    end
+    body = "head line\n#{'x' * 100_000}tail"
+    with_server(app) do |port|
+      chunked = body.scan(/.{1,7000}/m).map { |piece| "#{piece.bytesize.to_s(16)}\r\n#{piece}\r\n" }.join + "0\r\n\r\n"
+      [["Content-Length: #{body.bytesize}", body], ["Transfer-Encoding: chunked", chunked]].each do |framing, payload|
+        socket = connect(port)
+        socket.write("POST / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n#{framing}\r\n\r\n#{payload[0, 6]}")
+        payload[6..].scan(/.{1,30000}/m).each { |piece| socket.write(piece) }
+        expected = ["head", " line\n", "xxx", "#{'x' * 99_997}tail"].inspect + %(""nil)
+        assert_equal expected, read_response(socket)[2], framing
+      ensure
+        socket&.close
+      end
+    end
+  end
+
   # read(n, buffer) takes the allocation-free path (straight from the socket, or decoded in
   # place); every way of splitting the reads must give the same bytes, framing or not.
   def test_reads_into_a_buffer_give_the_body_whatever_the_sizes
