@@ -1,78 +1,103 @@
 # frozen_string_literal: true
 
 # File-serving row (issue 14, point 4): a 200 MB file through Rack::Files, downloaded once and
-# then four times at once, from Heron and from Puma, one server at a time. For each: the server's
-# RSS growth (peak VmRSS sampled every 20 ms during the downloads, minus VmRSS after a warm-up
-# request) and its CPU seconds (user + system) per GB sent. The clients are curl processes
-# writing to /dev/null, so their CPU is not the server's.
+# then four times at once, from Heron and from Puma. Both servers run for the whole script and
+# take turns, round after round, so machine load hits both alike; the table gives medians over
+# the rounds (and the quartiles). For each: the server's RSS growth (peak VmRSS sampled every
+# 20 ms during the downloads, minus VmRSS just before; the largest over the rounds), its CPU
+# seconds (user + system, /proc/PID/stat) per GB sent, and the clients' (curl writing to
+# /dev/null) CPU seconds per GB. On loopback the kernel runs part of the sending side's TCP work
+# in whichever process handles the ACKs, the server or curl, so the sum of both is the fuller
+# cost.
 #
-#   bundle exec ruby bench/file_serving.rb [MB]     # default 200
+#   bundle exec ruby bench/file_serving.rb [--rounds N] [--megabytes MB]   # defaults 10, 200
+require "optparse"
 require "tmpdir"
-require_relative "lib/server_process"
-require_relative "lib/clock"
+require "fileutils"
+require_relative "lib/servers"
 
 module Bench
-  # Runs the downloads against one server and measures it.
+  # Runs the downloads against both servers in turns and measures them.
   class FileServing
-    SERVERS = {
-      "heron" => ->(port) { %W[bundle exec exe/heron -b tcp://127.0.0.1:#{port} -e production -q bench/files.ru] },
-      "puma" => ->(port) { %W[bundle exec puma --no-config -b tcp://127.0.0.1:#{port} -e production -t 5:5 bench/files.ru] },
-    }.freeze
+    SERVERS = { "heron" => [], "puma" => %w[-t 5:5] }.freeze
+    COUNTS = [1, 4].freeze
 
-    def initialize(megabytes)
+    def initialize(megabytes:, rounds:)
       @megabytes = megabytes
+      @rounds = rounds
       @dir = Dir.mktmpdir("heron-bench-files")
       File.open(File.join(@dir, "big.bin"), "wb") { |f| megabytes.times { f.write(Random.bytes(1024 * 1024)) } }
     end
 
     def run
-      puts "| server | downloads | MB each | RSS growth (MB) | CPU s per GB | wall s |"
-      puts "|---|---|---|---|---|---|"
-      SERVERS.each do |name, argv|
-        [1, 4].each { |count| puts row(name, argv, count) }
+      servers = SERVERS.to_h { |name, extra| [name, start(name, extra)] }
+      samples = Hash.new { |hash, key| hash[key] = [] }
+      @rounds.times do
+        COUNTS.each { |count| servers.each { |name, server| samples[[name, count]] << measure(server, count) } }
       end
+      table(samples)
     ensure
+      servers&.each_value(&:stop)
       FileUtils.rm_rf(@dir)
     end
 
     private
 
-    def row(name, argv, count)
+    def table(samples)
+      puts "| server | downloads | MB each | RSS growth (MB, max) | server CPU s per GB | clients CPU s per GB | server + clients | wall s |"
+      puts "|---|---|---|---|---|---|---|---|"
+      COUNTS.each do |count|
+        SERVERS.each_key do |name|
+          rss, server, clients, wall = samples[[name, count]].transpose
+          sums = server.zip(clients).map(&:sum)
+          puts format("| %s | %d | %d | %.1f | %s | %s | %s | %.2f |", name, count, @megabytes, rss.max,
+                      quartiles(server), quartiles(clients), quartiles(sums), median(wall))
+        end
+      end
+    end
+
+    def quartiles(values)
+      sorted = values.sort
+      format("%.3f (%.3f–%.3f)", median(sorted), sorted[sorted.size / 4], sorted[sorted.size * 3 / 4])
+    end
+
+    def median(values) = values.sort[values.size / 2]
+
+    def start(name, extra)
       port = ServerProcess.free_port
-      server = ServerProcess.new(argv.call(port), port: port, log: File.join(@dir, "#{name}.log"),
-                                                  chdir: File.expand_path("..", __dir__), env: { "BENCH_FILES_DIR" => @dir })
+      server = ServerProcess.new(Servers.argv(name, port, "bench/files.ru", extra), port: port, log: File.join(@dir, "#{name}.log"),
+                                                                                    chdir: File.expand_path("..", __dir__), env: { "BENCH_FILES_DIR" => @dir })
       server.start
       download(server, 1) # warm-up: code paths loaded, buffers allocated once
+      server
+    end
+
+    # @return [Array(Float, Float, Float, Float)] RSS growth MB, server and clients CPU s per GB, wall s.
+    def measure(server, count)
       rss_before = server.rss_kb
       cpu_before = server.cpu_seconds
-      peak, wall = sample_peak(server) { download(server, count) }
-      cpu = server.cpu_seconds - cpu_before
+      clients_before = ChildCpu.seconds
+      peak, wall = PeakRss.during(server.method(:rss_kb)) { download(server, count) }
       gigabytes = count * @megabytes / 1024.0
-      format("| %s | %d | %d | %.1f | %.2f | %.2f |", name, count, @megabytes, (peak - rss_before) / 1024.0, cpu / gigabytes, wall)
-    ensure
-      server&.stop
+      [(peak - rss_before) / 1024.0, (server.cpu_seconds - cpu_before) / gigabytes,
+       (ChildCpu.seconds - clients_before) / gigabytes, wall]
     end
 
     def download(server, count)
       pids = count.times.map do
         Process.spawn("curl", "-sSf", "-o", File::NULL, server.url("/big.bin"))
       end
-      pids.each { |pid| Process.wait(pid) }
-      raise "a download failed" unless $?.success?
-    end
-
-    def sample_peak(server)
-      peak = server.rss_kb
-      done = false
-      sampler = Thread.new { (peak = [peak, server.rss_kb].max; sleep 0.02) until done }
-      started = Clock.now
-      yield
-      wall = Clock.now - started
-      done = true
-      sampler.join
-      [peak, wall]
+      statuses = pids.map { |pid| Process.wait2(pid).last }
+      raise "a download failed" unless statuses.all?(&:success?)
     end
   end
 end
 
-Bench::FileServing.new(Integer(ARGV.fetch(0, "200"))).run if $PROGRAM_NAME == __FILE__
+if $PROGRAM_NAME == __FILE__
+  options = { megabytes: 200, rounds: 10 }
+  OptionParser.new do |o|
+    o.on("--rounds N", Integer) { |n| options[:rounds] = n }
+    o.on("--megabytes MB", Integer) { |n| options[:megabytes] = n }
+  end.parse!
+  Bench::FileServing.new(**options).run
+end

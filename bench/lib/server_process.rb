@@ -64,14 +64,20 @@ module Bench
     end
 
     # Resident set size in KiB, from /proc/PID/status.
-    def rss_kb
-      File.read("/proc/#{@pid}/status")[/^VmRSS:\s+(\d+)/, 1].to_i
-    end
+    def rss_kb = rss_kb_of(@pid)
 
     # User plus system CPU seconds of the server process (all its threads), from /proc/PID/stat.
-    def cpu_seconds
-      fields = File.read("/proc/#{@pid}/stat").split(") ", 2).last.split
-      (fields[11].to_i + fields[12].to_i).fdiv(Etc.sysconf(Etc::SC_CLK_TCK))
+    def cpu_seconds = cpu_seconds_of(@pid)
+
+    # User plus system CPU seconds of the server and every process below it (forked workers,
+    # containers), from /proc/PID/stat; a child that already exited is not counted.
+    def tree_cpu_seconds
+      tree_pids.sum { |pid| cpu_seconds_of(pid) }
+    end
+
+    # Resident set size in KiB of the server and every process below it.
+    def tree_rss_kb
+      tree_pids.sum { |pid| rss_kb_of(pid) }
     end
 
     # Seconds the server's threads spent runnable but waiting for a CPU (run-queue delay), summed
@@ -90,6 +96,31 @@ module Bench
     end
 
     private
+
+    def rss_kb_of(pid)
+      File.read("/proc/#{pid}/status")[/^VmRSS:\s+(\d+)/, 1].to_i
+    rescue Errno::ENOENT, Errno::ESRCH
+      0
+    end
+
+    def cpu_seconds_of(pid)
+      fields = File.read("/proc/#{pid}/stat").split(") ", 2).last.split
+      (fields[11].to_i + fields[12].to_i).fdiv(Etc.sysconf(Etc::SC_CLK_TCK))
+    rescue Errno::ENOENT, Errno::ESRCH
+      0.0
+    end
+
+    # The server's pid and its descendants', from the parent pids in /proc/*/stat.
+    def tree_pids
+      parents = Dir.glob("/proc/[0-9]*/stat").to_h do |path|
+        [path[%r{\d+}].to_i, File.read(path).split(") ", 2).last.split[1].to_i]
+      rescue Errno::ENOENT, Errno::ESRCH
+        [0, 0]
+      end
+      tree = [@pid]
+      tree.each { |pid| tree.concat(parents.select { |_, ppid| ppid == pid }.keys) }
+      tree
+    end
 
     def signal(name)
       Process.kill(name, -@pid)

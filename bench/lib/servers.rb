@@ -1,0 +1,29 @@
+# frozen_string_literal: true
+
+# What a script comparing servers side by side needs: their command lines, the process wrapper
+# and the CPU and memory probes.
+require_relative "server_process"
+require_relative "peak_rss"
+require_relative "child_cpu"
+
+module Bench
+  # Command lines of the servers compared, one process each, production, bound to 127.0.0.1
+  # (bench/README.md, "Servers").
+  module Servers
+    module_function
+
+    # @param name [String] "heron", "puma" or "falcon".
+    # @param port [Integer]
+    # @param app [String] the rackup file.
+    # @param extra [Array<String>] more options for that server.
+    # @return [Array<String>]
+    def argv(name, port, app, extra = [])
+      case name
+      when "heron" then %W[bundle exec exe/heron -b tcp://127.0.0.1:#{port} -e production -q] + extra + [app]
+      when "puma" then %W[bundle exec puma --no-config -b tcp://127.0.0.1:#{port} -e production] + extra + [app]
+      when "falcon" then %W[bundle exec falcon serve --threaded --count 1 -b http://127.0.0.1:#{port}] + extra + ["-c", app]
+      else raise ArgumentError, "unknown server #{name}"
+      end
+    end
+  end
+end
