@@ -5,8 +5,8 @@
 # take turns, round after round, so machine load hits both alike; the table gives medians over
 # the rounds (and the quartiles). For each: the server's RSS growth (peak VmRSS sampled every
 # 20 ms during the downloads, minus VmRSS just before; the largest over the rounds), its CPU
-# seconds (user + system, /proc/PID/stat) per GB sent, and the clients' (curl writing to
-# /dev/null) CPU seconds per GB. On loopback the kernel runs part of the sending side's TCP work
+# seconds (user + system, in ns from /proc/PID/task/*/schedstat: both servers' threads live for
+# the whole run) per GB sent, and the clients' (curl writing to /dev/null) CPU seconds per GB. On loopback the kernel runs part of the sending side's TCP work
 # in whichever process handles the ACKs, the server or curl, so the sum of both is the fuller
 # cost.
 #
@@ -75,11 +75,11 @@ module Bench
     # @return [Array(Float, Float, Float, Float)] RSS growth MB, server and clients CPU s per GB, wall s.
     def measure(server, count)
       rss_before = server.rss_kb
-      cpu_before = server.cpu_seconds
+      cpu_before = server.on_cpu_seconds
       clients_before = ChildCpu.seconds
       peak, wall = PeakRss.during(server.method(:rss_kb)) { download(server, count) }
       gigabytes = count * @megabytes / 1024.0
-      [(peak - rss_before) / 1024.0, (server.cpu_seconds - cpu_before) / gigabytes,
+      [(peak - rss_before) / 1024.0, (server.on_cpu_seconds - cpu_before) / gigabytes,
        (ChildCpu.seconds - clients_before) / gigabytes, wall]
     end
 

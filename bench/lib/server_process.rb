@@ -80,15 +80,14 @@ module Bench
       tree_pids.sum { |pid| rss_kb_of(pid) }
     end
 
+    # Seconds the server's threads have run on a CPU (user and system, in nanoseconds), summed
+    # over the threads alive now, from /proc/PID/task/*/schedstat: finer than {#cpu_seconds}'s
+    # clock ticks, for servers whose threads live through the measurement.
+    def on_cpu_seconds = schedstat_seconds(0)
+
     # Seconds the server's threads spent runnable but waiting for a CPU (run-queue delay), summed
     # over the threads alive now, from /proc/PID/task/*/schedstat.
-    def run_queue_seconds
-      Dir.glob("/proc/#{@pid}/task/*/schedstat").sum do |path|
-        File.read(path).split[1].to_i
-      rescue Errno::ENOENT, Errno::ESRCH
-        0
-      end / 1e9
-    end
+    def run_queue_seconds = schedstat_seconds(1)
 
     # Pins every thread of the server to the given CPU list (taskset syntax, e.g. "0").
     def pin(cpus)
@@ -96,6 +95,14 @@ module Bench
     end
 
     private
+
+    def schedstat_seconds(field)
+      Dir.glob("/proc/#{@pid}/task/*/schedstat").sum do |path|
+        File.read(path).split[field].to_i
+      rescue Errno::ENOENT, Errno::ESRCH
+        0
+      end / 1e9
+    end
 
     def rss_kb_of(pid)
       File.read("/proc/#{pid}/status")[/^VmRSS:\s+(\d+)/, 1].to_i

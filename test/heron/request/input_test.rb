@@ -101,7 +101,8 @@ class InputTest < Minitest::Test
     end
   end
 
-  # The buffer path reads the socket itself, so it must cope with what a TLS socket answers too.
+  # The buffer path and read() read the socket themselves, so they must cope with what a TLS
+  # socket answers too.
   def test_uploads_over_tls_read_into_a_buffer_and_not
     app = lambda do |env|
       input = env["rack.input"]
@@ -109,6 +110,8 @@ class InputTest < Minitest::Test
       if env["PATH_INFO"] == "/buffer"
         buffer = String.new
         out << buffer while input.read(10_000, buffer)
+      elsif env["PATH_INFO"] == "/whole"
+        out << input.read
       else
         while (piece = input.read(7_000)) do out << piece end
       end
@@ -124,7 +127,7 @@ class InputTest < Minitest::Test
         http.use_ssl = true
         http.ca_file = paths["ca"]
         http.start do |client|
-          %w[/buffer /plain].each do |path|
+          %w[/buffer /plain /whole].each do |path|
             post = Net::HTTP::Post.new(path, "content-type" => "application/octet-stream")
             post.body = body
             assert_equal Digest::SHA256.hexdigest(body), client.request(post).body, "#{path} with Content-Length"
