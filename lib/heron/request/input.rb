@@ -35,7 +35,7 @@ module Heron
         @timeout = timeout
         @on_first_read = on_first_read
         @pace = pace
-        @pending = String.new(encoding: Encoding::BINARY)
+        @pending = String.new # binary
         @received = 0
         @done = length&.zero?
       end
@@ -47,6 +47,7 @@ module Heron
       def read(length = nil, buffer = nil)
         first_read
         return read_into(length, buffer) if buffer && length&.positive? && @pending.empty?
+        return read_fresh(length) if @remaining && !buffer && length&.positive? && @pending.empty?
         data = length ? read_some(length) : read_rest
         return data unless buffer
         data.nil? ? buffer.clear && nil : buffer.replace(data)
@@ -137,6 +138,14 @@ module Heron
         buffer.empty? ? nil : buffer
       end
 
+      # read(n) of a Content-Length body: a new String read straight from the socket, of at most
+      # READ_CHUNK bytes (Rack lets read(n) return fewer than n), so it is the only object made.
+      def read_fresh(length)
+        data = read_into([length, READ_CHUNK].min, String.new) # binary; no keyword Hash to allocate
+        (@pacer ||= Request::GCPacer.new).handed_out(data.bytesize) if data
+        data
+      end
+
       def fixed_into(length, buffer)
         max = [length, @remaining].min
         got = @pace ? @pace.read_into(@socket, max, buffer) : @socket.read_into(max, buffer, @timeout)
@@ -188,7 +197,7 @@ module Heron
         (@pacer ||= Request::GCPacer.new).handed_out(length) # made on first use: most requests have no body
         return @pending.slice!(0, length) if length < @pending.bytesize
         data = @pending
-        @pending = String.new(encoding: Encoding::BINARY)
+        @pending = String.new # binary; no keyword Hash to allocate
         data
       end
 

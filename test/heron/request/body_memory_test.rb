@@ -52,10 +52,16 @@ class BodyMemoryTest < Minitest::Test
       buffer = String.new(capacity: 16 * 1024)
       same = true
       total = 0
+      reads = 0
       GC.disable
       ObjectSpace.trace_object_allocations do
         if env["PATH_INFO"] == "/read"
           total = input.read.bytesize
+        elsif env["PATH_INFO"] == "/pieces"
+          while (got = input.read(16 * 1024))
+            total += got.bytesize
+            reads += 1
+          end
         else
           while (got = input.read(16 * 1024, buffer))
             same &&= got.equal?(buffer)
@@ -65,7 +71,7 @@ class BodyMemoryTest < Minitest::Test
       end
       allocated = ObjectSpace.each_object.count { |object| ObjectSpace.allocation_sourcefile(object)&.start_with?(lib) }
       GC.enable
-      [200, { "content-type" => "text/plain" }, ["\#{total} \#{allocated} \#{same}"]]
+      [200, { "content-type" => "text/plain" }, ["\#{total} \#{allocated} \#{same} \#{reads}"]]
     }
   RU
 
@@ -88,6 +94,7 @@ class BodyMemoryTest < Minitest::Test
   # Reading a body must not allocate an object per read: 50 MiB read in 16 KiB pieces into the
   # app's buffer (3,200 reads), and 3 MiB read whole with read() (which used to make a String per
   # 16 KiB received; a read() over 4 MiB runs the GC pacer, which would sweep them uncounted).
+  # read(16 KiB) of a Content-Length body makes the one String it returns per read, no more.
   def test_reading_an_upload_allocates_a_bounded_number_of_objects
     pid, port, = spawn_heron(COUNTING_APP)
     [["/buffer", 50 * MIB], ["/read", 3 * MIB]].product([false, true]).each do |(path, size), chunked|
@@ -96,6 +103,10 @@ class BodyMemoryTest < Minitest::Test
       assert_equal [200, size.to_s, "true"], [status, total, same], "#{path} chunked: #{chunked}"
       assert_operator allocated.to_i, :<, ALLOCATION_BOUND, "#{path} chunked: #{chunked} allocated #{allocated} objects"
     end
+    _, body = upload(port, "/pieces", 3 * MIB)
+    total, allocated, _, reads = body.split
+    assert_equal (3 * MIB).to_s, total
+    assert_operator allocated.to_i, :<=, reads.to_i + ALLOCATION_BOUND, "read(16 KiB): one String per read (#{reads} reads)"
   ensure
     stop(pid)
   end
