@@ -5,6 +5,7 @@
 # time, sent by curl processes (`-T FILE`, no `Expect: 100-continue`, Content-Length or chunked):
 #
 # - buffer: the app reads rack.input with read(16384, buffer), as a streaming app does;
+# - pieces: the app reads read(16384), a new String each time (what `each` does too);
 # - read:   the app calls read() with no argument, which holds the whole body by necessity.
 #
 # For each: MB/s (bytes uploaded / wall seconds), the server's CPU seconds (user + system, the
@@ -23,13 +24,16 @@ module Bench
   # Runs the upload cases against each server and prints a Markdown table.
   class Uploads
     Case = Struct.new(:megabytes, :count, :concurrency, :path, :chunked, keyword_init: true) do
-      def label = "#{megabytes} MB x #{count}, #{concurrency} at a time, #{path == '/read' ? 'read()' : 'read(16384, buf)'}#{chunked ? ', chunked' : ''}"
+      READS = { "/read" => "read()", "/pieces" => "read(16384)", "/buffer" => "read(16384, buf)" }.freeze
+
+      def label = "#{megabytes} MB x #{count}, #{concurrency} at a time, #{READS.fetch(path)}#{chunked ? ', chunked' : ''}"
       def gigabytes = megabytes * count / 1024.0
     end
 
     CASES = [
       Case.new(megabytes: 10, count: 50, concurrency: 10, path: "/buffer", chunked: false),
       Case.new(megabytes: 10, count: 50, concurrency: 10, path: "/buffer", chunked: true),
+      Case.new(megabytes: 10, count: 50, concurrency: 10, path: "/pieces", chunked: false),
       Case.new(megabytes: 10, count: 50, concurrency: 10, path: "/read", chunked: false),
       Case.new(megabytes: 1024, count: 1, concurrency: 1, path: "/buffer", chunked: false),
     ].freeze
