@@ -2,6 +2,7 @@
 
 require "test_helper"
 require "heron/attack"
+require "objspace"
 require_relative "support/test_server"
 
 class ClientTest < Minitest::Test
@@ -66,6 +67,22 @@ class ClientTest < Minitest::Test
     listener&.close
   end
 
+  # Async's with_timeout put a timer per request in flight into the event loop's heap, which
+  # every other timer (each sleep of the generator's schedule) then went through; the client's
+  # deadlines keep none there.
+  def test_requests_in_flight_put_no_timers_in_the_event_loop
+    timers = while_in_flight(timeout: 30) { Fiber.scheduler.instance_variable_get(:@timers).size }
+    assert_operator timers, :<, 5
+  end
+
+  # Each connection had a 64 KiB read buffer of its own (counted by Ruby's malloc limits, so
+  # thousands of connections set off major collections); a client's connections share one.
+  def test_connections_in_flight_share_one_read_buffer
+    before = ObjectSpace.memsize_of_all(String)
+    grown = while_in_flight(timeout: 5) { ObjectSpace.memsize_of_all(String) - before }
+    assert_operator grown, :<, 10 * Heron::Attack::Connection::READ_SIZE
+  end
+
   def test_resolve_prefers_ipv4
     address = Client.new(timeout: 1).resolve(Target.new("GET", "http://localhost:9/"))
     assert_predicate address, :ipv4?
@@ -77,6 +94,22 @@ class ClientTest < Minitest::Test
   end
 
   private
+
+  # Sends 40 requests at once to a server that answers each after 0.3 s, and returns what the
+  # block returns 0.1 s later, while all of them are in flight.
+  def while_in_flight(timeout:)
+    server = TestServer.new(delay: 0.3).start
+    client = Client.new(timeout: timeout)
+    target = Target.new("GET", "http://127.0.0.1:#{server.port}/")
+    Sync do |task|
+      requests = Array.new(40) { task.async { client.call(target) } }
+      sleep(0.1)
+      yield.tap { requests.each(&:wait) }
+    end
+  ensure
+    client&.close
+    server&.stop
+  end
 
   # Answers one request with keep-alive, then closes the socket as an idle timeout would.
   def one_shot(socket)
