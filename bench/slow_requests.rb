@@ -1,0 +1,171 @@
+# frozen_string_literal: true
+
+# Thousands of concurrent slow requests in one Heron process: `bench/sleep.ru` sleeps 1 s per
+# request, `heron attack` offers R requests/s open loop for D seconds, so about R requests (and,
+# with one connection per request in flight, R connections) are in flight at once. Each row runs
+# on a freshly started server and reports the offered and achieved rate, latency from each
+# request's due time (p50/p99/max), errors, the generator's own lateness and CPU, and the
+# server's CPU share, peak RSS and peak open descriptors.
+#
+#   bundle exec ruby bench/slow_requests.rb [--rates 1000,2000,5000] [--duration 10] [--processes 2]
+#     [--max-connections 12000] [--cross-check 5000] [--default-cap 5000] [--out FILE]
+#
+# --cross-check R adds a row measured with h2load at R/s: h2load opens R connections per second
+# open loop (`-r`, one request on each), so it also pays a connect and a close per request;
+# its latency is from each request's send (not from when the connection was due), taken from its
+# per-request log. httperf cannot: it uses select(2) and stops at 1,024 descriptors.
+# --default-cap R adds a row at R/s against a server left at the default max_connections (4,096).
+
+require "json"
+require "optparse"
+require "rbconfig"
+require "tmpdir"
+require "etc"
+require_relative "lib/server_process"
+require_relative "lib/clock"
+
+# Runs the rows and writes the markdown report.
+class SlowRequests
+  ROOT = File.expand_path("..", __dir__)
+  ATTACK = ["-Ilib", "-e", 'require "heron/attack"; exit Heron::Attack::CLI.new(ARGV).run', "--"].freeze
+  SERVER = %w[bundle exec exe/heron -q -e production --control-bind tcp://127.0.0.1:0].freeze
+
+  def initialize(argv)
+    @argv_text = argv.join(" ")
+    @rates = [1000, 2000, 5000]
+    @duration = 10
+    @processes = 2
+    @max_connections = 12_000
+    @out = File.join(ROOT, "bench/results/slow_requests.md")
+    parse(argv)
+    @rows = []
+  end
+
+  def run
+    @load_before = loadavg
+    Dir.mktmpdir do |dir|
+      @rates.each { |rate| row("heron attack", rate, dir) { |url| attack(url, rate, dir) } }
+      row("heron attack, default max_connections", @default_cap, dir, cap: nil) { |url| attack(url, @default_cap, dir) } if @default_cap
+      row("h2load (connection per request)", @cross_check, dir) { |url| h2load(url, @cross_check, dir) } if @cross_check
+    end
+    File.write(@out, markdown)
+    puts markdown
+  end
+
+  private
+
+  def parse(argv)
+    OptionParser.new do |o|
+      o.on("--rates LIST", Array, "offered rates (default 1000,2000,5000)") { |v| @rates = v.map { |r| Integer(r) } }
+      o.on("--duration SECONDS", Integer, "seconds per row (default 10)") { |v| @duration = v }
+      o.on("--processes N", Integer, "heron attack --processes (default 2)") { |v| @processes = v }
+      o.on("--max-connections N", Integer, "the server's max_connections (default 12000)") { |v| @max_connections = v }
+      o.on("--cross-check RATE", Integer, "add an h2load row at this rate") { |v| @cross_check = v }
+      o.on("--default-cap RATE", Integer, "add a row at this rate with the default max_connections") { |v| @default_cap = v }
+      o.on("--out FILE", "markdown output") { |v| @out = v }
+    end.parse!(argv)
+  end
+
+  # Starts a server, runs the block against it while sampling the server, and records a row.
+  def row(tool, rate, dir, cap: @max_connections)
+    server = start_server(dir, cap)
+    samples = []
+    sampler = Thread.new do
+      loop do
+        samples << sample(server)
+        sleep(0.25)
+      end
+    end
+    cpu = server.cpu_seconds
+    started = Bench::Clock.now
+    result = yield server.url("/?ms=1000")
+    cpu_share = 100 * (server.cpu_seconds - cpu) / (Bench::Clock.now - started)
+    sampler.kill
+    @rows << [tool, cap || "4096 (default)", rate, *result, cpu_share.round(1), *peaks(samples)]
+    puts @rows.last.join(" | ")
+  ensure
+    server&.stop
+  end
+
+  def start_server(dir, cap)
+    port = Bench::ServerProcess.free_port
+    argv = SERVER + ["-b", "tcp://127.0.0.1:#{port}"] + (cap ? ["--max-connections", cap.to_s] : []) + ["bench/sleep.ru"]
+    @server_command = argv.join(" ").sub(port.to_s, "PORT") if cap
+    Bench::ServerProcess.new(argv, port: port, log: File.join(dir, "server.log"), chdir: ROOT).start.tap do |server|
+      @start_rss ||= server.rss_kb
+    end
+  end
+
+  def sample(server)
+    [server.rss_kb, Dir.children("/proc/#{server.pid}/fd").size]
+  rescue SystemCallError
+    [0, 0]
+  end
+
+  def peaks(samples)
+    [(samples.map(&:first).max.to_i / 1024.0).round, samples.map(&:last).max.to_i]
+  end
+
+  # @return [Array] achieved, p50, p99, max (ms), errors, lateness p50/p99 (ms), generator µs/request
+  def attack(url, rate, dir)
+    json = File.join(dir, "attack-#{rate}.json")
+    @attack_command = "heron attack URL --rate R --duration #{@duration} --processes #{@processes} --json FILE"
+    args = [url, "--rate", rate.to_s, "--duration", @duration.to_s, "--processes", @processes.to_s, "--json", json]
+    system(RbConfig.ruby, *ATTACK, *args, chdir: ROOT, out: File::NULL, exception: false)
+    r = JSON.parse(File.read(json))
+    failed = r.dig("requests", "errors") + r.dig("requests", "sent") - r.dig("requests", "ok")
+    [r.dig("rate", "achieved").round, *%w[p50 p99 max].map { |p| r.dig("latency_ms", "corrected", p).round }, failed,
+     r.dig("lateness_ms", "p50"), r.dig("lateness_ms", "p99").round(1), r.dig("generator", "cpu_us_per_request")]
+  end
+
+  def h2load(url, rate, dir)
+    log = File.join(dir, "h2load.log")
+    period = 10 # connections are started every 100 ms, rate/10 at a time
+    @h2load_command = "h2load --h1 -r #{rate / period} --rate-period 100ms -c #{rate * @duration} -n #{rate * @duration} " \
+                      "-T 30 -N 30 --log-file FILE URL"
+    argv = ["h2load", "--h1", "-r", (rate / period).to_s, "--rate-period", "100ms", "-c", (rate * @duration).to_s,
+            "-n", (rate * @duration).to_s, "-T", "30", "-N", "30", "--log-file", log, url]
+    output = IO.popen(argv, err: %i[child out], &:read)
+    h2load_row(File.readlines(log).map { |line| line.split.map(&:to_i) }, output)
+  end
+
+  def h2load_row(rows, output)
+    durations = rows.map(&:last).sort
+    starts = rows.map(&:first).minmax
+    at = ->(p) { (durations[((durations.size - 1) * p).round] / 1000.0).round }
+    failed = output[/(\d+) failed/, 1].to_i + rows.count { |_, status, _| status != 200 }
+    [((rows.size - 1) * 1e6 / (starts[1] - starts[0])).round, at.call(0.5), at.call(0.99), at.call(1.0), failed, "-", "-", "-"]
+  end
+
+  def loadavg
+    File.read("/proc/loadavg").split.first(3).join(" ")
+  end
+
+  def machine
+    cpu = File.read("/proc/cpuinfo")[/model name\s*:\s*(.*)/, 1]
+    "#{Etc.uname[:sysname]} #{Etc.uname[:release]}, #{Etc.nprocessors} CPUs (#{cpu}), #{RUBY_DESCRIPTION}"
+  end
+
+  def markdown
+    header = "| tool | max_connections | offered /s | achieved /s | p50 ms | p99 ms | max ms | errors | " \
+             "generator lateness p50 ms | lateness p99 ms | generator CPU µs/request | server CPU % | server peak RSS MB | server peak fds |"
+    <<~MD
+      # Slow requests: 1 s sleeps in one Heron process
+
+      - Date: #{Time.now.utc.strftime('%Y-%m-%d %H:%M UTC')}
+      - Machine: #{machine}; load average (1/5/15 min) at start #{@load_before}, at the end #{loadavg}.
+        The server and the load generator share the machine; other jobs were running.
+      - Command: `bundle exec ruby bench/slow_requests.rb #{@argv_text}`
+      - Server (fresh for each row): `#{@server_command}` (`bench/sleep.ru`: `sleep 1`, then "ok"); RSS after start #{(@start_rss.to_i / 1024.0).round} MB.
+      - heron attack row: `#{@attack_command}` (URL `/?ms=1000`); latency from each request's due time.
+      #{"- h2load row: `#{@h2load_command}`: connections opened open loop, one request each; latency from the send." if @h2load_command}
+      - errors: requests without a response plus non-2xx responses. Server CPU %: of one core, over the run.
+
+      #{header}
+      |#{'---|' * 14}
+      #{@rows.map { |row| "| #{row.join(' | ')} |" }.join("\n")}
+    MD
+  end
+end
+
+SlowRequests.new(ARGV).run if $PROGRAM_NAME == __FILE__
