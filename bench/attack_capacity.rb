@@ -62,6 +62,7 @@ class AttackCapacity
       pid = Process.spawn(command, chdir: ROOT, out: File.join(dir, "server.log"), err: [:child, :out], pgroup: true)
       next give_up(pid, command, dir) unless listening?(port)
       @server_command = command
+      @server_pid = pid
       return yield "http://127.0.0.1:#{port}/"
     ensure
       stop(pid) if pid

@@ -15,6 +15,9 @@
 # its latency is from each request's send (not from when the connection was due), taken from its
 # per-request log. httperf cannot: it uses select(2) and stops at 1,024 descriptors.
 # --default-cap R adds a row at R/s against a server left at the default max_connections (4,096).
+# --gc-init-slots N adds a row at the highest rate with the server started with
+# RUBY_GC_HEAP_INIT_SLOTS=N (a heap big enough from the start, so that opening thousands of
+# connections does not set off a major collection each time the heap fills).
 
 require "json"
 require "optparse"
@@ -46,6 +49,7 @@ class SlowRequests
     Dir.mktmpdir do |dir|
       @rates.each { |rate| row("heron attack", rate, dir) { |url| attack(url, rate, dir) } }
       row("heron attack, default max_connections", @default_cap, dir, cap: nil) { |url| attack(url, @default_cap, dir) } if @default_cap
+      gc_row(dir) if @gc_init_slots
       row("h2load (connection per request)", @cross_check, dir) { |url| h2load(url, @cross_check, dir) } if @cross_check
     end
     File.write(@out, markdown)
@@ -62,13 +66,21 @@ class SlowRequests
       o.on("--max-connections N", Integer, "the server's max_connections (default 12000)") { |v| @max_connections = v }
       o.on("--cross-check RATE", Integer, "add an h2load row at this rate") { |v| @cross_check = v }
       o.on("--default-cap RATE", Integer, "add a row at this rate with the default max_connections") { |v| @default_cap = v }
+      o.on("--gc-init-slots N", Integer, "add a row with the server's RUBY_GC_HEAP_INIT_SLOTS=N") { |v| @gc_init_slots = v }
       o.on("--out FILE", "markdown output") { |v| @out = v }
     end.parse!(argv)
   end
 
+  def gc_row(dir)
+    rate = @rates.max
+    row("heron attack, server RUBY_GC_HEAP_INIT_SLOTS=#{@gc_init_slots}", rate, dir, env: { "RUBY_GC_HEAP_INIT_SLOTS" => @gc_init_slots.to_s }) do |url|
+      attack(url, rate, dir)
+    end
+  end
+
   # Starts a server, runs the block against it while sampling the server, and records a row.
-  def row(tool, rate, dir, cap: @max_connections)
-    server = start_server(dir, cap)
+  def row(tool, rate, dir, cap: @max_connections, env: {})
+    server = start_server(dir, cap, env)
     samples = []
     sampler = Thread.new do
       loop do
@@ -87,11 +99,11 @@ class SlowRequests
     server&.stop
   end
 
-  def start_server(dir, cap)
+  def start_server(dir, cap, env)
     port = Bench::ServerProcess.free_port
     argv = SERVER + ["-b", "tcp://127.0.0.1:#{port}"] + (cap ? ["--max-connections", cap.to_s] : []) + ["bench/sleep.ru"]
     @server_command = argv.join(" ").sub(port.to_s, "PORT") if cap
-    Bench::ServerProcess.new(argv, port: port, log: File.join(dir, "server.log"), chdir: ROOT).start.tap do |server|
+    Bench::ServerProcess.new(argv, port: port, log: File.join(dir, "server.log"), chdir: ROOT, env: env).start.tap do |server|
       @start_rss ||= server.rss_kb
     end
   end
