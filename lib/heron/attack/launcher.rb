@@ -28,6 +28,7 @@ module Heron
       # @raise [SocketError] when a target's host does not resolve.
       # @raise [RuntimeError] when a generator process fails.
       def run
+        raise_open_file_limit
         return (@generator = generator(0, 1, @progress)).tap(&:resolve!).run if @options.processes == 1
         generator(0, 1).resolve! # fail before forking
         start = Process.clock_gettime(Process::CLOCK_MONOTONIC) + 0.2 + (0.05 * @options.processes)
@@ -49,6 +50,16 @@ module Heron
       end
 
       private
+
+      # Each request in flight holds a connection, and many systems start processes with a soft
+      # limit of 1,024 descriptors under a far higher hard one: the generator (and every process
+      # it forks) raises its soft limit to the hard one, as Go programs do, before opening any.
+      def raise_open_file_limit
+        soft, hard = Process.getrlimit(:NOFILE)
+        Process.setrlimit(:NOFILE, hard, hard) if soft < hard
+      rescue SystemCallError, NotImplementedError
+        nil # an unlimited hard limit can be refused; the soft one stays
+      end
 
       def generator(offset, stride, progress = nil)
         Generator.new(@targets.for_process(offset, @options.seed), schedule: @options.schedule, total: @options.total_requests,

@@ -36,6 +36,16 @@ class LauncherTest < Minitest::Test
     assert_empty output.string
   end
 
+  # 100 slow requests in flight need more than the 64 descriptors this process starts with.
+  def test_the_soft_open_file_limit_is_raised_to_the_hard_one
+    TestServer.fork_server(delay: 0.5) do |base|
+      code = "require 'heron/attack'; exit Heron::Attack::CLI.new(ARGV).run"
+      output = IO.popen([RbConfig.ruby, "-Ilib", "-e", code, "--", "#{base}/", "-r", "200", "-n", "100"],
+                        rlimit_nofile: [64, Process.getrlimit(:NOFILE).last], err: %i[child out], &:read)
+      assert_match(/responses 100 +errors 0 /, output)
+    end
+  end
+
   def test_a_failing_process_is_reported
     port = TCPServer.open("127.0.0.1", 0) { |s| s.addr[1] }
     recorder = launch(["http://127.0.0.1:#{port}/", "-r", "50", "-n", "4", "--processes", "2"])
