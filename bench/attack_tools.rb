@@ -25,6 +25,7 @@ require "uri"
 require "etc"
 require_relative "attack_capacity"
 require_relative "lib/cpu_stat"
+require_relative "lib/clock"
 
 # Adds httperf and heron attack --processes 2 to {AttackCapacity}'s search and report.
 class AttackTools < AttackCapacity
@@ -48,6 +49,8 @@ class AttackTools < AttackCapacity
   def initialize(argv)
     argv = argv.dup
     @target = option(argv, "--target") || "heron"
+    @paired = option(argv, "--paired")&.split(",")&.map { |rate| Integer(rate) }
+    @rounds = Integer(option(argv, "--rounds") || 3)
     @criterion = option(argv, "--criterion") || "issue"
     out = argv.index("--out") ? nil : File.join(ROOT, "bench/results/attack_tools.md")
     super(argv + (out ? ["--out", out] : []))
@@ -92,17 +95,41 @@ class AttackTools < AttackCapacity
     end
   end
 
-  # Runs the block; returns its value, the target's CPU µs per request and the busy cores.
+  # Runs the block; returns its value, the target's CPU µs per request (or "-" without
+  # requests), the machine's busy cores, and the cores other jobs used (busy cores minus what
+  # the generator, a waited-for child, and the target used).
   def with_cpu(requests)
     cpu = target_cpu
+    mine = Process.times
     before = Bench::CpuStat.sample
+    started = Bench::Clock.now
     result = yield
     delta = Bench::CpuStat.sample.zip(before).map { |a, b| a - b }
+    wall = Bench::Clock.now - started
     busy = Etc.nprocessors * (delta.sum - delta[3] - delta[4]) / delta.sum.to_f
-    [result, ((target_cpu - cpu) * 1e6 / [requests.call(result), 1].max).round(1), busy.round(2)]
+    generator = Process.times.then { |t| t.cutime + t.cstime - mine.cutime - mine.cstime }
+    target = target_cpu - cpu
+    count = requests.call(result)
+    [result, count.positive? ? (target * 1e6 / count).round(1) : "-", busy.round(2), (busy - ((generator + target) / wall)).round(2)]
+  end
+
+  # With --paired: the same rates for 1 and 2 processes, alternating, round after round, so both
+  # meet the same machine.
+  def paired(url, dir)
+    @rounds.times do
+      @paired.each do |rate|
+        [1, 2].each do |processes|
+          @processes = processes
+          attack(url, rate, dir)
+        end
+      end
+    end
+    @results = { "paired" => [nil, @steps.dup] }
+    @wrk = wrk(url)
   end
 
   def measure(url, dir)
+    return paired(url, dir) if @paired
     [1, 2].each do |processes|
       @processes = processes
       super(url, dir)
@@ -115,12 +142,12 @@ class AttackTools < AttackCapacity
   def attack(url, rate, dir)
     json = File.join(dir, "run-#{rate}.json")
     args = [url, "--rate", rate.to_s, "--duration", @duration.to_s, "--processes", @processes.to_s, "--json", json]
-    report, target, busy = with_cpu(->(r) { r.dig("requests", "sent") }) do
+    report, *cpu = with_cpu(->(r) { r.dig("requests", "sent") }) do
       system(RbConfig.ruby, *ATTACK, *args, chdir: ROOT, out: File::NULL, exception: true)
       JSON.parse(File.read(json))
     end
     row = step_row(rate, report)
-    note(row.insert(5, report.dig("lateness_ms", "p50")).insert(-2, target, busy))
+    note(row.insert(5, report.dig("lateness_ms", "p50")).insert(-2, *cpu).unshift(@processes))
     report
   end
 
@@ -151,29 +178,50 @@ class AttackTools < AttackCapacity
                        "--rate R/#{CALLS} --num-conns R*#{@duration}/#{CALLS} --num-calls #{CALLS} --timeout 5"
     @tries.times.any? do
       command = @httperf_command.gsub("R/#{CALLS}", (rate / CALLS.to_f).to_s).gsub("R*#{@duration}/#{CALLS}", (rate * @duration / CALLS).to_s)
-      out, target, busy = with_cpu(->(o) { o[/Total: connections \d+ requests (\d+)/, 1].to_i }) { `timeout #{(@duration * 3) + 15} #{command} 2>&1` }
+      out, *cpu = with_cpu(->(o) { o[/Total: connections \d+ requests (\d+)/, 1].to_i }) { `timeout #{(@duration * 3) + 15} #{command} 2>&1` }
       achieved = out[/Request rate: ([\d.]+)/, 1].to_f
       errors = out[/Errors: total (\d+)/, 1].to_i
       ok = achieved >= 0.99 * rate && errors.zero? && out.include?("Total: connections")
-      note([rate, achieved, out[/Reply time \[ms\]: response ([\d.]+)/, 1], "-", "-", "-", "-", "-", errors,
-            ok ? "yes" : "no", target, busy, File.read("/proc/loadavg").split.first])
+      note(["-", rate, achieved, out[/Reply time \[ms\]: response ([\d.]+)/, 1], "-", "-", "-", "-", "-", errors,
+            ok ? "yes" : "no", *cpu, File.read("/proc/loadavg").split.first])
       ok
     end
   end
 
   def note(row)
     @steps << row
-    puts "#{@processes} #{row.join(' ')}"
+    puts row.join(" ")
     $stdout.flush
+  end
+
+  # One line per rate and process count over the --paired rounds: rounds sustained, and medians.
+  def paired_summary
+    @steps.group_by { |row| row.first(2) }.map do |(processes, rate), rows|
+      median = ->(i) { rows.map { |row| row[i] }.grep(Numeric).sort[rows.size / 2] }
+      "| #{processes} | #{rate} | #{rows.count { |row| row[10] == 'yes' }} of #{rows.size} | " \
+        "#{[2, 6, 8, 11, 13].map { |i| median.call(i) }.join(' | ')} |"
+    end
+  end
+
+  def paired_markdown
+    <<~MD
+      ## Paired: 1 and 2 processes at the same rates, alternating (#{@rounds} rounds)
+
+      | processes | target /s | sustained | achieved /s | lateness p50 ms | generator CPU µs/request | #{@target} CPU µs/request | other jobs' cores |
+      |---|---|---|---|---|---|---|---|
+      #{paired_summary.join("\n")}
+
+      (medians over the rounds)
+    MD
   end
 
   def markdown
     summary = @results.map { |tool, (rate, _)| "| #{tool} | open | #{rate} |" }
     details = @results.map do |tool, (_, steps)|
       latency = tool.start_with?("httperf") ? "mean reply ms | - | - | - | -" : "corrected p50 ms | corrected p99 ms | uncorrected p99 ms | lateness p50 ms | lateness p99 ms"
-      "### #{tool}\n\n| target /s | achieved /s | #{latency} | generator CPU µs/request | errors | sustained | " \
-        "#{@target} CPU µs/request | busy cores (of #{Etc.nprocessors}, whole machine) | load (1 min) |\n" \
-        "|#{'---|' * 13}\n#{steps.map { |row| "| #{row.join(' | ')} |" }.join("\n")}"
+      "### #{tool}\n\n| processes | target /s | achieved /s | #{latency} | generator CPU µs/request | errors | sustained | " \
+        "#{@target} CPU µs/request | busy cores (of #{Etc.nprocessors}, whole machine) | other jobs' cores | load (1 min) |\n" \
+        "|#{'---|' * 15}\n#{steps.map { |row| "| #{row.join(' | ')} |" }.join("\n")}"
     end
     <<~MD
       # heron attack, httperf and wrk against one server, one run
@@ -182,16 +230,17 @@ class AttackTools < AttackCapacity
       - Machine: #{machine}; shared with other jobs: load average (1/5/15 min) at start #{@load_before}.
         The server and the load generator run on the same machine.
       - Server: `#{@server_command}`
-      - Command: `bundle exec ruby bench/attack_tools.rb --target #{@target} --criterion #{@criterion} --duration #{@duration} --tries #{@tries}`
+      - Command: `bundle exec ruby bench/attack_tools.rb --target #{@target} --criterion #{@criterion} --duration #{@duration} --tries #{@tries}#{" --paired #{@paired.join(',')} --rounds #{@rounds}" if @paired}`
       - heron attack step: `heron attack URL --rate R --duration #{@duration} --processes N --json FILE`
       - httperf step: `#{@httperf_command}`: sessions start open loop at R/#{CALLS} per second; the #{CALLS} calls
         of a session go one after the other on its keep-alive connection.
       - Sustained: achieved rate >= 99% of the target, no errors (heron attack: also #{@criterion == 'issue' ? 'lateness p50 < 1 ms, issue 18\'s test' : 'lateness p99 <= 10 ms'}),
         in one of up to #{@tries} attempts.
 
+      #{paired_markdown if @paired}
       | tool | loop | highest sustained rate /s |
       |---|---|---|
-      #{summary.join("\n")}
+      #{summary.join("\n") unless @paired}
       | `#{@wrk_command}` | closed | #{@wrk[:rate]} (p50 #{@wrk[:p50]}, p99 #{@wrk[:p99]}) |
 
       #{details.join("\n\n")}
