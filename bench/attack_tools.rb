@@ -232,8 +232,8 @@ class AttackTools < AttackCapacity
       - Server: `#{@server_command}`
       - Command: `bundle exec ruby bench/attack_tools.rb --target #{@target} --criterion #{@criterion} --duration #{@duration} --tries #{@tries}#{" --paired #{@paired.join(',')} --rounds #{@rounds}" if @paired}`
       - heron attack step: `heron attack URL --rate R --duration #{@duration} --processes N --json FILE`
-      - httperf step: `#{@httperf_command}`: sessions start open loop at R/#{CALLS} per second; the #{CALLS} calls
-        of a session go one after the other on its keep-alive connection.
+      #{"- httperf step: `#{@httperf_command}`: sessions start open loop at R/#{CALLS} per second; the #{CALLS} calls
+  of a session go one after the other on its keep-alive connection." unless @paired}
       - Sustained: achieved rate >= 99% of the target, no errors (heron attack: also #{@criterion == 'issue' ? 'lateness p50 < 1 ms, issue 18\'s test' : 'lateness p99 <= 10 ms'}),
         in one of up to #{@tries} attempts.
 
