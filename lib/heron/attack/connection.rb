@@ -95,7 +95,7 @@ module Heron
       # @param head [Boolean] whether the response has no body (HEAD request).
       # @return [Response]
       def exchange(bytes, head: false)
-        @socket.write(bytes)
+        transmit(bytes)
         response = ResponseReader.new(self).read(head: head)
         @uses += 1
         response
@@ -159,6 +159,22 @@ module Heron
         @buffer.bytesize - @offset
       end
 
+      # Writes every byte, waiting under the fiber scheduler only when the socket is full: a
+      # request usually goes out in one write_nonblock, without the scheduler's write hook (an
+      # IO::Buffer and a trip through Async per request).
+      def transmit(bytes)
+        until (written = @socket.write_nonblock(bytes, exception: false)) == bytes.bytesize
+          next wait(written) if written.is_a?(Symbol)
+          bytes = bytes.byteslice(written, bytes.bytesize - written)
+        end
+      end
+
+      # Waits for what a non-blocking call asked for (:wait_readable or :wait_writable; TLS can
+      # ask for either on a read or a write).
+      def wait(what)
+        what == :wait_readable ? @socket.to_io.wait_readable : @socket.to_io.wait_writable
+      end
+
       # Appends what the socket has, first dropping what was already consumed.
       def fill
         @buffer = @buffer.byteslice(@offset, buffered) if @offset.positive?
@@ -173,12 +189,10 @@ module Heron
       # length or chunks, so a cut response still shows as one).
       def receive
         loop do
-          case (data = @socket.read_nonblock(READ_SIZE, @scratch, exception: false))
-          when :wait_readable then @socket.to_io.wait_readable
-          when :wait_writable then @socket.to_io.wait_writable
-          when nil then raise EOFError, "end of file reached"
-          else return data
-          end
+          data = @socket.read_nonblock(READ_SIZE, @scratch, exception: false)
+          raise EOFError, "end of file reached" if data.nil?
+          return data unless data.is_a?(Symbol)
+          wait(data)
         end
       rescue OpenSSL::SSL::SSLError => e
         raise unless e.message.include?("unexpected eof")
