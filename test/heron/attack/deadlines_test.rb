@@ -8,10 +8,14 @@ class DeadlinesTest < Minitest::Test
   Deadlines = Heron::Attack::Deadlines
 
   def test_a_block_past_its_deadline_gets_a_timeout_and_others_run_on
-    deadlines = Deadlines.new(0.2)
+    deadlines = Deadlines.new(1)
     results = Sync do |task|
-      slow = task.async { deadlines.within { sleep(5) } rescue $ERROR_INFO.class }
-      quick = task.async { deadlines.within { sleep(0.05) && :done } || :done }
+      slow = task.async do
+        deadlines.within { sleep(5) }
+      rescue Async::TimeoutError => e
+        e.class
+      end
+      quick = task.async { deadlines.within { sleep(0.05) } && :done }
       [slow.wait, quick.wait].tap { deadlines.stop }
     end
     assert_equal [Async::TimeoutError, :done], results
