@@ -19,15 +19,19 @@ typedef struct Heron_Profiler_RequestProfile {
   VALUE extras; /* what only Ruby code reads (custom steps, per-shape counts): a Hash, or Qnil */
   double started, app_start;                  /* CLOCK_MONOTONIC seconds */
   double queue_ms, app_ms, total_ms, after_reply_ms; /* NAN while unknown (nil in Ruby) */
-  double cpu_ms, db_ms, mark_cpu;
+  double reactor_ms, mark_held; /* ms the request's fibers held the thread (CLOCK_MONOTONIC, vDSO) */
+  double cpu_ms, db_ms, mark_cpu; /* cpu_ms: NAN unless measure_cpu (a system call per switch) */
   size_t mark_allocated, mark_gcs;
+  int measure_cpu; /* whether this request's thread CPU time is read (config.profile_cpu_sample) */
   long allocations, gc_count, db_count, number; /* number 0: not numbered yet */
 } Heron_Profiler_RequestProfile;
 
-/* Counters read at a fiber switch. */
+/* Counters read at a fiber switch: held_ms is the monotonic clock (a vDSO read, no system
+ * call); cpu_ms the thread's CPU clock, read only when a profile involved measures it (NAN
+ * otherwise). */
 typedef struct Heron_Profiler_Counters {
   size_t allocated, gcs;
-  double cpu_ms;
+  double held_ms, cpu_ms;
 } Heron_Profiler_Counters;
 
 extern VALUE cHeron_Profiler_RequestProfile;
@@ -49,7 +53,8 @@ VALUE Heron_Profiler_RequestProfile_id(VALUE self);
 size_t Heron_Profiler_RequestProfile_id_text(VALUE self, const Heron_Profiler_RequestProfile *p, char *buf);
 double Heron_Profiler_monotonic(void);
 VALUE Heron_Profiler_str(const char *s); /* profiler_ext.c */
-void Heron_Profiler_Counters_read(Heron_Profiler_Counters *counters);
+void Heron_Profiler_Counters_read(Heron_Profiler_Counters *counters, int cpu);
+void Heron_Profiler_RequestProfile_skip_cpu(Heron_Profiler_RequestProfile *p);
 double Heron_Profiler_CPUClock_now_ms(void);
 void Heron_Profiler_RequestProfile_mark(Heron_Profiler_RequestProfile *profile, const Heron_Profiler_Counters *now);
 void Heron_Profiler_RequestProfile_charge(Heron_Profiler_RequestProfile *profile, const Heron_Profiler_Counters *now);

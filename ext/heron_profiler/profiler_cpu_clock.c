@@ -1,8 +1,9 @@
 /*
  * Heron::Profiler::CPUClock: the calling thread's CPU time (CLOCK_THREAD_CPUTIME_ID).
  *
- * Linux serves this clock only through a system call (the vDSO does not), about 0.5-1 µs on a
- * virtual machine; a profiled request reads it twice plus once per fiber switch. An earlier
+ * Linux serves this clock only through a system call (the vDSO does not), about 0.4-1 µs on a
+ * virtual machine; a CPU-sampled profiled request (config.profile_cpu_sample) reads it twice
+ * plus once per fiber switch, the others not at all. An earlier
  * version skipped most of those calls through glibc's rseq area; it saved about 1.6 µs per
  * profiled request but needed code few maintainers can review, so the plain call is used.
  *

@@ -1,8 +1,9 @@
 /*
- * Heron::Profiler::FiberAccounting: attributes CPU time, allocated objects and GC runs to the
- * request each fiber works for.
+ * Heron::Profiler::FiberAccounting: attributes reactor time (the monotonic clock, a vDSO read),
+ * CPU time (only for profiles that measure it: a system call), allocated objects and GC runs
+ * to the request each fiber works for.
  *
- * A C event hook on fiber switches reads the three counters whenever a switch leaves or
+ * A C event hook on fiber switches reads the counters whenever a switch leaves or
  * enters a fiber that works for an open profile, and charges their growth since the previous
  * switch to the RequestProfile of the fiber that was running, so two requests interleaving on
  * one reactor each get only their own share. Switches between fibers that work for nobody cost
@@ -131,7 +132,8 @@ static void Heron_Profiler_FiberAccounting_switch_to(Heron_Profiler_FiberAccount
   VALUE previous = Heron_Profiler_FiberAccounting_running_on(a, thread);
   Heron_Profiler_Counters now;
   if (NIL_P(previous) && NIL_P(profile)) return;
-  Heron_Profiler_Counters_read(&now);
+  Heron_Profiler_Counters_read(&now, (!NIL_P(previous) && HERON_PROFILE(previous)->measure_cpu) ||
+                                     (!NIL_P(profile) && HERON_PROFILE(profile)->measure_cpu));
   if (!NIL_P(previous)) Heron_Profiler_RequestProfile_charge(HERON_PROFILE(previous), &now);
   if (!NIL_P(profile)) Heron_Profiler_RequestProfile_mark(HERON_PROFILE(profile), &now);
   Heron_Profiler_FiberAccounting_set_running(a, thread, profile);

@@ -8,7 +8,7 @@
  * The values the hot path reads live in a C struct, not in instance variables (reading one of
  * those costs as much as a hash lookup); Ruby's #initialize hands them over with #configure.
  *
- *   #configure(app, accounting, store, profile_path, sample, check_timing, routes) (private)
+ *   #configure(app, accounting, store, profile_path, sample, check_timing, routes, cpu_sample) (private)
  *   #call(env)              -> [status, headers, body]
  *   #finish(profile, status) -> nil
  */
@@ -24,7 +24,8 @@ typedef struct Heron_Profiler_Middleware {
   VALUE routes; /* a RouteStats that #add's each finished profile, or Qnil */
   Heron_Profiler_FiberAccounting *a; /* accounting's */
   int c_store;                       /* whether store is a Heron::Profiler::Store */
-  long sample, requests;
+  long sample, requests;              /* config.profile_sample, and requests seen in the period */
+  long cpu_sample, cpu_requests;      /* config.profile_cpu_sample, and profiles seen in the period */
   int check_timing;                  /* Server-Timing only where #timing_allowed? says so */
   long features_seen; /* $LOADED_FEATURES' size when the SQL hooks were last looked for;
                          -1: all are installed; -2: not looked for yet */
@@ -72,17 +73,20 @@ static VALUE Heron_Profiler_Middleware_alloc(VALUE klass)
 }
 
 /*
- * call-seq: configure(app, accounting, store, profile_path, sample, check_timing, routes) -> self
+ * call-seq: configure(app, accounting, store, profile_path, sample, check_timing, routes, cpu_sample) -> self
  *
  * What #call needs: the Rack app, the FiberAccounting, the Store, the dashboard's path prefix
  * (a String, or nil for none), the sampling period (an Integer; 1 or less: every request) and
  * whether a response gets its Server-Timing only when #timing_allowed?(env) says so (outside
- * development) rather than always, and the RouteStats each finished profile is added to (or
- * nil).
+ * development) rather than always, the RouteStats each finished profile is added to (or
+ * nil), and the period of measured requests whose thread CPU time is read too (an Integer; 1
+ * or less: every one).
  */
-static VALUE Heron_Profiler_Middleware_configure(VALUE self, VALUE app, VALUE accounting, VALUE store, VALUE profile_path, VALUE sample, VALUE check_timing, VALUE routes)
+static VALUE Heron_Profiler_Middleware_configure(int argc, VALUE *argv, VALUE self)
 {
+  VALUE app, accounting, store, profile_path, sample, check_timing, routes, cpu_sample;
   Heron_Profiler_Middleware *m = rb_check_typeddata(self, &Heron_Profiler_Middleware_type);
+  rb_scan_args(argc, argv, "8", &app, &accounting, &store, &profile_path, &sample, &check_timing, &routes, &cpu_sample);
   m->a = Heron_Profiler_FiberAccounting_get(accounting);
   m->c_store = Heron_Profiler_Store_p(store);
   RB_OBJ_WRITE(self, &m->app, app);
@@ -91,7 +95,8 @@ static VALUE Heron_Profiler_Middleware_configure(VALUE self, VALUE app, VALUE ac
   RB_OBJ_WRITE(self, &m->profile_path, profile_path);
   RB_OBJ_WRITE(self, &m->routes, routes);
   m->sample = NUM2LONG(sample);
-  m->requests = 0;
+  m->cpu_sample = NUM2LONG(cpu_sample);
+  m->requests = m->cpu_requests = 0;
   m->features_seen = -2;
   m->check_timing = RTEST(check_timing);
   return self;
@@ -198,15 +203,15 @@ static void Heron_Profiler_Middleware_after_reply(const Heron_Profiler_Middlewar
   else rb_funcall(request->self, id_time_after_reply, 2, request->profile, callables);
 }
 
-/* Whether this request is one of those measured: the first, then one in every @sample
- * (config.profile_sample). */
-static int Heron_Profiler_Middleware_sampled_p(Heron_Profiler_Middleware *m)
+/* Whether this one is sampled: the first, then one in every `period`; `*count` counts them
+ * (requests for config.profile_sample, measured requests for config.profile_cpu_sample). */
+static int Heron_Profiler_Middleware_sampled_p(long *count, long period)
 {
-  long count;
-  if (m->sample <= 1) return 1;
-  count = m->requests;
-  m->requests = (count + 1) % m->sample;
-  return count == 0;
+  long seen;
+  if (period <= 1) return 1;
+  seen = *count;
+  *count = (seen + 1) % period;
+  return seen == 0;
 }
 
 /*
@@ -248,7 +253,7 @@ static VALUE Heron_Profiler_Middleware_route(VALUE self, Heron_Profiler_Middlewa
   if (Heron_Profiler_Middleware_dashboard_p(m, path)) return rb_funcall(self, id_dashboard, 1, env);
   response = Heron_Profiler_Middleware_tool(self, env, query);
   if (!NIL_P(response)) return response;
-  if (!Heron_Profiler_Middleware_sampled_p(m)) return rb_funcall(m->app, id_call, 1, env);
+  if (!Heron_Profiler_Middleware_sampled_p(&m->requests, m->sample)) return rb_funcall(m->app, id_call, 1, env);
   Heron_Profiler_Middleware_hook_sql(self, m);
   return Qundef;
 }
@@ -264,6 +269,7 @@ static VALUE Heron_Profiler_Middleware_run(VALUE self, Heron_Profiler_Middleware
   request.profile = profile;
   request.m = m;
   request.p = HERON_PROFILE(profile);
+  if (!Heron_Profiler_Middleware_sampled_p(&m->cpu_requests, m->cpu_sample)) Heron_Profiler_RequestProfile_skip_cpu(request.p);
   Heron_Profiler_FiberAccounting_open_profile(m->a, profile, request.p);
   response = rb_protect(Heron_Profiler_Middleware_measure, (VALUE)&request, &state);
   RB_GC_GUARD(profile);
@@ -314,7 +320,7 @@ void Init_Heron_Profiler_Middleware(VALUE mProfiler)
   Heron_Profiler_loaded_features = rb_gv_get("$LOADED_FEATURES");
   rb_gc_register_mark_object(Heron_Profiler_loaded_features);
   rb_define_alloc_func(klass, Heron_Profiler_Middleware_alloc);
-  rb_define_private_method(klass, "configure", Heron_Profiler_Middleware_configure, 7);
+  rb_define_private_method(klass, "configure", Heron_Profiler_Middleware_configure, -1);
   id_add = rb_intern("add");
   id_call = rb_intern("call");
   id_new = rb_intern("new");

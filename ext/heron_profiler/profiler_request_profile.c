@@ -8,7 +8,7 @@
  *   RequestProfile.start(env)
  *   #app_returned(status) #add_headers(headers) #finished #finished? #id #server_timing
  *   #add_query(query) #trim_queries(limit = 1000) #fibers
- *   readers: request_method path query status queries queue_ms app_ms total_ms cpu_ms
+ *   readers: request_method path query status queries queue_ms app_ms total_ms reactor_ms cpu_ms
  *            allocations gc_count db_ms db_count after_reply_ms n_plus_one started
  *   writers: status= n_plus_one= after_reply_ms=
  */
@@ -105,7 +105,16 @@ static VALUE Heron_Profiler_RequestProfile_alloc(VALUE klass)
   p->method = p->path = p->query = p->status = p->id = p->fiber = p->fibers = p->extras = Qnil;
   p->queries = p->n_plus_one = Heron_Profiler_RequestProfile_NONE;
   p->queue_ms = p->app_ms = p->total_ms = p->after_reply_ms = NAN;
+  p->measure_cpu = 1;
   return self;
+}
+
+/* Leaves the thread's CPU time of this (unsampled) request unmeasured: cpu_ms stays NAN (nil),
+ * and its fiber switches read no CPU clock. Call before FiberAccounting opens it. */
+void Heron_Profiler_RequestProfile_skip_cpu(Heron_Profiler_RequestProfile *p)
+{
+  p->measure_cpu = 0;
+  p->cpu_ms = NAN;
 }
 
 Heron_Profiler_RequestProfile *Heron_Profiler_RequestProfile_get(VALUE self)
@@ -162,12 +171,14 @@ double Heron_Profiler_monotonic(void)
   return Heron_Profiler_seconds(CLOCK_MONOTONIC);
 }
 
-/* Reads the three counters FiberAccounting charges: allocated objects, GC runs, thread CPU. */
-void Heron_Profiler_Counters_read(Heron_Profiler_Counters *counters)
+/* Reads the counters FiberAccounting charges: allocated objects, GC runs, the monotonic clock
+ * and, when `cpu` says a profile involved measures it, the thread's CPU clock (a system call). */
+void Heron_Profiler_Counters_read(Heron_Profiler_Counters *counters, int cpu)
 {
   counters->allocated = rb_gc_stat(sym_total_allocated_objects);
   counters->gcs = rb_gc_count();
-  counters->cpu_ms = Heron_Profiler_CPUClock_now_ms();
+  counters->held_ms = Heron_Profiler_monotonic() * 1000.0;
+  counters->cpu_ms = cpu ? Heron_Profiler_CPUClock_now_ms() : NAN;
 }
 
 /* Remembers the counters at the moment this profile's fiber was switched in. */
@@ -175,17 +186,17 @@ void Heron_Profiler_RequestProfile_mark(Heron_Profiler_RequestProfile *profile, 
 {
   profile->mark_allocated = now->allocated;
   profile->mark_gcs = now->gcs;
-  profile->mark_cpu = now->cpu_ms;
+  profile->mark_held = now->held_ms;
+  if (profile->measure_cpu) profile->mark_cpu = now->cpu_ms;
 }
 
-/* Charges the counters' growth since the last mark to this profile. (CPUClock's reading at
- * the mark may have been extrapolated past the kernel's, by time a hypervisor took: no
- * negative CPU time.) */
+/* Charges the counters' growth since the last mark to this profile. */
 void Heron_Profiler_RequestProfile_charge(Heron_Profiler_RequestProfile *profile, const Heron_Profiler_Counters *now)
 {
   profile->allocations += (long)(now->allocated - profile->mark_allocated);
   profile->gc_count += (long)(now->gcs - profile->mark_gcs);
-  if (now->cpu_ms > profile->mark_cpu) profile->cpu_ms += now->cpu_ms - profile->mark_cpu;
+  if (now->held_ms > profile->mark_held) profile->reactor_ms += now->held_ms - profile->mark_held;
+  if (profile->measure_cpu && now->cpu_ms > profile->mark_cpu) profile->cpu_ms += now->cpu_ms - profile->mark_cpu;
 }
 
 static double Heron_Profiler_optional_float(VALUE value, double fallback)
@@ -385,9 +396,10 @@ static void Heron_Profiler_Text_ms(Heron_Profiler_Text *text, double ms)
  * call-seq: server_timing -> String
  *
  * The W3C Server-Timing value of a profile whose app has returned:
- * `app;dur=1.20, db;dur=0.31;desc="2 queries", queue;dur=0.05, cpu;dur=0.90, gc;desc="0 runs",
- * alloc;desc="120 objects", heron;desc="5k2-1x8c"` (no queue entry when the queue time is
- * unknown; `heron` names the record, see #id). A binary String.
+ * `app;dur=1.20, db;dur=0.31;desc="2 queries", queue;dur=0.05, reactor;dur=0.88, cpu;dur=0.90,
+ * gc;desc="0 runs", alloc;desc="120 objects", heron;desc="5k2-1x8c"` (no queue entry when the
+ * queue time is unknown, no cpu entry when the request's CPU time was not sampled; `heron`
+ * names the record, see #id). A binary String.
  */
 static VALUE Heron_Profiler_RequestProfile_server_timing(VALUE self)
 {
@@ -430,8 +442,12 @@ static void Heron_Profiler_RequestProfile_timing_text(VALUE self, const Heron_Pr
     Heron_Profiler_Text_add(text, ", queue;dur=");
     Heron_Profiler_Text_ms(text, p->queue_ms);
   }
-  Heron_Profiler_Text_add(text, ", cpu;dur=");
-  Heron_Profiler_Text_ms(text, p->cpu_ms);
+  Heron_Profiler_Text_add(text, ", reactor;dur=");
+  Heron_Profiler_Text_ms(text, p->reactor_ms);
+  if (!isnan(p->cpu_ms)) {
+    Heron_Profiler_Text_add(text, ", cpu;dur=");
+    Heron_Profiler_Text_ms(text, p->cpu_ms);
+  }
   Heron_Profiler_Text_add(text, ", gc;desc=\"");
   Heron_Profiler_Text_long(text, p->gc_count);
   Heron_Profiler_Text_add(text, " runs\", alloc;desc=\"");
@@ -617,6 +633,7 @@ HERON_FLOAT_READER(app_ms)
 HERON_FLOAT_READER(total_ms)
 HERON_FLOAT_READER(after_reply_ms)
 HERON_FLOAT_READER(cpu_ms)
+HERON_FLOAT_READER(reactor_ms)
 HERON_FLOAT_READER(db_ms)
 HERON_FLOAT_READER(started)
 HERON_LONG_READER(allocations)
@@ -643,6 +660,7 @@ static void Heron_Profiler_RequestProfile_define_readers(VALUE klass)
   rb_define_method(klass, "total_ms", Heron_Profiler_RequestProfile_total_ms, 0);
   rb_define_method(klass, "after_reply_ms", Heron_Profiler_RequestProfile_after_reply_ms, 0);
   rb_define_method(klass, "cpu_ms", Heron_Profiler_RequestProfile_cpu_ms, 0);
+  rb_define_method(klass, "reactor_ms", Heron_Profiler_RequestProfile_reactor_ms, 0);
   rb_define_method(klass, "db_ms", Heron_Profiler_RequestProfile_db_ms, 0);
   rb_define_method(klass, "started", Heron_Profiler_RequestProfile_started, 0);
   rb_define_method(klass, "allocations", Heron_Profiler_RequestProfile_allocations, 0);

@@ -22,7 +22,10 @@ module Heron
     #
     # Every profiled request runs `call`, so it and `finish` are written in C
     # (ext/heron/profiler_middleware.c); see docs/profiling.md for what a request costs.
-    # `config.profile_sample` N measures the first request and one in N after it.
+    # `config.profile_sample` N measures the first request and one in N after it;
+    # `config.profile_cpu_sample` M reads the thread's CPU time (a system call at every fiber
+    # switch) for the first measured request and one in M after it, the others getting only the
+    # time their fibers held the reactor (see {FiberAccounting}).
     #
     # Trust: a proxy's `X-Request-Start` counts only when the request's peer is one of
     # `config.trusted_proxies`. In development every response gets its `server-timing`; in any
@@ -50,7 +53,8 @@ module Heron
         @development = config.environment_name == "development"
         @trusted = TrustedProxies.cached(config.trusted_proxies)
         @access = Dashboard::AccessControl.new(config)
-        configure(app, accounting, store, config.profile_path, config.profile_sample, !@development, @routes)
+        configure(app, accounting, store, config.profile_path, config.profile_sample, !@development, @routes,
+                  config.profile_cpu_sample)
       end
 
       # `call(env)` and `finish(profile, status)` are in C (ext/heron_profiler/profiler_middleware.c,

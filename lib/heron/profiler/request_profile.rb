@@ -5,8 +5,9 @@ Heron::Native.load("profiler_ext")
 
 module Heron
   module Profiler
-    # Everything measured about one request while it runs. {FiberAccounting} charges CPU time,
-    # allocations and GC runs to it between fiber switches; the SQL hooks add {Query}s; the
+    # Everything measured about one request while it runs. {FiberAccounting} charges the time its
+    # fibers held the reactor (and, on CPU-sampled requests, thread CPU time), allocations and GC
+    # runs to it between fiber switches; the SQL hooks add {Query}s; the
     # {Middleware} stamps the times. {#to_h} is the record the {Store} keeps.
     #
     # The stamps, counters and the hot methods (`new`, `app_returned`, `finished`, `id`,
@@ -82,7 +83,7 @@ module Heron
       def to_h
         { id: id, method: request_method, path: path, query: query, status: status, started_at: started_at,
           total_ms: total_ms, queue_ms: queue_ms, app_ms: app_ms, db_ms: db_ms, db_count: db_count,
-          cpu_ms: cpu_ms, allocations: allocations, gc_count: gc_count, after_reply_ms: after_reply_ms,
+          reactor_ms: reactor_ms, cpu_ms: cpu_ms, allocations: allocations, gc_count: gc_count, after_reply_ms: after_reply_ms,
           queries: queries.map(&:to_h), n_plus_one: n_plus_one, steps: steps, shapes: shapes }
       end
     end

@@ -35,6 +35,8 @@ class FiberAccountingTest < Minitest::Test
     assert_operator idle.allocations, :<, 5_000
     assert_operator busy.cpu_ms, :>=, 45.0
     assert_operator idle.cpu_ms, :<, 20.0
+    assert_operator busy.reactor_ms, :>=, 45.0
+    assert_operator idle.reactor_ms, :<, 20.0
   end
 
   def test_tracepoint_is_on_only_while_a_profile_is_open
@@ -95,8 +97,21 @@ class FiberAccountingServerTest < Minitest::Test
     end
   end
 
+  # The primary figure, on every profiled request: how long its fibers held the reactor.
+  def test_reactor_time_is_charged_to_the_request_that_held_it
+    with_profiled_server(app, profile_cpu_sample: 1000) do |port|
+      http_get(port, "/sleep") # the first measured request is CPU-sampled: the two below are not
+      busy, idle = concurrent_records(port, "/burn", "/sleep")
+      assert overlapping?(busy, idle), "the two requests did not run at the same time"
+      assert_operator busy[:reactor_ms], :>=, 195.0
+      assert_operator idle[:reactor_ms], :<, 25.0
+      assert_operator idle[:total_ms], :>=, 200.0
+      assert_equal [nil, nil], [busy[:cpu_ms], idle[:cpu_ms]]
+    end
+  end
+
   def test_cpu_time_is_charged_to_the_request_that_used_it
-    with_profiled_server(app) do |port|
+    with_profiled_server(app, profile_cpu_sample: 1) do |port|
       busy, idle = concurrent_records(port, "/burn", "/sleep")
       assert overlapping?(busy, idle), "the two requests did not run at the same time"
       assert_operator busy[:cpu_ms], :>=, 195.0

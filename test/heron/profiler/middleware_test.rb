@@ -43,7 +43,7 @@ class MiddlewareTest < Minitest::Test
 
   def test_server_timing_id_header_and_record_on_body_close
     response = get(middleware, "/hello?a=1", "HTTP_X_REQUEST_START" => "t=#{Time.now.to_f - 0.01}")
-    assert_match(/\Aapp;dur=[\d.]+, db;dur=0\.00;desc="0 queries", queue;dur=[\d.]+, cpu;/, response["server-timing"])
+    assert_match(/\Aapp;dur=[\d.]+, db;dur=0\.00;desc="0 queries", queue;dur=[\d.]+, reactor;dur=[\d.]+, cpu;/, response["server-timing"])
     record = @store.find(record_id(response))
     assert_equal ["GET", "/hello", "a=1", 200], record.values_at(:method, :path, :query, :status)
     assert_operator record[:queue_ms], :>=, 10.0
@@ -272,7 +272,7 @@ class MiddlewareServerTest < Minitest::Test
     with_profiled_server(app) do |port|
       status, headers, = http_get(port, "/timed?x=1")
       assert_equal 200, status
-      assert_match(/\Aapp;dur=[\d.]+, db;dur=0\.00;desc="0 queries", queue;dur=[\d.]+, cpu;dur=/, headers["server-timing"])
+      assert_match(/\Aapp;dur=[\d.]+, db;dur=0\.00;desc="0 queries", queue;dur=[\d.]+, reactor;dur=[\d.]+, cpu;dur=/, headers["server-timing"])
       record = profile_record(headers)
       assert_equal ["/timed", "x=1", 200], record.values_at(:path, :query, :status)
       assert_operator record[:app_ms], :>=, 20.0
@@ -370,6 +370,20 @@ class MiddlewareSampleTest < Minitest::Test
     timed = Array.new(7) { |i| app.call(Rack::MockRequest.env_for("/#{i}", "REMOTE_ADDR" => "::1"))[1].key?("server-timing") }
     assert_equal [true, false, false, true, false, false, true], timed
     assert_equal %w[/6 /3 /0], store.recent.map { |record| record[:path] }
+  end
+
+  # Every measured request gets the time its fibers held the reactor; the thread CPU clock (a
+  # system call at each fiber switch) is read for the first and one in profile_cpu_sample after.
+  def test_one_measured_request_in_n_gets_its_cpu_time
+    store = Heron::Profiler::Store.new
+    config = Heron::Configuration.new(environment: "production", profile_cpu_sample: 3)
+    app = Heron::Profiler::Middleware.new(->(_env) { [200, {}, ["ok"]] }, config, store: store)
+    timings = Array.new(4) { |i| app.call(Rack::MockRequest.env_for("/#{i}", "REMOTE_ADDR" => "::1"))[1]["server-timing"] }
+    assert_equal [true, false, false, true], timings.map { |timing| timing.include?(", cpu;dur=") }
+    assert(timings.all? { |timing| timing.match?(/, reactor;dur=\d+\.\d\d, /) })
+    records = store.recent.reverse
+    assert_equal [true, false, false, true], records.map { |record| record[:cpu_ms].is_a?(Float) }
+    assert(records.all? { |record| record[:reactor_ms] >= 0.0 })
   end
 
   def test_the_dashboard_answers_whatever_the_sample

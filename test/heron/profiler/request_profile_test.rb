@@ -5,7 +5,7 @@ require "heron/profiler"
 require "objspace"
 
 class RequestProfileTest < Minitest::Test
-  KEYS = %i[id method path query status started_at total_ms queue_ms app_ms db_ms db_count cpu_ms allocations
+  KEYS = %i[id method path query status started_at total_ms queue_ms app_ms db_ms db_count reactor_ms cpu_ms allocations
             gc_count after_reply_ms queries n_plus_one steps shapes].freeze
 
   def test_record_has_exactly_the_store_keys
@@ -118,7 +118,7 @@ class RequestProfileHeadersTest < Minitest::Test
   def test_server_timing_lists_every_metric_in_w3c_syntax
     p = profile
     value = p.server_timing
-    assert_match(/\Aapp;dur=\d+\.\d\d, db;dur=2\.00;desc="1 queries", queue;dur=1\.23, cpu;dur=\d+\.\d\d, /, value)
+    assert_match(/\Aapp;dur=\d+\.\d\d, db;dur=2\.00;desc="1 queries", queue;dur=1\.23, reactor;dur=\d+\.\d\d, cpu;dur=\d+\.\d\d, /, value)
     assert_match(/gc;desc="0 runs", alloc;desc="0 objects", heron;desc="#{p.id}"\z/, value)
     refute_includes profile(nil).server_timing, "queue"
   end
