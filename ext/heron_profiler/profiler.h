@@ -79,7 +79,10 @@ int Heron_Profiler_Store_p(VALUE value);
 VALUE Heron_Profiler_Store_push(VALUE self, VALUE record);
 void Heron_Profiler_Store_push_profile(VALUE self, VALUE profile, const Heron_Profiler_RequestProfile *p);
 
+int Heron_Profiler_Dashboard_AccessControl_local(VALUE env);
+
 void Init_Heron_Profiler_CPUClock(VALUE mProfiler);
+void Init_Heron_Profiler_Dashboard_AccessControl(VALUE mProfiler);
 void Init_Heron_Profiler_RequestProfile(VALUE mProfiler);
 void Init_Heron_Profiler_FiberAccounting(VALUE mProfiler);
 void Init_Heron_Profiler_Middleware(VALUE mProfiler);

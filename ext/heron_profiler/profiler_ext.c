@@ -8,6 +8,7 @@
  *   Heron::Profiler::FiberAccounting profiler_fiber_accounting.c
  *   Heron::Profiler::Middleware      profiler_middleware.c (and ProfiledBody's class)
  *   Heron::Profiler::Store           profiler_store.c
+ *   Heron::Profiler::Dashboard::AccessControl profiler_dashboard_access_control.c (its loopback rule)
  */
 #include "profiler.h"
 #include <ruby/encoding.h>
@@ -30,4 +31,5 @@ void Init_profiler_ext(void)
   Init_Heron_Profiler_FiberAccounting(mProfiler);
   Init_Heron_Profiler_Middleware(mProfiler);
   Init_Heron_Profiler_Store(mProfiler);
+  Init_Heron_Profiler_Dashboard_AccessControl(mProfiler);
 }

@@ -26,7 +26,7 @@ typedef struct Heron_Profiler_Middleware {
   int c_store;                       /* whether store is a Heron::Profiler::Store */
   long sample, requests;              /* config.profile_sample, and requests seen in the period */
   long cpu_sample, cpu_requests;      /* config.profile_cpu_sample, and profiles seen in the period */
-  int check_timing;                  /* Server-Timing only where #timing_allowed? says so */
+  int check_timing;                  /* Server-Timing only for some requests: TIMING_* */
   long features_seen; /* $LOADED_FEATURES' size when the SQL hooks were last looked for;
                          -1: all are installed; -2: not looked for yet */
 } Heron_Profiler_Middleware;
@@ -38,6 +38,7 @@ typedef struct Heron_Profiler_Middleware_request {
   Heron_Profiler_Middleware *m;
   Heron_Profiler_RequestProfile *p;
 } Heron_Profiler_Middleware_request;
+enum { TIMING_ALWAYS, TIMING_LOOPBACK, TIMING_ASK }; /* check_timing: development; no token; a token */
 static ID id_add, id_call, id_new, id_push, id_dashboard, id_memory_profile, id_flamegraph, id_install_hooks;
 static ID id_report_n_plus_one, id_time_after_reply, id_check_queries, id_trusted_proxy_p, id_timing_allowed_p;
 
@@ -76,9 +77,10 @@ static VALUE Heron_Profiler_Middleware_alloc(VALUE klass)
  * call-seq: configure(app, accounting, store, profile_path, sample, check_timing, routes, cpu_sample) -> self
  *
  * What #call needs: the Rack app, the FiberAccounting, the Store, the dashboard's path prefix
- * (a String, or nil for none), the sampling period (an Integer; 1 or less: every request) and
- * whether a response gets its Server-Timing only when #timing_allowed?(env) says so (outside
- * development) rather than always, the RouteStats each finished profile is added to (or
+ * (a String, or nil for none), the sampling period (an Integer; 1 or less: every request),
+ * which responses get their Server-Timing (false: all, in development; :loopback: those
+ * AccessControl's loopback rule allows, asked in C; true: those #timing_allowed?(env) allows),
+ * the RouteStats each finished profile is added to (or
  * nil), and the period of measured requests whose thread CPU time is read too (an Integer; 1
  * or less: every one).
  */
@@ -98,7 +100,7 @@ static VALUE Heron_Profiler_Middleware_configure(int argc, VALUE *argv, VALUE se
   m->cpu_sample = NUM2LONG(cpu_sample);
   m->requests = m->cpu_requests = 0;
   m->features_seen = -2;
-  m->check_timing = RTEST(check_timing);
+  m->check_timing = SYMBOL_P(check_timing) ? TIMING_LOOPBACK : RTEST(check_timing) ? TIMING_ASK : TIMING_ALWAYS;
   return self;
 }
 
@@ -179,11 +181,21 @@ static VALUE Heron_Profiler_Middleware_writable(VALUE headers)
   return OBJ_FROZEN(headers) ? rb_hash_dup(headers) : headers;
 }
 
+/* Whether this response gets the profiler's Server-Timing (see #configure's check_timing). */
+static int Heron_Profiler_Middleware_timing_p(const Heron_Profiler_Middleware_request *request)
+{
+  switch (request->m->check_timing) {
+  case TIMING_ALWAYS: return 1;
+  case TIMING_LOOPBACK: return Heron_Profiler_Dashboard_AccessControl_local(request->env);
+  default: return RTEST(rb_funcall(request->self, id_timing_allowed_p, 1, request->env));
+  }
+}
+
 /* Adds the profile's Server-Timing to the headers and reports N+1s once the app has returned. */
 static VALUE Heron_Profiler_Middleware_returned(const Heron_Profiler_Middleware_request *request, VALUE headers)
 {
   if (!RB_TYPE_P(headers, T_HASH)) return headers; /* not Rack 3: the server will refuse it */
-  if (!request->m->check_timing || RTEST(rb_funcall(request->self, id_timing_allowed_p, 1, request->env))) {
+  if (Heron_Profiler_Middleware_timing_p(request)) {
     headers = Heron_Profiler_Middleware_writable(headers);
     Heron_Profiler_RequestProfile_add_timing(request->profile, request->p, headers);
   }

@@ -53,7 +53,7 @@ module Heron
         @development = config.environment_name == "development"
         @trusted = TrustedProxies.cached(config.trusted_proxies)
         @access = Dashboard::AccessControl.new(config)
-        configure(app, accounting, store, config.profile_path, config.profile_sample, !@development, @routes,
+        configure(app, accounting, store, config.profile_path, config.profile_sample, timing_check, @routes,
                   config.profile_cpu_sample)
       end
 
@@ -146,6 +146,14 @@ module Heron
       end
 
       private
+
+      # How C decides whether a response gets its Server-Timing: false (development: always),
+      # :loopback (no profile_token: AccessControl's loopback rule, asked in C) or true (ask
+      # {#timing_allowed?}).
+      def timing_check
+        return false if @development
+        @access.token? ? true : :loopback
+      end
 
       # The N+1 findings so far (a finished profile has its final ones).
       def detect(profile)

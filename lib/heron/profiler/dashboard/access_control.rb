@@ -2,6 +2,8 @@
 
 require "rack/utils"
 require_relative "../../trusted_proxies"
+require_relative "../../native"
+Heron::Native.load("profiler_ext")
 
 module Heron
   module Profiler
@@ -18,15 +20,13 @@ module Heron
       # With a token: anyone who sends it, as `X-Heron-Token: TOKEN`, `Authorization: Bearer
       # TOKEN` or `?token=TOKEN` (the access log then shows it redacted), and nobody else,
       # loopback included. Callers answer a refusal with {NOT_FOUND}.
+      #
+      # The loopback rule (`local?(env)`, private) and {PROXY_HEADERS} are in C
+      # (ext/heron_profiler/profiler_dashboard_access_control.c): outside development every
+      # profiled request asks it, and the middleware calls it there without a Ruby call. The
+      # peer's address is matched on its text (Addrinfo#ip_address's canonical form: 127.0.0.0/8,
+      # ::1, 127.0.0.0/8 mapped into IPv6), not parsed with IPAddr, which cost several µs.
       class AccessControl
-        # A loopback peer as a socket reports it (Addrinfo#ip_address's canonical text): 127.0.0.0/8,
-        # ::1, and 127.0.0.0/8 mapped into IPv6. A match on the text, because this runs for every
-        # profiled request outside development (an IPAddr parse cost several microseconds).
-        LOOPBACK = /\A(?:127(?:\.\d{1,3}){3}|::1|::ffff:127(?:\.\d{1,3}){3})\z/i
-        PROXY_HEADERS = %w[
-          HTTP_FORWARDED HTTP_X_FORWARDED_FOR HTTP_X_REAL_IP HTTP_X_CLIENT_IP HTTP_TRUE_CLIENT_IP
-          HTTP_CF_CONNECTING_IP
-        ].freeze
         TOKEN_HEADER = "HTTP_X_HERON_TOKEN"
         TOKEN_PARAM = "token"
         NOT_FOUND = [404, { "content-type" => "text/plain", "content-length" => "10" }, ["Not Found\n"]].freeze
@@ -34,6 +34,12 @@ module Heron
         # @param config [Heron::Configuration] reads `profile_token`.
         def initialize(config)
           @token = config.profile_token&.to_s
+        end
+
+        # @return [Boolean] whether a token is required; without one, {#allowed?} is the loopback
+        #   rule alone, which the middleware asks in C.
+        def token?
+          !@token.nil?
         end
 
         # @param env [Hash] the Rack env.
@@ -68,12 +74,6 @@ module Heron
         def bearer_matches?(header)
           given = header[/\ABearer +(\S+)\z/i, 1]
           !given.nil? && Rack::Utils.secure_compare(given, @token)
-        end
-
-        def local?(env)
-          return false if env[TrustedProxies::UNIX_PEER_KEY]
-          return false if PROXY_HEADERS.any? { |name| env.key?(name) }
-          LOOPBACK.match?(env["REMOTE_ADDR"].to_s)
         end
 
         def query_params(env)

@@ -6,8 +6,17 @@ require "heron/profiler/dashboard"
 class DashboardAccessControlTest < Minitest::Test
   def test_without_a_token_only_loopback_is_allowed
     access = control(nil)
-    %w[127.0.0.1 127.8.9.10 ::1 ::ffff:127.0.0.1].each { |address| assert access.allowed?(env(address)), address }
-    ["10.0.0.1", "::2", "203.0.113.5", "not-an-address", nil].each { |address| refute access.allowed?(env(address)), address.inspect }
+    %w[127.0.0.1 127.8.9.10 127.255.255.255 ::1 ::ffff:127.0.0.1 ::FFFF:127.0.0.1].each { |address| assert access.allowed?(env(address)), address }
+    ["10.0.0.1", "::2", "203.0.113.5", "not-an-address", nil, "", "127.0.0", "127.0.0.1.5", "127.0.0.", "127..0.1",
+     "127.0.0.1234", "1270.0.0.1", "127.0.0.1 ", "::1 ", "::ffff:10.0.0.1", "::ffff:", "128.0.0.1"].each do |address|
+      refute access.allowed?(env(address)), address.inspect
+    end
+  end
+
+  # The middleware asks the loopback rule in C, without a Ruby call, when no token is set.
+  def test_token_says_whether_the_rule_is_the_token_or_loopback
+    refute_predicate control(nil), :token?
+    assert_predicate control("s3cret"), :token?
   end
 
   def test_loopback_through_a_proxy_is_not_local
