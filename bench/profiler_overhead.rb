@@ -113,8 +113,9 @@ class ProfilerOverheadBench
   # Medians of one variant's pairs: [[off, variant], ...], each [req/s, µs/request].
   def versus(list)
     losses = list.map { |(off, _), (rate, _)| (off - rate) / off }
+    added_us = list.map { |(_, off), (_, cpu)| cpu - off }
     { rate: median(list.map { |_, (rate, _)| rate }), cpu: median(list.map { |_, (_, cpu)| cpu }), lost: median(losses),
-      losses: losses, added: median(list.map { |(_, off), (_, cpu)| (cpu - off) / off }) }
+      losses: losses, added: median(list.map { |(_, off), (_, cpu)| (cpu - off) / off }), added_us: added_us }
   end
 
   def median(values)
@@ -166,6 +167,11 @@ class ProfilerOverheadBench
 
       #{rows.map { |name, values| spread(name, values) }.join("\n")}
 
+      Server CPU µs added per request, each round's pair (the variant's µs/request minus its profiling-off
+      half's), in round order, with the median:
+
+      #{rows.map { |name, values| added_us(name, values) }.join("\n")}
+
       Server CPU per request (µs, from /proc; "added" is relative to profiling off):
 
       | endpoint | off µs/req | #{MEASURED.map { |variant| "#{variant} µs/req | added" }.join(' | ')} |
@@ -181,6 +187,14 @@ class ProfilerOverheadBench
 
   def spread(name, values)
     lists = MEASURED.map { |variant| "#{variant}: #{values[variant][:losses].map { |share| percent(share) }.join(', ')}" }
+    "- #{name}: #{lists.join('; ')}"
+  end
+
+  def added_us(name, values)
+    lists = MEASURED.map do |variant|
+      rounds = values[variant][:added_us]
+      "#{variant}: #{rounds.map { |us| format('%+.1f', us) }.join(', ')} (median #{format('%+.1f', median(rounds))})"
+    end
     "- #{name}: #{lists.join('; ')}"
   end
 

@@ -8,7 +8,7 @@
  * The values the hot path reads live in a C struct, not in instance variables (reading one of
  * those costs as much as a hash lookup); Ruby's #initialize hands them over with #configure.
  *
- *   #configure(app, accounting, store, profile_path, sample, check_timing, routes, cpu_sample) (private)
+ *   #configure(app, accounting, store, profile_path, sample, check_timing, routes, cpu_sample, proxies) (private)
  *   #call(env)              -> [status, headers, body]
  *   #finish(profile, status) -> nil
  */
@@ -27,6 +27,7 @@ typedef struct Heron_Profiler_Middleware {
   long sample, requests;              /* config.profile_sample, and requests seen in the period */
   long cpu_sample, cpu_requests;      /* config.profile_cpu_sample, and profiles seen in the period */
   int check_timing;                  /* Server-Timing only for some requests: TIMING_* */
+  int proxies;                       /* whether any proxy is trusted (else X-Request-Start is not read) */
   long features_seen; /* $LOADED_FEATURES' size when the SQL hooks were last looked for;
                          -1: all are installed; -2: not looked for yet */
 } Heron_Profiler_Middleware;
@@ -74,21 +75,22 @@ static VALUE Heron_Profiler_Middleware_alloc(VALUE klass)
 }
 
 /*
- * call-seq: configure(app, accounting, store, profile_path, sample, check_timing, routes, cpu_sample) -> self
+ * call-seq: configure(app, accounting, store, profile_path, sample, check_timing, routes, cpu_sample, proxies) -> self
  *
  * What #call needs: the Rack app, the FiberAccounting, the Store, the dashboard's path prefix
  * (a String, or nil for none), the sampling period (an Integer; 1 or less: every request),
  * which responses get their Server-Timing (false: all, in development; :loopback: those
  * AccessControl's loopback rule allows, asked in C; true: those #timing_allowed?(env) allows),
  * the RouteStats each finished profile is added to (or
- * nil), and the period of measured requests whose thread CPU time is read too (an Integer; 1
- * or less: every one).
+ * nil), the period of measured requests whose thread CPU time is read too (an Integer; 1
+ * or less: every one), and whether any proxy is trusted (false: a request's X-Request-Start
+ * and X-Queue-Start are not even looked up).
  */
 static VALUE Heron_Profiler_Middleware_configure(int argc, VALUE *argv, VALUE self)
 {
-  VALUE app, accounting, store, profile_path, sample, check_timing, routes, cpu_sample;
+  VALUE app, accounting, store, profile_path, sample, check_timing, routes, cpu_sample, proxies;
   Heron_Profiler_Middleware *m = rb_check_typeddata(self, &Heron_Profiler_Middleware_type);
-  rb_scan_args(argc, argv, "8", &app, &accounting, &store, &profile_path, &sample, &check_timing, &routes, &cpu_sample);
+  rb_scan_args(argc, argv, "9", &app, &accounting, &store, &profile_path, &sample, &check_timing, &routes, &cpu_sample, &proxies);
   m->a = Heron_Profiler_FiberAccounting_get(accounting);
   m->c_store = Heron_Profiler_Store_p(store);
   RB_OBJ_WRITE(self, &m->app, app);
@@ -100,6 +102,7 @@ static VALUE Heron_Profiler_Middleware_configure(int argc, VALUE *argv, VALUE se
   m->cpu_sample = NUM2LONG(cpu_sample);
   m->requests = m->cpu_requests = 0;
   m->features_seen = -2;
+  m->proxies = RTEST(proxies);
   m->check_timing = SYMBOL_P(check_timing) ? TIMING_LOOPBACK : RTEST(check_timing) ? TIMING_ASK : TIMING_ALWAYS;
   return self;
 }
@@ -294,8 +297,9 @@ static VALUE Heron_Profiler_Middleware_run(VALUE self, Heron_Profiler_Middleware
 
 /* Whether the request carries a proxy's queue header (X-Request-Start / X-Queue-Start) that
  * may be believed: its peer is one of config.trusted_proxies (#trusted_proxy?). */
-static int Heron_Profiler_Middleware_proxy_p(VALUE self, VALUE env)
+static int Heron_Profiler_Middleware_proxy_p(VALUE self, const Heron_Profiler_Middleware *m, VALUE env)
 {
+  if (!m->proxies) return 0;
   if (NIL_P(rb_hash_aref(env, str_X_REQUEST_START)) && NIL_P(rb_hash_aref(env, str_X_QUEUE_START))) return 0;
   return RTEST(rb_funcall(self, id_trusted_proxy_p, 1, env));
 }
@@ -319,7 +323,7 @@ static VALUE Heron_Profiler_Middleware_call(VALUE self, VALUE env)
   query = rb_hash_aref(env, Heron_Profiler_str_QUERY_STRING);
   response = Heron_Profiler_Middleware_route(self, m, env, path, query);
   if (response != Qundef) return response;
-  return Heron_Profiler_Middleware_run(self, m, env, Heron_Profiler_RequestProfile_for_proxy(env, path, query, Heron_Profiler_Middleware_proxy_p(self, env)));
+  return Heron_Profiler_Middleware_run(self, m, env, Heron_Profiler_RequestProfile_for_proxy(env, path, query, Heron_Profiler_Middleware_proxy_p(self, m, env)));
 }
 
 void Init_Heron_Profiler_Middleware(VALUE mProfiler)

@@ -54,7 +54,7 @@ module Heron
         @trusted = TrustedProxies.cached(config.trusted_proxies)
         @access = Dashboard::AccessControl.new(config)
         configure(app, accounting, store, config.profile_path, config.profile_sample, timing_check, @routes,
-                  config.profile_cpu_sample)
+                  config.profile_cpu_sample, !@trusted.empty?)
       end
 
       # `call(env)` and `finish(profile, status)` are in C (ext/heron_profiler/profiler_middleware.c,
