@@ -119,6 +119,18 @@ class DashboardTest < Minitest::Test
     assert_includes index, "title=\"×1,000 at app/users.rb:12:in `roles&#39;: Users::User =&gt; [:roles]: add .eager(:roles)\""
   end
 
+  # Reactor time is on every record; CPU time only on CPU-sampled ones (profile_cpu_sample).
+  def test_reactor_time_in_the_index_and_both_times_on_the_request_page
+    @records = [record("s1", reactor_ms: 7.5, cpu_ms: nil), record("s2", reactor_ms: 4.5, cpu_ms: 3.5)]
+    _, _, index = get("/__heron")
+    assert_includes index, "Reactor</th>"
+    assert_includes index, "<td class=\"num\">7.5 ms</td>"
+    _, _, unsampled = get("/__heron/requests/s1")
+    assert_includes unsampled, %(<dt>Reactor</dt><dd class="">7.5 ms</dd></div>\n<div><dt>CPU</dt><dd class="">—</dd>)
+    _, _, sampled = get("/__heron/requests/s2")
+    assert_includes sampled, %(<dt>Reactor</dt><dd class="">4.5 ms</dd></div>\n<div><dt>CPU</dt><dd class="">3.5 ms</dd>)
+  end
+
   def test_detail_page_lists_at_most_500_queries
     @records = [record("many", queries: [QUERY] * 501)]
     _, _, body = get("/__heron/requests/many")

@@ -37,7 +37,7 @@ module Heron
           <div class="empty">No requests recorded yet. Make a request to the app, then refresh this page.</div>
           <% else -%>
           <table>
-          <thead><tr><th>Time (UTC)</th><th>Method</th><th>Path</th><th class="num">Status</th><th class="num">Total</th><th class="num">App</th><th class="num">Queue</th><th class="num">DB</th><th class="num">Allocations</th><th class="num">CPU</th><th>N+1</th></tr></thead>
+          <thead><tr><th>Time (UTC)</th><th>Method</th><th>Path</th><th class="num">Status</th><th class="num">Total</th><th class="num">App</th><th class="num">Queue</th><th class="num">DB</th><th class="num">Allocations</th><th class="num">Reactor</th><th>N+1</th></tr></thead>
           <tbody>
           <% records.each do |r| -%>
           <tr>
@@ -50,7 +50,7 @@ module Heron
           <td class="num"><%= ms r[:queue_ms] %></td>
           <td class="num"><%= ms r[:db_ms] %> / <%= count r[:db_count] %></td>
           <td class="num"><%= count r[:allocations] %></td>
-          <td class="num"><%= ms r[:cpu_ms] %></td>
+          <td class="num"><%= ms r[:reactor_ms] %></td>
           <td><%= badge(r) %></td>
           </tr>
           <% end -%>

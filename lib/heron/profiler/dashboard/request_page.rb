@@ -103,7 +103,7 @@ module Heron
         def cards
           [["Status", record[:status], status_class(record[:status])], ["Total", ms(record[:total_ms])],
            ["Queue", ms(record[:queue_ms])], ["App", ms(record[:app_ms])], ["Database", ms(record[:db_ms])],
-           ["Queries", count(record[:db_count])], ["CPU", ms(record[:cpu_ms])], ["Allocations", count(record[:allocations])],
+           ["Queries", count(record[:db_count])], ["Reactor", ms(record[:reactor_ms])], ["CPU", ms(record[:cpu_ms])], ["Allocations", count(record[:allocations])],
            ["GC runs", count(record[:gc_count])], ["After reply", record[:after_reply_ms] ? ms(record[:after_reply_ms]) : "pending"]]
         end
 
