@@ -7,18 +7,20 @@
 # their req/s is the ratio of their cost per request, whatever else the machine is doing.
 #
 #   bundle exec ruby bench/builds_ab.rb BEFORE_DIR AFTER_DIR [ROUNDS] [APP.ru]
+#   HERON_AB_FLAGS="--profile --no-metrics" bundle exec ruby bench/builds_ab.rb ... (default: --no-profile)
 #
 # Prints each round (req/s and server CPU per request of both) and the median after/before.
 # Not a test: numbers depend on the machine. Needs wrk, taskset and chrt.
 before, after, rounds, app = ARGV
 abort "usage: #{$PROGRAM_NAME} BEFORE_DIR AFTER_DIR [ROUNDS] [APP.ru]" unless before && after
 rounds = Integer(rounds || 5)
+FLAGS = ENV.fetch("HERON_AB_FLAGS", "--no-profile").split # e.g. "--profile --no-metrics" to compare profiled builds
 app = File.expand_path(app || File.join(__dir__, "hello.ru"))
 
 def start(dir, port, app)
   log = "/tmp/heron-ab-#{port}.log"
   pid = Process.spawn({ "BUNDLE_GEMFILE" => File.join(dir, "Gemfile") }, "taskset", "-c", "0", "chrt", "-b", "0",
-                      "bundle", "exec", "ruby", File.join(dir, "exe/heron"), "-e", "production", "-q", "--no-profile",
+                      "bundle", "exec", "ruby", File.join(dir, "exe/heron"), "-e", "production", "-q", *FLAGS,
                       "-b", "tcp://127.0.0.1:#{port}", app, chdir: dir, out: log, err: [:child, :out], pgroup: true)
   100.times { break if File.exist?(log) && File.read(log).include?("Listening"); sleep 0.2 }
   pid

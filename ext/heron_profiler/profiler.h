@@ -83,6 +83,7 @@ int Heron_Profiler_Dashboard_AccessControl_local(VALUE env);
 
 void Init_Heron_Profiler_CPUClock(VALUE mProfiler);
 void Init_Heron_Profiler_Dashboard_AccessControl(VALUE mProfiler);
+void Init_Heron_Profiler_RouteStats_Route(VALUE mProfiler);
 void Init_Heron_Profiler_RequestProfile(VALUE mProfiler);
 void Init_Heron_Profiler_FiberAccounting(VALUE mProfiler);
 void Init_Heron_Profiler_Middleware(VALUE mProfiler);

@@ -49,8 +49,8 @@ module Heron
       # @param profile [RequestProfile] a finished request.
       # @return [void]
       def add(profile)
-        name = route_name(profile.request_method, profile.path)
-        (@routes[name] || start(name)).add(profile)
+        method = profile.request_method
+        ((@names[method] ||= {})[profile.path] || route_for(method, profile.path)).add(profile)
       end
 
       # @param id [String] a record id.
@@ -70,16 +70,17 @@ module Heron
 
       private
 
-      def start(name)
-        name = OTHER if @routes.size >= MAX_ROUTES
-        @routes[name] ||= Route.new(name)
+      # The route of a method and path, remembered per path (at most {CACHED_PATHS} per method).
+      def route_for(method, path)
+        by_path = @names[method]
+        by_path.clear if by_path.size >= CACHED_PATHS
+        by_path[path] = start("#{method} #{path.to_s.gsub(ID_SEGMENT, '/:id')}".freeze)
       end
 
-      def route_name(method, path)
-        by_path = (@names[method] ||= {})
-        by_path[path] || begin
-          by_path.clear if by_path.size >= CACHED_PATHS
-          by_path[path] = "#{method} #{path.to_s.gsub(ID_SEGMENT, '/:id')}".freeze
+      def start(name)
+        @routes[name] || begin
+          name = OTHER if @routes.size >= MAX_ROUTES
+          @routes[name] ||= Route.new(name)
         end
       end
     end

@@ -45,7 +45,28 @@ class RouteStatsTest < Minitest::Test
     assert_equal [Stats::OTHER, 50], rows.first.values_at(:route, :count)
   end
 
+  # Route's figures are in C and read a RequestProfile's struct directly; the percentiles keep
+  # the last Route::SAMPLES total times.
+  def test_real_profiles_and_the_samples_ring
+    stats = Stats.new
+    profiles = Array.new(Stats::Route::SAMPLES + 10) { |i| finished(i < 10 ? 500.0 : 1.0) }
+    profiles.each { |profile| stats.add(profile) }
+    row = stats.export.first
+    assert_equal [Stats::Route::SAMPLES + 10, Stats::Route::SAMPLES], [row[:count], row[:samples].size]
+    assert_operator row[:samples].count { |ms| ms >= 500.0 }, :<, 10, "the oldest samples were overwritten"
+    assert_equal Stats::Route::SLOWEST, row[:slowest].size
+    assert(row[:slowest].all? { |record| record[:total_ms] >= 500.0 })
+  end
+
   private
+
+  # A finished RequestProfile whose total time is at least `ms`.
+  def finished(ms)
+    profile = Heron::Profiler::RequestProfile.new("GET", "/real", "", nil, Process.clock_gettime(Process::CLOCK_MONOTONIC) - ms / 1000.0)
+    profile.app_returned(200)
+    profile.finished
+    profile
+  end
 
   def profile(method, path, ms: 1.0, queries: 0)
     record = { id: "#{path}-#{ms}", method: method, path: path, total_ms: ms, db_count: queries }
