@@ -84,6 +84,8 @@ int Heron_Profiler_Dashboard_AccessControl_local(VALUE env);
 void Init_Heron_Profiler_CPUClock(VALUE mProfiler);
 void Init_Heron_Profiler_Dashboard_AccessControl(VALUE mProfiler);
 void Init_Heron_Profiler_RouteStats_Route(VALUE mProfiler);
+void Init_Heron_Profiler_RouteStats(VALUE mProfiler);
+void Heron_Profiler_RouteStats_Route_add_profile(VALUE self, VALUE profile);
 void Init_Heron_Profiler_RequestProfile(VALUE mProfiler);
 void Init_Heron_Profiler_FiberAccounting(VALUE mProfiler);
 void Init_Heron_Profiler_Middleware(VALUE mProfiler);

@@ -9,6 +9,7 @@
  *   Heron::Profiler::Middleware      profiler_middleware.c (and ProfiledBody's class)
  *   Heron::Profiler::Store           profiler_store.c
  *   Heron::Profiler::Dashboard::AccessControl profiler_dashboard_access_control.c (its loopback rule)
+ *   Heron::Profiler::RouteStats        profiler_route_stats.c (#add)
  *   Heron::Profiler::RouteStats::Route profiler_route_stats_route.c (its figures and #add)
  */
 #include "profiler.h"
@@ -33,5 +34,6 @@ void Init_profiler_ext(void)
   Init_Heron_Profiler_Middleware(mProfiler);
   Init_Heron_Profiler_Store(mProfiler);
   Init_Heron_Profiler_Dashboard_AccessControl(mProfiler);
+  Init_Heron_Profiler_RouteStats(mProfiler);
   Init_Heron_Profiler_RouteStats_Route(mProfiler);
 }

@@ -95,6 +95,13 @@ static void Heron_Profiler_RouteStats_Route_keep(VALUE self, Heron_Profiler_Rout
  */
 static VALUE Heron_Profiler_RouteStats_Route_add(VALUE self, VALUE profile)
 {
+  Heron_Profiler_RouteStats_Route_add_profile(self, profile);
+  return Qnil;
+}
+
+/* #add for C callers (RouteStats#add). */
+void Heron_Profiler_RouteStats_Route_add_profile(VALUE self, VALUE profile)
+{
   Heron_Profiler_RouteStats_Route *route = Heron_Profiler_RouteStats_Route_get(self);
   double ms;
   long queries;
@@ -105,7 +112,6 @@ static VALUE Heron_Profiler_RouteStats_Route_add(VALUE self, VALUE profile)
   if (route->nsamples < SAMPLES) route->samples[route->nsamples++] = ms;
   else route->samples[route->count % SAMPLES] = ms;
   if (RARRAY_LEN(route->slowest) < SLOWEST || ms > route->floor_ms) Heron_Profiler_RouteStats_Route_keep(self, route, profile);
-  return Qnil;
 }
 
 /* call-seq: samples -> Array of Float. The kept total times (ms), at most SAMPLES of them. */

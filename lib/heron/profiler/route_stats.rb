@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require_relative "../native"
+Heron::Native.load("profiler_ext")
 require_relative "route_stats/route"
 
 module Heron
@@ -11,7 +13,9 @@ module Heron
     # A route is the method and the path with its id-like segments (all digits, UUIDs, hex of
     # 16 or more characters) written `:id`: `GET /users/42/posts` counts as
     # `GET /users/:id/posts`. At most {MAX_ROUTES} routes are kept; requests of further routes
-    # are counted under {OTHER}. The middleware adds every finished profile ({#add}, from C).
+    # are counted under {OTHER}. The middleware adds every finished profile with `add(profile)`,
+    # which is C (ext/heron_profiler/profiler_route_stats.c): it finds the route in the cache
+    # {#route_for} fills (@names: method => {path => Route}) and adds to it.
     class RouteStats
       MAX_ROUTES = 200
       OTHER = "(other routes)"
@@ -46,13 +50,6 @@ module Heron
         @names = {}
       end
 
-      # @param profile [RequestProfile] a finished request.
-      # @return [void]
-      def add(profile)
-        method = profile.request_method
-        ((@names[method] ||= {})[profile.path] || route_for(method, profile.path)).add(profile)
-      end
-
       # @param id [String] a record id.
       # @return [Hash, nil] a copy of a record kept as one of its route's slowest.
       def find(id)
@@ -68,14 +65,18 @@ module Heron
         @routes.values.map(&:export)
       end
 
-      private
-
       # The route of a method and path, remembered per path (at most {CACHED_PATHS} per method).
+      # Called from C (`add`) for a path not seen yet; public so that C calls no private method.
+      # @param method [String] the request method.
+      # @param path [String, nil] the request path.
+      # @return [Route]
       def route_for(method, path)
-        by_path = @names[method]
+        by_path = (@names[method] ||= {})
         by_path.clear if by_path.size >= CACHED_PATHS
         by_path[path] = start("#{method} #{path.to_s.gsub(ID_SEGMENT, '/:id')}".freeze)
       end
+
+      private
 
       def start(name)
         @routes[name] || begin
