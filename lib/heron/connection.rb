@@ -24,9 +24,12 @@ module Heron
 
     # @param io [BasicSocket] the accepted socket.
     # @param context [Server::Context] the app, configuration, logger and what connections share.
-    # @param listener [#draining?, #admit, #finished] told of each request (the reactor thread):
-    #   `draining?` whether to take another request, `admit(request)` before the app is called
-    #   (a response when the request is shed), `finished(request)` after the response.
+    # @param listener [#draining?, #admit, #finished, #parking?, #park, #release] told of each
+    #   request (the reactor thread): `draining?` whether to take another request,
+    #   `admit(request)` before the app is called (a response when the request is shed),
+    #   `finished(request)` after the response; `parking?` whether it can park connections,
+    #   `park(connection, io, deadline, ordered:)` to wait with no fiber (see Server::ParkingLot),
+    #   `release(connection, io)` to close a parked idle one.
     # @param accepted_at [Float] monotonic time of accept.
     # @param peer [String, nil] the client's address from a PROXY protocol header.
     def initialize(io, context, listener, accepted_at, peer: nil)
@@ -41,6 +44,8 @@ module Heron
       @accepted_at = accepted_at
       @idle = true
       @task = Async::Task.current
+      @parkable = listener.parking? && @socket.parkable?
+      @park_after = @config.keepalive_park_after if @parkable && @config.keepalive_park_after < @config.keepalive_timeout
     end
 
     # @return [Boolean] whether the connection is waiting for a new request (safe to close).
@@ -58,6 +63,7 @@ module Heron
     # @param fresh [Boolean] also close a connection that never sent a request.
     def stop_if_idle(fresh: false)
       return @http2.drain if @http2
+      return @listener.release(self, @socket.io) if @parked == :idle
       @task.stop if @idle && (@kept_alive || fresh)
     end
 
@@ -69,20 +75,96 @@ module Heron
       when true then return serve_http2
       when nil then return # nothing came in time
       end
-      first = true
-      while (request = next_request(first))
+      serve_requests(true)
+    rescue StandardError => e
+      connection_failed(e)
+    ensure
+      close_socket(nil) unless @parked # HTTP/2, or no request came (the request loop closes its own)
+    end
+
+    # Serves a parked connection again (see Server::ParkingLot), in a new task, once its socket
+    # is readable: the next request of an idle one, or the request whose body it was waiting for.
+    # @return [Symbol, nil] :parked when it parked again; else the connection is closed.
+    def resume
+      @task = Async::Task.current
+      @parked = nil
+      request = @waiting
+      @waiting = nil
+      serve_requests(false, request)
+    end
+
+    # Ends a parked connection whose deadline passed: an idle one closes, one whose request body
+    # stopped arriving gets 408 (the app was never called).
+    # @return [void]
+    def expire
+      @parked = nil
+      reject(408, "request body timed out") if @waiting
+      close_socket(@waiting)
+      @waiting = nil
+    end
+
+    # Closes a parked connection at once (the reactor is stopping, or it was evicted).
+    # @return [void]
+    def close_parked
+      @parked = @waiting = nil
+      @socket.close
+    end
+
+    private
+
+    # The request loop. Returns :parked when the connection waits on in the parking lot, having
+    # given up its fiber; the socket stays open for {#resume}.
+    def serve_requests(first, request = nil)
+      while (request ||= next_request(first))
+        return park(:idle) if request == :idle
+        return park(:body, request) if awaiting_body?
         first = false
         break if respond(request) == :hijacked
         break unless request.keepalive && request.input.finished? || settle(request)
-        request = @expectation = nil # an idle keep-alive connection holds no finished request
+        request = @expectation = @pace = nil # an idle keep-alive connection holds no finished request
       end
     rescue StandardError => e
       connection_failed(e)
     ensure
-      close_socket(request)
+      close_socket(request) unless @parked
     end
 
-    private
+    # Hands the connection to the parking lot: an idle one until its keep-alive deadline (counted
+    # from the end of the last response), one waiting for its body until the body's next deadline
+    # (body_timeout, min_body_rate).
+    def park(kind, request = nil)
+      deadline = now + (kind == :idle ? @config.keepalive_timeout - @park_after : body_wait)
+      @parked = kind
+      @parked_at = now if request # for min_body_rate: the wait counts once it ends (#awaiting_body?)
+      @waiting = request
+      @listener.park(self, @socket.io, deadline, ordered: kind == :idle)
+      :parked
+    end
+
+    def body_wait = @pace ? @pace.next_wait : @config.body_timeout
+
+    # Whether the request's body is still to come and the app should not be called until
+    # `prebuffer_body` bytes of it (or all of it) are buffered: a client that sends its body
+    # slowly then waits parked, not in an app's fiber blocked in rack.input.read. Chunked bodies
+    # and `Expect: 100-continue` stream as before (the client waits for the app).
+    def awaiting_body?
+      return false unless (want = body_wanted)
+      received = 0
+      while @socket.buffered_bytes < want
+        count = @socket.fill_now
+        break unless count.is_a?(Integer)
+        received += count
+      end
+      @pace&.waited(@parked_at ? now - @parked_at : 0, received)
+      @parked_at = nil
+      count.is_a?(Symbol) # nothing more has come yet (nil: the client closed, the app will see it)
+    end
+
+    def body_wanted
+      return nil unless @parkable && (length = @parser.content_length)&.positive? && !@expectation.pending?
+      want = length < @config.prebuffer_body ? length : @config.prebuffer_body
+      want if @socket.buffered_bytes < want
+    end
 
     # The client speaks HTTP/2 (ALPN h2, or the cleartext preface): the connection is its.
     def serve_http2
@@ -93,6 +175,7 @@ module Heron
 
     def next_request(first)
       started = wait_for_request(first) or return nil
+      return started if started == :idle
       env = @env.fresh
       read_head(env, started) or return nil
       build_request(env, started)
@@ -122,10 +205,20 @@ module Heron
       Fiber.scheduler.yield unless first
       if !@socket.buffered?
         return nil if !first && @listener.draining? # a kept-alive connection takes no new request
-        return nil unless @socket.fill(first ? first_byte_wait : @config.keepalive_timeout)
+        filled = first ? @socket.fill(first_byte_wait) : fill_kept_alive or return nil
+        return filled if filled == :idle
       end
       @idle = false
       first ? @accepted_at : now
+    end
+
+    # Waits for a kept-alive connection's next request: keepalive_park_after in this fiber (a
+    # client that sends it at once pays nothing), then :idle, to park (see #park).
+    def fill_kept_alive
+      return @socket.fill(@config.keepalive_timeout) unless @park_after
+      @socket.fill(@park_after)
+    rescue Connection::BufferedSocket::Timeout
+      :idle
     end
 
     def first_byte_wait
@@ -136,9 +229,10 @@ module Heron
     def build_request(env, started)
       length = body_length
       expect = Request::Expectation.new(env, @parser.http_minor, length)
+      @pace = body_pace(length)
       input = Request::Input.new(@socket, @parser, length: length, limit: @config.max_body_size,
                                           timeout: @config.body_timeout, on_first_read: continue_hook(expect),
-                                          pace: body_pace(length))
+                                          pace: @pace)
       input = Request::RewindableInput.new(input, threshold: @config.body_spool_threshold) if @config.rewindable_input?
       @env.complete(env, input, started)
       send_continue(expect) if expect.pending? && @config.continue_mode == :eager
@@ -272,7 +366,7 @@ module Heron
     end
 
     def close_socket(request)
-      return if @hijacked
+      return if @hijacked || @socket.closed?
       return @socket.linger_close if @linger || (request && !request.input.finished?)
       @socket.close
     end

@@ -10,6 +10,7 @@ require_relative "callback_runner"
 require_relative "context"
 require_relative "accept_backoff"
 require_relative "load_shedder"
+require_relative "parking_lot"
 
 module Heron
   class Server
@@ -51,6 +52,7 @@ module Heron
       def run(&ready)
         Sync do |task|
           attach(task)
+          @parking = parking_lot(task)
           accepts = @accepts = @server.listeners.map do |listener|
             task.async(annotation: "heron accept") { accept_loop(listener) }
           end
@@ -58,6 +60,7 @@ module Heron
           @server.heartbeat&.then { |heartbeat| task.async(annotation: "heron heartbeat") { heartbeat.run(self) } }
           control_loop(accepts)
         ensure
+          close_parked
           task.children&.each(&:stop)
         end
       ensure
@@ -87,9 +90,9 @@ module Heron
         connection = Connection.new(io, @context, self, accepted, peer: peer)
         @connections << connection
         @metrics&.connection_opened
-        connection.serve
+        parked = connection.serve == :parked
       ensure
-        closed(connection)
+        closed(connection) unless parked
       end
 
       # Asks the loop to stop; safe from any thread and from a trap handler.
@@ -138,7 +141,63 @@ module Heron
       # @return [Integer] open connections on this loop.
       def connection_count = @connections.size
 
+      # @return [Boolean] whether connections may wait without a fiber (only under {#run}, where
+      #   epoll exists and keepalive_park_after or prebuffer_body asks for it).
+      def parking? = !@parking.nil?
+
+      # Parks a connection with no fiber until its socket is readable (then it is resumed in a
+      # new task) or `deadline` passes (then it expires). See Server::ParkingLot#park.
+      # @param connection [Connection]
+      # @param io [BasicSocket]
+      # @param deadline [Float] monotonic time.
+      # @param ordered [Boolean] see Server::ParkingLot#park.
+      # @return [void]
+      def park(connection, io, deadline, ordered:)
+        @parking.park(connection, io, deadline, ordered: ordered)
+      end
+
+      # Closes a parked connection now (graceful stop, eviction at the connection limit).
+      # @param connection [Connection]
+      # @param io [BasicSocket] its socket.
+      # @return [void]
+      def release(connection, io)
+        return unless @parking.remove(io)
+        connection.close_parked
+        closed(connection)
+      end
+
+      # @return [Integer] connections parked on this loop (a subset of {#connection_count}).
+      def parked_count = @parking ? @parking.size : 0
+
       private
+
+      def parking_lot(task)
+        return nil unless Server::ParkingLot.supported?
+        return nil unless @config.keepalive_park_after < @config.keepalive_timeout || @config.prebuffer_body.positive?
+        Server::ParkingLot.new(task, resume: ->(connection) { task.async(annotation: "heron connection") { resume(connection) } },
+                                     expire: ->(connection) { task.async(annotation: "heron parked") { expired(connection) } })
+      end
+
+      # Serves a parked connection whose socket became readable.
+      def resume(connection)
+        parked = connection.resume == :parked
+      ensure
+        closed(connection) unless parked
+      end
+
+      def expired(connection)
+        connection.expire
+      ensure
+        closed(connection)
+      end
+
+      # The reactor is ending: parked connections have no task to stop, so they are closed here.
+      def close_parked
+        @parking&.close&.each do |connection|
+          connection.close_parked
+          closed(connection)
+        end
+      end
 
       # Accepts everything pending (up to the free slots) before serving any of it: a new
       # connection's task runs at once, so accepting one per turn of the loop would leave the last
@@ -248,7 +307,7 @@ module Heron
         @draining = true
         accepts.each(&:stop)
         @server.stopped_accepting
-        @connections.each { |connection| connection.stop_if_idle }
+        @connections.to_a.each(&:stop_if_idle) # a parked connection closes (and leaves the set) at once
         @root.async { close_fresh_connections } # accepted before the stop, but still silent
         wait_for_connections(deadline)
         leftover = @callbacks.drain(deadline)
