@@ -24,12 +24,13 @@ module Heron
 
     # @param io [BasicSocket] the accepted socket.
     # @param context [Server::Context] the app, configuration, logger and what connections share.
-    # @param listener [#draining?, #admit, #finished, #parking?, #park, #release] told of each
+    # @param listener [#draining?, #admit, #finished, #parking?, #park, #release, #hot_wait] told of each
     #   request (the reactor thread): `draining?` whether to take another request,
     #   `admit(request)` before the app is called (a response when the request is shed),
     #   `finished(request)` after the response; `parking?` whether it can park connections,
-    #   `park(connection, io, deadline, ordered:)` to wait with no fiber (see Server::ParkingLot),
-    #   `release(connection, io)` to close a parked idle one.
+    #   `park(connection, io, deadline, lane)` to wait with no fiber (see Server::ParkingLot),
+    #   `release(connection, io)` to close a parked idle one, `hot_wait { }` to wait for the
+    #   next request in the fiber for a while (:busy when too many do).
     # @param accepted_at [Float] monotonic time of accept.
     # @param peer [String, nil] the client's address from a PROXY protocol header.
     def initialize(io, context, listener, accepted_at, peer: nil)
@@ -63,23 +64,14 @@ module Heron
     # @param fresh [Boolean] also close a connection that never sent a request.
     def stop_if_idle(fresh: false)
       return @http2.drain if @http2
-      return @listener.release(self, @socket.io) if @parked == :idle
+      return @listener.release(self, @socket.io) if @parked == :idle || (@parked == :fresh && fresh)
       @task.stop if @idle && (@kept_alive || fresh)
     end
 
     # Serves requests until the client or the protocol ends the connection.
     # @return [void]
     def serve
-      return unless @socket.handshake(@config.header_timeout)
-      case @config.http2 && HTTP2::Connection.wanted?(@socket, @config.first_byte_timeout)
-      when true then return serve_http2
-      when nil then return # nothing came in time
-      end
-      serve_requests(true)
-    rescue StandardError => e
-      connection_failed(e)
-    ensure
-      close_socket(nil) unless @parked # HTTP/2, or no request came (the request loop closes its own)
+      @socket.handshake(@config.header_timeout) ? serve_first : close_socket(nil)
     end
 
     # Serves a parked connection again (see Server::ParkingLot), in a new task, once its socket
@@ -87,10 +79,10 @@ module Heron
     # @return [Symbol, nil] :parked when it parked again; else the connection is closed.
     def resume
       @task = Async::Task.current
-      @parked = nil
+      kind = @parked
       request = @waiting
-      @waiting = nil
-      serve_requests(false, request)
+      @parked = @waiting = nil
+      kind == :fresh ? serve_first : serve_requests(false, request)
     end
 
     # Ends a parked connection whose deadline passed: an idle one closes, one whose request body
@@ -112,12 +104,28 @@ module Heron
 
     private
 
+    # A connection's first bytes: a plain one that has sent nothing yet parks until it does (so a
+    # burst of new connections holds no fibers while their requests travel); then HTTP/2 or the
+    # HTTP/1 request loop.
+    def serve_first
+      return park(:fresh) if @parkable && !@socket.buffered? && :wait_readable.equal?(@socket.fill_now)
+      case @config.http2 && HTTP2::Connection.wanted?(@socket, @config.first_byte_timeout)
+      when true then return serve_http2
+      when nil then return # nothing came in time
+      end
+      serve_requests(true)
+    rescue StandardError => e
+      connection_failed(e)
+    ensure
+      close_socket(nil) unless @parked # HTTP/2, or no request came (the request loop closes its own)
+    end
+
     # The request loop. Returns :parked when the connection waits on in the parking lot, having
     # given up its fiber; the socket stays open for {#resume}.
     def serve_requests(first, request = nil)
       while (request ||= next_request(first))
-        return park(:idle) if request == :idle
-        return park(:body, request) if awaiting_body?
+        return park(:idle) if :idle.equal?(request)
+        return park(:body, request) if @parkable && awaiting_body?
         first = false
         break if respond(request) == :hijacked
         break unless request.keepalive && request.input.finished? || settle(request)
@@ -133,15 +141,21 @@ module Heron
     # from the end of the last response), one waiting for its body until the body's next deadline
     # (body_timeout, min_body_rate).
     def park(kind, request = nil)
-      deadline = now + (kind == :idle ? @config.keepalive_timeout - @park_after : body_wait)
+      deadline = park_deadline(kind)
       @parked = kind
       @parked_at = now if request # for min_body_rate: the wait counts once it ends (#awaiting_body?)
       @waiting = request
-      @listener.park(self, @socket.io, deadline, ordered: kind == :idle)
+      @listener.park(self, @socket.io, deadline, kind)
       :parked
     end
 
-    def body_wait = @pace ? @pace.next_wait : @config.body_timeout
+    def park_deadline(kind)
+      case kind
+      when :fresh then @accepted_at + first_byte_wait
+      when :idle then now + @config.keepalive_timeout - @park_after
+      else now + (@pace ? @pace.next_wait : @config.body_timeout)
+      end
+    end
 
     # Whether the request's body is still to come and the app should not be called until
     # `prebuffer_body` bytes of it (or all of it) are buffered: a client that sends its body
@@ -161,7 +175,7 @@ module Heron
     end
 
     def body_wanted
-      return nil unless @parkable && (length = @parser.content_length)&.positive? && !@expectation.pending?
+      return nil unless (length = @parser.content_length)&.positive? && !@expectation.pending?
       want = length < @config.prebuffer_body ? length : @config.prebuffer_body
       want if @socket.buffered_bytes < want
     end
@@ -175,7 +189,7 @@ module Heron
 
     def next_request(first)
       started = wait_for_request(first) or return nil
-      return started if started == :idle
+      return started if :idle.equal?(started)
       env = @env.fresh
       read_head(env, started) or return nil
       build_request(env, started)
@@ -195,30 +209,47 @@ module Heron
       started
     end
 
-    # Waits for the first byte of the next request. Between keep-alive requests the fiber first
-    # gives up its turn: a client that always has its next request ready would otherwise keep the
-    # loop here and starve every other connection. While nothing is buffered the connection is
-    # idle, so a graceful stop may close it; once a drain has begun it takes no new request.
+    # Waits for the first byte of the next request. While nothing is buffered the connection is
+    # idle, so a graceful stop may close it. Returns :idle when a kept-alive connection is to
+    # park (see #next_request_ready).
     def wait_for_request(first)
       @idle = !@socket.buffered?
       @kept_alive = !first
-      Fiber.scheduler.yield unless first
-      if !@socket.buffered?
-        return nil if !first && @listener.draining? # a kept-alive connection takes no new request
-        filled = first ? @socket.fill(first_byte_wait) : fill_kept_alive or return nil
-        return filled if filled == :idle
-      end
+      ready = first ? @socket.buffered? || @socket.fill(first_byte_wait) : next_request_ready
+      return ready unless ready
+      return (@listener.draining? ? nil : :idle) if :idle.equal?(ready)
       @idle = false
       first ? @accepted_at : now
     end
 
-    # Waits for a kept-alive connection's next request: keepalive_park_after in this fiber (a
-    # client that sends it at once pays nothing), then :idle, to park (see #park).
-    def fill_kept_alive
-      return @socket.fill(@config.keepalive_timeout) unless @park_after
-      @socket.fill(@park_after)
+    # A kept-alive connection between requests: it waits in its fiber (keepalive_park_after when
+    # parking, else keepalive_timeout), so a client that sends its next request at once pays
+    # nothing, then gives :idle, to park. At most Server::ReactorThread::HOT_WAITS connections of
+    # a reactor wait in their fiber at once; the others serve what is already there or park at
+    # once, so a burst of connections does not leave a fiber (and its stack pages) each.
+    def next_request_ready
+      return wait_in_fiber(@config.keepalive_timeout) unless @park_after
+      ready = @listener.hot_wait { wait_in_fiber(@park_after) }
+      :busy.equal?(ready) ? ready_now : ready
+    end
+
+    # The fiber first gives up its turn: a client that always has its next request ready would
+    # otherwise keep the loop here and starve every other connection. Once a drain has begun a
+    # kept-alive connection takes no new request.
+    def wait_in_fiber(seconds)
+      Fiber.scheduler.yield
+      @socket.buffered? || !@listener.draining? && @socket.fill(seconds)
     rescue Connection::BufferedSocket::Timeout
+      raise unless @park_after
       :idle
+    end
+
+    # No fiber may wait: what is there already is served (after giving up the turn), else :idle.
+    def ready_now
+      ready = @socket.buffered? || @socket.fill_now
+      return :idle if :wait_readable.equal?(ready)
+      Fiber.scheduler.yield if ready
+      ready
     end
 
     def first_byte_wait

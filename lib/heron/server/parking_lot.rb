@@ -34,24 +34,25 @@ module Heron
         @expire = expire
         @set = Connection::IdleSet.new
         @io = IO.for_fd(@set.fileno, autoclose: false)
-        @idle = {} # fileno => [connection, deadline], in parking order, so in deadline order
-        @waiting = {} # the same for requests waiting for their body: deadlines in any order
+        # lane => { fileno => [connection, deadline] }. In the ORDERED lanes every connection
+        # waits the same time, so parking order is deadline order and expiry looks at the oldest.
+        @lanes = { fresh: {}, idle: {}, body: {} }
         @watcher = root.async(transient: true, annotation: "heron parking lot") { watch }
       end
 
       # @return [Integer] connections parked.
-      def size = @idle.size + @waiting.size
+      def size = @lanes.each_value.sum(&:size)
 
       # Parks a connection until its socket is readable or `deadline` passes.
       # @param connection [Connection]
       # @param io [BasicSocket] its socket.
       # @param deadline [Float] monotonic time.
-      # @param ordered [Boolean] whether deadlines of connections parked this way never come
-      #   before those parked earlier (keep-alive: now + keepalive_timeout), so expiry only looks
-      #   at the oldest.
+      # @param lane [Symbol] :fresh (no request yet: first_byte_timeout), :idle (between
+      #   requests: keepalive_timeout) or :body (a request waiting for its body: deadlines in any
+      #   order).
       # @return [void]
-      def park(connection, io, deadline, ordered:)
-        (ordered ? @idle : @waiting)[io.fileno] = [connection, deadline]
+      def park(connection, io, deadline, lane)
+        @lanes.fetch(lane)[io.fileno] = [connection, deadline]
         @set.add(io.fileno)
         schedule(deadline)
       end
@@ -62,7 +63,7 @@ module Heron
       def remove(io)
         fileno = io.fileno
         @set.delete(fileno)
-        (@idle.delete(fileno) || @waiting.delete(fileno))&.first
+        take(fileno)&.first
       end
 
       # Stops watching and returns every connection still parked (the reactor is ending).
@@ -71,10 +72,7 @@ module Heron
         [@watcher, @timer].each { |task| task&.stop }
         @io.close
         @set.close
-        left = (@idle.values + @waiting.values).map(&:first)
-        @idle.clear
-        @waiting.clear
-        left
+        @lanes.each_value.flat_map { |lane| lane.each_value.map(&:first).tap { lane.clear } }
       end
 
       private
@@ -83,7 +81,7 @@ module Heron
         loop do
           @io.wait_readable
           @set.ready.each do |fileno|
-            entry = @idle.delete(fileno) || @waiting.delete(fileno)
+            entry = take(fileno)
             @resume.call(entry.first) if entry
           end
         end
@@ -101,19 +99,27 @@ module Heron
         end
       end
 
-      def expire_due
-        at = now
-        while (entry = @idle.first) && entry[1][1] <= at
-          expire(@idle, entry[0])
-        end
-        @waiting.select { |_, (_, deadline)| deadline <= at }.each_key { |fileno| expire(@waiting, fileno) }
-        following = [@idle.first&.last&.last, @waiting.each_value.map(&:last).min].compact.min
-        schedule([following, at + SWEEP_INTERVAL].max) if following
+      # @return [Array(Connection, Float), nil] the entry parked on `fileno`, taken out of its lane.
+      def take(fileno)
+        @lanes.each_value { |lane| (entry = lane.delete(fileno)) and return entry }
+        nil
       end
 
-      def expire(parked, fileno)
+      def expire_due
+        at = now
+        [@lanes[:fresh], @lanes[:idle]].each do |lane|
+          expire(lane, lane.first[0]) while lane.first && lane.first[1][1] <= at
+        end
+        body = @lanes[:body]
+        body.select { |_, (_, deadline)| deadline <= at }.each_key { |fileno| expire(body, fileno) }
+        following = [@lanes[:fresh].first, @lanes[:idle].first].compact.map { |_, (_, deadline)| deadline }
+        following << body.each_value.map(&:last).min unless body.empty?
+        schedule([following.min, at + SWEEP_INTERVAL].max) unless following.empty?
+      end
+
+      def expire(lane, fileno)
         @set.delete(fileno)
-        @expire.call(parked.delete(fileno).first)
+        @expire.call(lane.delete(fileno).first)
       end
 
       def now = Process.clock_gettime(Process::CLOCK_MONOTONIC)

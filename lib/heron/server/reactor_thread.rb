@@ -11,6 +11,7 @@ require_relative "context"
 require_relative "accept_backoff"
 require_relative "load_shedder"
 require_relative "parking_lot"
+require_relative "connection_workers"
 
 module Heron
   class Server
@@ -20,6 +21,11 @@ module Heron
     class ReactorThread
       ACCEPT_BATCH = 256
       private_constant :ACCEPT_BATCH
+
+      # Kept-alive connections of one loop that may wait for their next request in their fiber
+      # (keepalive_park_after) at once; more park at once. Bounds the fibers, and so the dirty
+      # fiber stacks the process keeps, that a burst of connections leaves behind.
+      HOT_WAITS = 64
 
       # @return [Server::CallbackRunner]
       attr_reader :callbacks
@@ -41,6 +47,7 @@ module Heron
         @in_flight = 0
         @served = 0
         @handshakes = 0 # connections still reading their PROXY header (they count towards the limit)
+        @hot_waits = 0
         @draining = false
         @capacity = Async::Notification.new
         @wake_reader, @wake_writer = IO.pipe
@@ -52,6 +59,7 @@ module Heron
       def run(&ready)
         Sync do |task|
           attach(task)
+          @workers = Server::ConnectionWorkers.new(task)
           @parking = parking_lot(task)
           accepts = @accepts = @server.listeners.map do |listener|
             task.async(annotation: "heron accept") { accept_loop(listener) }
@@ -150,10 +158,23 @@ module Heron
       # @param connection [Connection]
       # @param io [BasicSocket]
       # @param deadline [Float] monotonic time.
-      # @param ordered [Boolean] see Server::ParkingLot#park.
+      # @param lane [Symbol] see Server::ParkingLot#park.
       # @return [void]
-      def park(connection, io, deadline, ordered:)
-        @parking.park(connection, io, deadline, ordered: ordered)
+      def park(connection, io, deadline, lane)
+        @parking.park(connection, io, deadline, lane)
+      end
+
+      # Runs the block (a connection waiting for its next request in its fiber) unless
+      # {HOT_WAITS} connections already are.
+      # @return [Object] the block's value, or :busy.
+      def hot_wait
+        return :busy if @hot_waits >= HOT_WAITS
+        begin
+          @hot_waits += 1
+          yield
+        ensure
+          @hot_waits -= 1
+        end
       end
 
       # Closes a parked connection now (graceful stop, eviction at the connection limit).
@@ -174,8 +195,8 @@ module Heron
       def parking_lot(task)
         return nil unless Server::ParkingLot.supported?
         return nil unless @config.keepalive_park_after < @config.keepalive_timeout || @config.prebuffer_body.positive?
-        Server::ParkingLot.new(task, resume: ->(connection) { task.async(annotation: "heron connection") { resume(connection) } },
-                                     expire: ->(connection) { task.async(annotation: "heron parked") { expired(connection) } })
+        Server::ParkingLot.new(task, resume: ->(connection) { @workers.run { resume(connection) } },
+                                     expire: ->(connection) { @workers.run { expired(connection) } })
       end
 
       # Serves a parked connection whose socket became readable.
@@ -214,12 +235,13 @@ module Heron
         end
       end
 
-      # Gives each accepted socket a task of its own. A drain's stop waits until all of them have
-      # one: starting a task runs it at once, and if the stop landed between two starts, the
-      # sockets not yet handed off would be dropped and their clients reset.
+      # Gives each accepted socket a fiber: a worker's (Server::ConnectionWorkers). A drain's stop
+      # waits until all of them have one: handing off runs the worker at once, and if the stop
+      # landed between two hand-offs, the sockets not yet handed off would be dropped and their
+      # clients reset.
       def hand_off(batch, proxy)
         Async::Task.current.defer_stop do
-          batch.each { |io| @root.async(annotation: "heron connection") { serve(io, proxy) } }
+          batch.each { |io| @workers.run { serve(io, proxy) } }
         end
       end
 
