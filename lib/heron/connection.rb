@@ -46,6 +46,7 @@ module Heron
       @idle = true
       @task = Async::Task.current
       @parkable = listener.parking? && @socket.parkable?
+      @prebuffer = @parkable && @config.prebuffer_body.positive?
       @park_after = @config.keepalive_park_after if @parkable && @config.keepalive_park_after < @config.keepalive_timeout
     end
 
@@ -125,7 +126,7 @@ module Heron
     def serve_requests(first, request = nil)
       while (request ||= next_request(first))
         return park(:idle) if :idle.equal?(request)
-        return park(:body, request) if @parkable && awaiting_body?
+        return park(:body, request) if @prebuffer && @parser.content_length && awaiting_body?
         first = false
         break if respond(request) == :hijacked
         break unless request.keepalive && request.input.finished? || settle(request)
