@@ -223,34 +223,26 @@ module Heron
       first ? @accepted_at : now
     end
 
-    # A kept-alive connection between requests: it waits in its fiber (keepalive_park_after when
-    # parking, else keepalive_timeout), so a client that sends its next request at once pays
-    # nothing, then gives :idle, to park. At most Server::ReactorThread::HOT_WAITS connections of
-    # a reactor wait in their fiber at once; the others serve what is already there or park at
-    # once, so a burst of connections does not leave a fiber (and its stack pages) each.
+    # A kept-alive connection between requests. The fiber first gives up its turn: a client that
+    # always has its next request ready would otherwise keep the loop here and starve every other
+    # connection. Once a drain has begun it takes no new request. If nothing has come, it waits
+    # in its fiber (keepalive_park_after when parking, else keepalive_timeout), so a client that
+    # sends its next request at once pays nothing, then gives :idle, to park. At most
+    # Server::ReactorThread::HOT_WAITS connections of a reactor wait in their fiber at once; the
+    # others park at once, so a burst of connections does not leave a fiber (and its stack
+    # pages) each.
     def next_request_ready
-      return wait_in_fiber(@config.keepalive_timeout) unless @park_after
-      ready = @listener.hot_wait { wait_in_fiber(@park_after) }
-      :busy.equal?(ready) ? ready_now : ready
-    end
-
-    # The fiber first gives up its turn: a client that always has its next request ready would
-    # otherwise keep the loop here and starve every other connection. Once a drain has begun a
-    # kept-alive connection takes no new request.
-    def wait_in_fiber(seconds)
       Fiber.scheduler.yield
-      @socket.buffered? || !@listener.draining? && @socket.fill(seconds)
+      return true if @socket.buffered?
+      return false if @listener.draining?
+      return @socket.fill(@config.keepalive_timeout) unless @park_after
+      ready = @socket.fill_now
+      return ready unless :wait_readable.equal?(ready)
+      ready = @listener.hot_wait { @socket.fill(@park_after) }
+      :busy.equal?(ready) ? :idle : ready
     rescue Connection::BufferedSocket::Timeout
       raise unless @park_after
       :idle
-    end
-
-    # No fiber may wait: what is there already is served (after giving up the turn), else :idle.
-    def ready_now
-      ready = @socket.buffered? || @socket.fill_now
-      return :idle if :wait_readable.equal?(ready)
-      Fiber.scheduler.yield if ready
-      ready
     end
 
     def first_byte_wait
