@@ -238,11 +238,8 @@ module Heron
       return @socket.fill(@config.keepalive_timeout) unless @park_after
       ready = @socket.fill_now
       return ready unless :wait_readable.equal?(ready)
-      ready = @listener.hot_wait { @socket.fill(@park_after) }
-      :busy.equal?(ready) ? :idle : ready
-    rescue Connection::BufferedSocket::Timeout
-      raise unless @park_after
-      :idle
+      ready = @listener.hot_wait { @socket.readable?(@park_after) && @socket.fill(@config.header_timeout) }
+      ready == false || :busy.equal?(ready) ? :idle : ready
     end
 
     def first_byte_wait

@@ -143,7 +143,7 @@ module Heron
         { name: :keepalive_park_after, default: 0.05, type: [:duration],
           group: "Timeouts and limits", directive: :value, usage: "keepalive_park_after SECONDS",
           shown: "`0.05`",
-          doc: "how long an idle keep-alive connection waits for its next request in its own fiber before it is *parked*: its fiber ends and its socket waits in the reactor's epoll set, costing a few KiB instead of a fiber stack's ~18 KiB, until the request arrives (then a new fiber serves it) or `keepalive_timeout` passes. A client that sends its next request at once never parks. `keepalive_timeout` or more never parks; not on TLS sockets or without epoll (see [deployment.md](deployment.md#memory-per-connection))" },
+          doc: "how long an idle keep-alive connection waits for its next request in a fiber before it is *parked*: its socket waits in the reactor's epoll set with no fiber, costing about 4 KiB instead of about 25, until the request arrives (a worker fiber then serves it) or `keepalive_timeout` passes. A client that sends its next request at once never parks; at most 64 connections per reactor thread wait in a fiber at once, the others park at once. New connections park until their first bytes. `keepalive_timeout` or more never parks kept-alive connections; nothing parks on TLS sockets or without epoll (see [deployment.md](deployment.md#memory-per-connection))" },
         { name: :body_timeout, default: 30.0, type: [:duration],
           group: "Timeouts and limits", directive: :value, usage: "body_timeout SECONDS",
           shown: "`30`",
