@@ -38,7 +38,6 @@ module Heron
       @listener = listener
       @config = context.config
       @socket = Connection::BufferedSocket.new(io, context.scratch_buffer)
-      @parser = context.new_parser
       @writer = Response::Writer.new(@socket, @config, context.date)
       @env = Request::EnvBuilder.new(context.env_template, io, @config, hijack: -> { hijack! }, peer: peer)
       @peer = peer
@@ -66,7 +65,7 @@ module Heron
     def stop_if_idle(fresh: false)
       return @http2.drain if @http2
       return @listener.release(self, @socket.io) if @parked == :idle || (@parked == :fresh && fresh)
-      @task.stop if @idle && (@kept_alive || fresh)
+      @task&.stop if @idle && (@kept_alive || fresh)
     end
 
     # Serves requests until the client or the protocol ends the connection.
@@ -144,6 +143,8 @@ module Heron
     def park(kind, request = nil)
       deadline = park_deadline(kind)
       @parked = kind
+      @task = nil # the worker moves on; a reference would keep an ended worker's fiber stack
+      @parser = nil unless request # about 1 KiB; a parked request keeps it (its body's framing)
       @parked_at = now if request # for min_body_rate: the wait counts once it ends (#awaiting_body?)
       @waiting = request
       @listener.park(self, @socket.io, deadline, kind)
@@ -202,7 +203,7 @@ module Heron
 
     def read_head(env, started)
       deadline = started + @config.header_timeout
-      @parser.reset
+      (@parser ||= @context.new_parser).reset # made for the first request, and again after parking
       until (length = @socket.parse_head(@parser, env))
         @socket.fill(time_left(deadline)) or return nil
       end
