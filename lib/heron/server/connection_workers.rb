@@ -11,7 +11,10 @@ module Heron
     # the fiber was started by `transfer` (as the fiber scheduler starts tasks): until the next
     # GC, every ended task would keep its stack, so a burst of short tasks (a burst of parked
     # connections waking up) would leave the process with one dirty stack (about 18 KiB) each.
-    # Workers reuse their fibers; at most MAX_IDLE wait idle, the others end.
+    # Workers reuse their fibers; at most MAX_IDLE wait idle, the others end. A worker whose job
+    # left tasks behind (a hijacked connection's handler, an app's fire-and-forget `Async { }`)
+    # ends too: those are its children, and stopping a later connection it served (a graceful
+    # stop, an eviction) would stop them.
     class ConnectionWorkers
       # Idle workers kept per reactor; more end once their job is done.
       MAX_IDLE = 64
@@ -30,16 +33,16 @@ module Heron
       # @return [void]
       def run(&job)
         return @idle.pop.signal(job) unless @idle.empty?
-        @root.async(annotation: "heron connection") { work(job) }
+        @root.async(annotation: "heron connection") { |task| work(task, job) }
       end
 
       private
 
-      def work(job)
+      def work(task, job)
         wakeup = Async::Condition.new
         while job
           job.call
-          job = next_job(wakeup)
+          job = task.children? ? nil : next_job(wakeup)
         end
       end
 

@@ -31,4 +31,19 @@ class ConnectionWorkersTest < Minitest::Test
       task.children.each(&:stop)
     end
   end
+
+  def test_a_worker_whose_job_left_a_task_behind_is_not_reused
+    Sync do |task|
+      workers = Heron::Server::ConnectionWorkers.new(task)
+      gate = Async::Condition.new
+      left = nil
+      workers.run { Async::Task.current.async { |child| (left = child) && gate.wait } }
+      sleep 0.01 # the job ends once its child waits
+      assert_equal 0, workers.idle, "it ends once its own job is done, leaving its child running"
+      assert left.running?
+    ensure
+      gate.signal
+      task.children.each(&:stop)
+    end
+  end
 end
