@@ -11,14 +11,15 @@ module Heron
     #
     # The sockets wait in one {Connection::IdleSet} (epoll, one-shot). One watcher task waits on
     # the set's descriptor through the fiber scheduler and hands each socket that became readable
-    # (or hung up) to `resume`, which serves it in a new task; one timer task sleeps until the
-    # earliest deadline and hands each connection past its deadline to `expire`. A connection is
+    # (or hung up) to `resume`, which serves it in a worker; one timer task sleeps until the
+    # earliest deadline (or TICK) and hands each connection past its deadline to `expire`. A connection is
     # in the lot until one of those, or {#remove}, takes it out.
     class ParkingLot
-      # Sweeps of the unordered (body) deadlines are at least this far apart, so many distinct
-      # deadlines cost a few sweeps a second rather than one each.
-      SWEEP_INTERVAL = 0.05
-      private_constant :SWEEP_INTERVAL
+      # The timer looks again at least this often while anything is parked, so a deadline earlier
+      # than the one it sleeps for is late by at most this; sweeps of the unordered (body)
+      # deadlines are also at least this far apart.
+      TICK = 0.1
+      private_constant :TICK
 
       # @return [Boolean] whether connections can be parked on this platform (epoll).
       def self.supported? = Connection::IdleSet.supported?
@@ -37,7 +38,9 @@ module Heron
         # lane => { fileno => [connection, deadline] }. In the ORDERED lanes every connection
         # waits the same time, so parking order is deadline order and expiry looks at the oldest.
         @lanes = { fresh: {}, idle: {}, body: {} }
+        @parked = Async::Condition.new # wakes the timer when the lot stops being empty
         @watcher = root.async(transient: true, annotation: "heron parking lot") { watch }
+        @timer = root.async(transient: true, annotation: "heron parking timer") { tick }
       end
 
       # @return [Integer] connections parked.
@@ -87,15 +90,19 @@ module Heron
         end
       end
 
-      # Makes the timer wake at `deadline` unless it wakes earlier already.
+      # Makes the timer wake by `deadline` (within TICK) unless it wakes earlier already.
       def schedule(deadline)
         return if @wake_at && @wake_at <= deadline
-        @timer&.stop
+        idle = @wake_at.nil?
         @wake_at = deadline
-        @timer = @root.async(transient: true, annotation: "heron parking timer") do
-          sleep(deadline - now) if deadline > now
-          @timer = @wake_at = nil
-          expire_due
+        @parked.signal if idle
+      end
+
+      # One long-lived task (a task per deadline would be a fiber, and a fiber's stack, each).
+      def tick
+        loop do
+          @wake_at ? sleep((@wake_at - now).clamp(0, TICK)) : @parked.wait
+          expire_due if @wake_at && @wake_at <= now
         end
       end
 
@@ -114,7 +121,7 @@ module Heron
         body.select { |_, (_, deadline)| deadline <= at }.each_key { |fileno| expire(body, fileno) }
         following = [@lanes[:fresh].first, @lanes[:idle].first].compact.map { |_, (_, deadline)| deadline }
         following << body.each_value.map(&:last).min unless body.empty?
-        schedule([following.min, at + SWEEP_INTERVAL].max) unless following.empty?
+        @wake_at = following.empty? ? nil : [following.min, at + TICK].max
       end
 
       def expire(lane, fileno)
