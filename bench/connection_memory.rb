@@ -14,7 +14,8 @@
 #   slow   connections that sent a POST head (Content-Length: 1000000) and 100 body bytes,
 #          so the app is blocked reading the body (Heron) or the server buffers it (Puma)
 #
-# Heron runs with its defaults. Puma runs in single mode with its default threads (0:5).
+# Heron runs with its defaults but for max_connections (COUNT + 1000, so none is evicted). Puma
+# runs in single mode with its default threads (0:5).
 
 require "optparse"
 require "socket"
@@ -48,7 +49,7 @@ module Bench
 
     def servers
       all = {
-        "heron" => ->(port) { ["bundle", "exec", "ruby", "#{ROOT}/exe/heron", "-b", "tcp://127.0.0.1:#{port}", "-e", "production", "-q", APP] },
+        "heron" => ->(port) { ["bundle", "exec", "ruby", "#{ROOT}/exe/heron", "-b", "tcp://127.0.0.1:#{port}", "-e", "production", "-q", "--max-connections", (@count + 1000).to_s, APP] },
         "puma" => ->(port) { ["bundle", "exec", "puma", "--no-config", "-b", "tcp://127.0.0.1:#{port}", "-e", "production", "-q", APP] },
       }
       all.select { |name, _| @only.nil? || @only.include?(name) }
@@ -57,7 +58,7 @@ module Bench
     def measure(name, argv, kind)
       port = ServerProcess.free_port
       log = File.join(Dir.tmpdir, "connection_memory-#{name}-#{kind}.log")
-      server = ServerProcess.new(argv.call(port), port: port, log: log, chdir: ROOT, rlimit_nofile: @count * 2 + 256).start
+      server = ServerProcess.new(argv.call(port), port: port, log: log, chdir: ROOT, rlimit_nofile: nofile).start
       warm(port)
       before = settled_rss(server)
       sockets = kind == :idle ? open_idle(port) : open_slow(port)
@@ -68,6 +69,9 @@ module Bench
       sockets&.each { |socket| socket.close unless socket.closed? } if sockets.is_a?(Array)
       server&.stop
     end
+
+    # Descriptors for the server: one per connection and plenty to spare, within the hard limit.
+    def nofile = [@count * 2 + 256, Process.getrlimit(:NOFILE)[1]].min
 
     def warm(port)
       pool = IdleConnections.new("127.0.0.1", port, batch: 200)

@@ -1,7 +1,7 @@
 # frozen_string_literal: true
 
-# Builds Heron's core C classes: Heron::HTTPParser and Heron::Response::Head (heron_ext.c lists
-# them). The profiler's are in ext/heron_profiler.
+# Builds Heron's core C classes: Heron::HTTPParser, Heron::Response::Head and
+# Heron::Connection::IdleSet (heron_ext.c lists them). The profiler's are in ext/heron_profiler.
 #
 # Environment:
 #   HERON_SANITIZE=address            build with AddressSanitizer (+ UndefinedBehaviorSanitizer)
@@ -16,5 +16,7 @@ require_relative "compiler_flags"
 
 # Ruby >= 3.0: deduplicated frozen strings for env keys built at run time.
 have_func("rb_interned_str", "ruby.h")
+# Linux: epoll for Heron::Connection::IdleSet (elsewhere idle connections are not parked).
+have_header("sys/epoll.h")
 
 create_makefile("heron/heron_ext")

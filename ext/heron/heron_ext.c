@@ -3,6 +3,7 @@
  *
  *   Heron::HTTPParser       heron_http_parser.c (the binding; the grammar is http_parser.c)
  *   Heron::Response::Head   heron_response_head.c
+ *   Heron::Connection::IdleSet  heron_connection_idle_set.c (epoll, for parked connections)
  *
  * The profiler's C classes are a separate extension (ext/heron_profiler), loaded only when
  * profiling or metrics are on.
@@ -11,10 +12,12 @@
 
 void Init_Heron_HTTPParser(VALUE mHeron);
 void Init_Heron_Response_Head(VALUE mHeron);
+void Init_Heron_Connection_IdleSet(VALUE mHeron);
 
 void Init_heron_ext(void)
 {
   VALUE mHeron = rb_define_module("Heron");
   Init_Heron_HTTPParser(mHeron);
   Init_Heron_Response_Head(mHeron);
+  Init_Heron_Connection_IdleSet(mHeron);
 }

@@ -24,9 +24,13 @@ module Heron
 
     # @param io [BasicSocket] the accepted socket.
     # @param context [Server::Context] the app, configuration, logger and what connections share.
-    # @param listener [#draining?, #admit, #finished] told of each request (the reactor thread):
-    #   `draining?` whether to take another request, `admit(request)` before the app is called
-    #   (a response when the request is shed), `finished(request)` after the response.
+    # @param listener [#draining?, #admit, #finished, #parking?, #park, #release, #hot_wait] told of each
+    #   request (the reactor thread): `draining?` whether to take another request,
+    #   `admit(request)` before the app is called (a response when the request is shed),
+    #   `finished(request)` after the response; `parking?` whether it can park connections,
+    #   `park(connection, io, deadline, lane)` to wait with no fiber (see Server::ParkingLot),
+    #   `release(connection, io)` to close a parked idle one, `hot_wait { }` to wait for the
+    #   next request in the fiber for a while (:busy when too many do).
     # @param accepted_at [Float] monotonic time of accept.
     # @param peer [String, nil] the client's address from a PROXY protocol header.
     def initialize(io, context, listener, accepted_at, peer: nil)
@@ -34,13 +38,15 @@ module Heron
       @listener = listener
       @config = context.config
       @socket = Connection::BufferedSocket.new(io, context.scratch_buffer)
-      @parser = context.new_parser
       @writer = Response::Writer.new(@socket, @config, context.date)
       @env = Request::EnvBuilder.new(context.env_template, io, @config, hijack: -> { hijack! }, peer: peer)
       @peer = peer
       @accepted_at = accepted_at
       @idle = true
       @task = Async::Task.current
+      @parkable = listener.parking? && @socket.parkable?
+      @prebuffer = @parkable && @config.prebuffer_body.positive?
+      @park_after = @config.keepalive_park_after if @parkable && @config.keepalive_park_after < @config.keepalive_timeout
     end
 
     # @return [Boolean] whether the connection is waiting for a new request (safe to close).
@@ -58,31 +64,123 @@ module Heron
     # @param fresh [Boolean] also close a connection that never sent a request.
     def stop_if_idle(fresh: false)
       return @http2.drain if @http2
-      @task.stop if @idle && (@kept_alive || fresh)
+      return @listener.release(self, @socket.io) if @parked == :idle || (@parked == :fresh && fresh)
+      @task&.stop if @idle && (@kept_alive || fresh)
     end
 
     # Serves requests until the client or the protocol ends the connection.
     # @return [void]
     def serve
-      return unless @socket.handshake(@config.header_timeout)
+      @socket.handshake(@config.header_timeout) ? serve_first : close_socket(nil)
+    end
+
+    # Serves a parked connection again (see Server::ParkingLot), in a new task, once its socket
+    # is readable: the next request of an idle one, or the request whose body it was waiting for.
+    # @return [Symbol, nil] :parked when it parked again; else the connection is closed.
+    def resume
+      @task = Async::Task.current
+      kind = @parked
+      request = @waiting
+      @parked = @waiting = nil
+      kind == :fresh ? serve_first : serve_requests(false, request)
+    end
+
+    # Ends a parked connection whose deadline passed: an idle one closes, one whose request body
+    # stopped arriving gets 408 (the app was never called).
+    # @return [void]
+    def expire
+      @parked = nil
+      reject(408, "request body timed out") if @waiting
+      close_socket(@waiting)
+      @waiting = nil
+    end
+
+    # Closes a parked connection at once (the reactor is stopping, or it was evicted).
+    # @return [void]
+    def close_parked
+      @parked = @waiting = nil
+      @socket.close
+    end
+
+    private
+
+    # A connection's first bytes: a plain one that has sent nothing yet parks until it does (so a
+    # burst of new connections holds no fibers while their requests travel); then HTTP/2 or the
+    # HTTP/1 request loop.
+    def serve_first
+      return park(:fresh) if @parkable && !@socket.buffered? && :wait_readable.equal?(@socket.fill_now)
       case @config.http2 && HTTP2::Connection.wanted?(@socket, @config.first_byte_timeout)
       when true then return serve_http2
       when nil then return # nothing came in time
       end
-      first = true
-      while (request = next_request(first))
+      serve_requests(true)
+    rescue StandardError => e
+      connection_failed(e)
+    ensure
+      close_socket(nil) unless @parked # HTTP/2, or no request came (the request loop closes its own)
+    end
+
+    # The request loop. Returns :parked when the connection waits on in the parking lot, having
+    # given up its fiber; the socket stays open for {#resume}.
+    def serve_requests(first, request = nil)
+      while (request ||= next_request(first))
+        return park(:idle) if :idle.equal?(request)
+        return park(:body, request) if @prebuffer && @parser.content_length && awaiting_body?
         first = false
         break if respond(request) == :hijacked
         break unless request.keepalive && request.input.finished? || settle(request)
-        request = @expectation = nil # an idle keep-alive connection holds no finished request
+        request = @expectation = @pace = nil # an idle keep-alive connection holds no finished request
       end
     rescue StandardError => e
       connection_failed(e)
     ensure
-      close_socket(request)
+      close_socket(request) unless @parked
     end
 
-    private
+    # Hands the connection to the parking lot: an idle one until its keep-alive deadline (counted
+    # from the end of the last response), one waiting for its body until the body's next deadline
+    # (body_timeout, min_body_rate).
+    def park(kind, request = nil)
+      deadline = park_deadline(kind)
+      @parked = kind
+      @task = nil # the worker moves on; a reference would keep an ended worker's fiber stack
+      @parser = nil unless request # about 1 KiB; a parked request keeps it (its body's framing)
+      @parked_at = now if request # for min_body_rate: the wait counts once it ends (#awaiting_body?)
+      @waiting = request
+      @listener.park(self, @socket.io, deadline, kind)
+      :parked
+    end
+
+    def park_deadline(kind)
+      case kind
+      when :fresh then @accepted_at + first_byte_wait
+      when :idle then now + @config.keepalive_timeout - @park_after
+      else now + (@pace ? @pace.next_wait : @config.body_timeout)
+      end
+    end
+
+    # Whether the request's body is still to come and the app should not be called until
+    # `prebuffer_body` bytes of it (or all of it) are buffered: a client that sends its body
+    # slowly then waits parked, not in an app's fiber blocked in rack.input.read. Chunked bodies
+    # and `Expect: 100-continue` stream as before (the client waits for the app).
+    def awaiting_body?
+      return false unless (want = body_wanted)
+      received = 0
+      while @socket.buffered_bytes < want
+        count = @socket.fill_now
+        break unless count.is_a?(Integer)
+        received += count
+      end
+      @pace&.waited(@parked_at ? now - @parked_at : 0, received)
+      @parked_at = nil
+      count.is_a?(Symbol) # nothing more has come yet (nil: the client closed, the app will see it)
+    end
+
+    def body_wanted
+      return nil unless (length = @parser.content_length)&.positive? && !@expectation.pending?
+      want = length < @config.prebuffer_body ? length : @config.prebuffer_body
+      want if @socket.buffered_bytes < want
+    end
 
     # The client speaks HTTP/2 (ALPN h2, or the cleartext preface): the connection is its.
     def serve_http2
@@ -93,6 +191,7 @@ module Heron
 
     def next_request(first)
       started = wait_for_request(first) or return nil
+      return started if :idle.equal?(started)
       env = @env.fresh
       read_head(env, started) or return nil
       build_request(env, started)
@@ -104,7 +203,7 @@ module Heron
 
     def read_head(env, started)
       deadline = started + @config.header_timeout
-      @parser.reset
+      (@parser ||= @context.new_parser).reset # made for the first request, and again after parking
       until (length = @socket.parse_head(@parser, env))
         @socket.fill(time_left(deadline)) or return nil
       end
@@ -112,20 +211,36 @@ module Heron
       started
     end
 
-    # Waits for the first byte of the next request. Between keep-alive requests the fiber first
-    # gives up its turn: a client that always has its next request ready would otherwise keep the
-    # loop here and starve every other connection. While nothing is buffered the connection is
-    # idle, so a graceful stop may close it; once a drain has begun it takes no new request.
+    # Waits for the first byte of the next request. While nothing is buffered the connection is
+    # idle, so a graceful stop may close it. Returns :idle when a kept-alive connection is to
+    # park (see #next_request_ready).
     def wait_for_request(first)
       @idle = !@socket.buffered?
       @kept_alive = !first
-      Fiber.scheduler.yield unless first
-      if !@socket.buffered?
-        return nil if !first && @listener.draining? # a kept-alive connection takes no new request
-        return nil unless @socket.fill(first ? first_byte_wait : @config.keepalive_timeout)
-      end
+      ready = first ? @socket.buffered? || @socket.fill(first_byte_wait) : next_request_ready
+      return ready unless ready
+      return (@listener.draining? ? nil : :idle) if :idle.equal?(ready)
       @idle = false
       first ? @accepted_at : now
+    end
+
+    # A kept-alive connection between requests. The fiber first gives up its turn: a client that
+    # always has its next request ready would otherwise keep the loop here and starve every other
+    # connection. Once a drain has begun it takes no new request. If nothing has come, it waits
+    # in its fiber (keepalive_park_after when parking, else keepalive_timeout), so a client that
+    # sends its next request at once pays nothing, then gives :idle, to park. At most
+    # Server::ReactorThread::HOT_WAITS connections of a reactor wait in their fiber at once; the
+    # others park at once, so a burst of connections does not leave a fiber (and its stack
+    # pages) each.
+    def next_request_ready
+      Fiber.scheduler.yield
+      return true if @socket.buffered?
+      return false if @listener.draining?
+      return @socket.fill(@config.keepalive_timeout) unless @park_after
+      ready = @socket.fill_now
+      return ready unless :wait_readable.equal?(ready)
+      ready = @listener.hot_wait { @socket.readable?(@park_after) && @socket.fill(@config.header_timeout) }
+      ready == false || :busy.equal?(ready) ? :idle : ready
     end
 
     def first_byte_wait
@@ -136,9 +251,10 @@ module Heron
     def build_request(env, started)
       length = body_length
       expect = Request::Expectation.new(env, @parser.http_minor, length)
+      @pace = body_pace(length)
       input = Request::Input.new(@socket, @parser, length: length, limit: @config.max_body_size,
                                           timeout: @config.body_timeout, on_first_read: continue_hook(expect),
-                                          pace: body_pace(length))
+                                          pace: @pace)
       input = Request::RewindableInput.new(input, threshold: @config.body_spool_threshold) if @config.rewindable_input?
       @env.complete(env, input, started)
       send_continue(expect) if expect.pending? && @config.continue_mode == :eager
@@ -272,7 +388,7 @@ module Heron
     end
 
     def close_socket(request)
-      return if @hijacked
+      return if @hijacked || @socket.closed?
       return @socket.linger_close if @linger || (request && !request.input.finished?)
       @socket.close
     end

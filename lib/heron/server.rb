@@ -120,6 +120,12 @@ module Heron
       @reactors.sum(&:connection_count)
     end
 
+    # @return [Integer] connections parked without a fiber (see Server::ParkingLot), a subset of
+    #   {#connection_count}.
+    def parked_count
+      @reactors.sum(&:parked_count)
+    end
+
     # @return [Integer] requests in the app (or being answered) across reactor threads.
     def in_flight
       @reactors.sum(&:in_flight)

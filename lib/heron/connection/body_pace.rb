@@ -49,6 +49,26 @@ module Heron
         paced { |wait| socket.append_to(out, max, wait) }
       end
 
+      # The longest the next wait may take.
+      # @return [Numeric] seconds.
+      # @raise [Connection::BufferedSocket::Timeout] when the rate allows no more waiting.
+      def next_wait
+        return @timeout unless @min_rate.positive?
+        left = @grace + @received.fdiv(@min_rate) - @waited
+        raise Connection::BufferedSocket::Timeout, "request body slower than #{@min_rate} bytes/s" if left <= 0
+        left < @timeout ? left : @timeout
+      end
+
+      # Counts a wait done elsewhere: the body bytes a parked connection (one with no fiber,
+      # see Server::ParkingLot) received and the time it waited for them.
+      # @param seconds [Numeric]
+      # @param bytes [Integer]
+      # @return [void]
+      def waited(seconds, bytes)
+        @waited += seconds
+        @received += bytes
+      end
+
       private
 
       def paced
@@ -62,13 +82,6 @@ module Heron
         raise Connection::BufferedSocket::Timeout, "request body slower than #{@min_rate} bytes/s"
       ensure
         @waited += now - started if started
-      end
-
-      def next_wait
-        return @timeout unless @min_rate.positive?
-        left = @grace + @received.fdiv(@min_rate) - @waited
-        raise Connection::BufferedSocket::Timeout, "request body slower than #{@min_rate} bytes/s" if left <= 0
-        left < @timeout ? left : @timeout
       end
 
       def now = Process.clock_gettime(Process::CLOCK_MONOTONIC)

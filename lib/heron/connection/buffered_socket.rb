@@ -61,6 +61,28 @@ module Heron
         nil
       end
 
+      # Appends what a plain socket (see {#parkable?}) has right now to {#buffer}, never waiting.
+      # @return [Integer, Symbol, nil] bytes appended; :wait_readable when nothing is there yet;
+      #   nil at end of stream.
+      def fill_now
+        data = @io.read_nonblock(READ_SIZE, @chunk, exception: false)
+        return data unless data.is_a?(String)
+        @buffer << data
+        data.bytesize
+      rescue Errno::ECONNRESET, Errno::EPIPE, IOError
+        nil
+      end
+
+      # Waits until a plain socket (see {#parkable?}) has bytes to read, or its end of stream.
+      # @param timeout [Numeric]
+      # @return [Boolean] false when nothing came in time.
+      def readable?(timeout) = !@io.wait_readable(timeout).nil?
+
+      # @return [Boolean] whether the socket is a plain one, whose readiness the kernel reports
+      #   exactly (a TLS socket may hold decrypted bytes inside OpenSSL), so the connection may
+      #   wait for its next bytes parked, without a fiber (see Server::ParkingLot).
+      def parkable? = @io.is_a?(BasicSocket)
+
       # Reads up to `max` bytes into `out`, replacing its contents and reusing its memory (so a
       # caller that passes the same String each time allocates nothing per read): buffered bytes
       # first, else straight from the socket, waiting up to `timeout` for them.

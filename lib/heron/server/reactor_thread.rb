@@ -10,6 +10,8 @@ require_relative "callback_runner"
 require_relative "context"
 require_relative "accept_backoff"
 require_relative "load_shedder"
+require_relative "parking_lot"
+require_relative "connection_workers"
 
 module Heron
   class Server
@@ -19,6 +21,11 @@ module Heron
     class ReactorThread
       ACCEPT_BATCH = 256
       private_constant :ACCEPT_BATCH
+
+      # Kept-alive connections of one loop that may wait for their next request in their fiber
+      # (keepalive_park_after) at once; more park at once. Bounds the fibers, and so the dirty
+      # fiber stacks the process keeps, that a burst of connections leaves behind.
+      HOT_WAITS = 64
 
       # @return [Server::CallbackRunner]
       attr_reader :callbacks
@@ -40,6 +47,7 @@ module Heron
         @in_flight = 0
         @served = 0
         @handshakes = 0 # connections still reading their PROXY header (they count towards the limit)
+        @hot_waits = 0
         @draining = false
         @capacity = Async::Notification.new
         @wake_reader, @wake_writer = IO.pipe
@@ -51,6 +59,8 @@ module Heron
       def run(&ready)
         Sync do |task|
           attach(task)
+          @workers = Server::ConnectionWorkers.new(task)
+          @parking = parking_lot(task)
           accepts = @accepts = @server.listeners.map do |listener|
             task.async(annotation: "heron accept") { accept_loop(listener) }
           end
@@ -58,6 +68,7 @@ module Heron
           @server.heartbeat&.then { |heartbeat| task.async(annotation: "heron heartbeat") { heartbeat.run(self) } }
           control_loop(accepts)
         ensure
+          close_parked
           task.children&.each(&:stop)
         end
       ensure
@@ -87,9 +98,9 @@ module Heron
         connection = Connection.new(io, @context, self, accepted, peer: peer)
         @connections << connection
         @metrics&.connection_opened
-        connection.serve
+        parked = connection.serve == :parked
       ensure
-        closed(connection)
+        closed(connection) unless parked
       end
 
       # Asks the loop to stop; safe from any thread and from a trap handler.
@@ -138,7 +149,76 @@ module Heron
       # @return [Integer] open connections on this loop.
       def connection_count = @connections.size
 
+      # @return [Boolean] whether connections may wait without a fiber (only under {#run}, where
+      #   epoll exists and keepalive_park_after or prebuffer_body asks for it).
+      def parking? = !@parking.nil?
+
+      # Parks a connection with no fiber until its socket is readable (then it is resumed in a
+      # new task) or `deadline` passes (then it expires). See Server::ParkingLot#park.
+      # @param connection [Connection]
+      # @param io [BasicSocket]
+      # @param deadline [Float] monotonic time.
+      # @param lane [Symbol] see Server::ParkingLot#park.
+      # @return [void]
+      def park(connection, io, deadline, lane)
+        @parking.park(connection, io, deadline, lane)
+      end
+
+      # Runs the block (a connection waiting for its next request in its fiber) unless
+      # {HOT_WAITS} connections already are.
+      # @return [Object] the block's value, or :busy.
+      def hot_wait
+        return :busy if @hot_waits >= HOT_WAITS
+        begin
+          @hot_waits += 1
+          yield
+        ensure
+          @hot_waits -= 1
+        end
+      end
+
+      # Closes a parked connection now (graceful stop, eviction at the connection limit).
+      # @param connection [Connection]
+      # @param io [BasicSocket] its socket.
+      # @return [void]
+      def release(connection, io)
+        return unless @parking.remove(io)
+        connection.close_parked
+        closed(connection)
+      end
+
+      # @return [Integer] connections parked on this loop (a subset of {#connection_count}).
+      def parked_count = @parking ? @parking.size : 0
+
       private
+
+      def parking_lot(task)
+        return nil unless Server::ParkingLot.supported?
+        return nil unless @config.keepalive_park_after < @config.keepalive_timeout || @config.prebuffer_body.positive?
+        Server::ParkingLot.new(task, resume: ->(connection) { @workers.run { resume(connection) } },
+                                     expire: ->(connection) { @workers.run { expired(connection) } })
+      end
+
+      # Serves a parked connection whose socket became readable.
+      def resume(connection)
+        parked = connection.resume == :parked
+      ensure
+        closed(connection) unless parked
+      end
+
+      def expired(connection)
+        connection.expire
+      ensure
+        closed(connection)
+      end
+
+      # The reactor is ending: parked connections have no task to stop, so they are closed here.
+      def close_parked
+        @parking&.close&.each do |connection|
+          connection.close_parked
+          closed(connection)
+        end
+      end
 
       # Accepts everything pending (up to the free slots) before serving any of it: a new
       # connection's task runs at once, so accepting one per turn of the loop would leave the last
@@ -155,12 +235,13 @@ module Heron
         end
       end
 
-      # Gives each accepted socket a task of its own. A drain's stop waits until all of them have
-      # one: starting a task runs it at once, and if the stop landed between two starts, the
-      # sockets not yet handed off would be dropped and their clients reset.
+      # Gives each accepted socket a fiber: a worker's (Server::ConnectionWorkers). A drain's stop
+      # waits until all of them have one: handing off runs the worker at once, and if the stop
+      # landed between two hand-offs, the sockets not yet handed off would be dropped and their
+      # clients reset.
       def hand_off(batch, proxy)
         Async::Task.current.defer_stop do
-          batch.each { |io| @root.async(annotation: "heron connection") { serve(io, proxy) } }
+          batch.each { |io| @workers.run { serve(io, proxy) } }
         end
       end
 
@@ -248,7 +329,7 @@ module Heron
         @draining = true
         accepts.each(&:stop)
         @server.stopped_accepting
-        @connections.each { |connection| connection.stop_if_idle }
+        @connections.to_a.each(&:stop_if_idle) # a parked connection closes (and leaves the set) at once
         @root.async { close_fresh_connections } # accepted before the stop, but still silent
         wait_for_connections(deadline)
         leftover = @callbacks.drain(deadline)

@@ -8,6 +8,7 @@ require_relative "../../support/tls_certificates"
 
 # rack.input streams from the socket while the app runs.
 class InputTest < Minitest::Test
+  # Past prebuffer_body bytes (64 KiB by default; 5 here) the app runs while the rest arrives.
   def test_app_runs_before_the_body_has_arrived
     seen = Queue.new
     app = lambda do |env|
@@ -16,7 +17,7 @@ class InputTest < Minitest::Test
       rest = env["rack.input"].read
       [200, { "content-type" => "text/plain" }, ["#{first}|#{rest}"]]
     end
-    with_server(app) do |port|
+    with_server(app, prebuffer_body: 5) do |port|
       socket = connect(port)
       socket.write("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nhello")
       assert_equal :called, Timeout.timeout(3) { seen.pop }, "app is called before the body is complete"

@@ -1,0 +1,135 @@
+# frozen_string_literal: true
+
+require_relative "../http_parser" # loads heron_ext, which defines Connection::IdleSet
+
+module Heron
+  class Server
+    # Where a reactor thread's connections wait without a fiber: idle keep-alive connections
+    # between requests, and requests whose body is still arriving before the app is called. A
+    # fiber's stack pages stay dirty once touched (Ruby's fiber pool does not give them back on
+    # Linux), so a connection waiting in a fiber costs about 18 KiB; parked, it costs its objects.
+    #
+    # The sockets wait in one {Connection::IdleSet} (epoll, one-shot). One watcher task waits on
+    # the set's descriptor through the fiber scheduler and hands each socket that became readable
+    # (or hung up) to `resume`, which serves it in a worker; one timer task sleeps until the
+    # earliest deadline (or TICK) and hands each connection past its deadline to `expire`. A connection is
+    # in the lot until one of those, or {#remove}, takes it out.
+    class ParkingLot
+      # The timer looks again at least this often while anything is parked, so a deadline earlier
+      # than the one it sleeps for is late by at most this; sweeps of the unordered (body)
+      # deadlines are also at least this far apart.
+      TICK = 0.1
+      private_constant :TICK
+
+      # @return [Boolean] whether connections can be parked on this platform (epoll).
+      def self.supported? = Connection::IdleSet.supported?
+
+      # @param root [Async::Task] parent of the watcher and timer tasks.
+      # @param resume [#call] called with a connection whose socket is readable, in the watcher's
+      #   fiber (so it starts a task and returns).
+      # @param expire [#call] called with a connection whose deadline passed, in the timer's
+      #   fiber (likewise).
+      def initialize(root, resume:, expire:)
+        @root = root
+        @resume = resume
+        @expire = expire
+        @set = Connection::IdleSet.new
+        @io = IO.for_fd(@set.fileno, autoclose: false)
+        # lane => { fileno => [connection, deadline] }. In the ORDERED lanes every connection
+        # waits the same time, so parking order is deadline order and expiry looks at the oldest.
+        @lanes = { fresh: {}, idle: {}, body: {} }
+        @parked = Async::Condition.new # wakes the timer when the lot stops being empty
+        @watcher = root.async(transient: true, annotation: "heron parking lot") { watch }
+        @timer = root.async(transient: true, annotation: "heron parking timer") { tick }
+      end
+
+      # @return [Integer] connections parked.
+      def size = @lanes.each_value.sum(&:size)
+
+      # Parks a connection until its socket is readable or `deadline` passes.
+      # @param connection [Connection]
+      # @param io [BasicSocket] its socket.
+      # @param deadline [Float] monotonic time.
+      # @param lane [Symbol] :fresh (no request yet: first_byte_timeout), :idle (between
+      #   requests: keepalive_timeout) or :body (a request waiting for its body: deadlines in any
+      #   order).
+      # @return [void]
+      def park(connection, io, deadline, lane)
+        @lanes.fetch(lane)[io.fileno] = [connection, deadline]
+        @set.add(io.fileno)
+        schedule(deadline)
+      end
+
+      # Takes a connection out before its socket is closed (a graceful stop, an eviction).
+      # @param io [BasicSocket] the parked connection's socket.
+      # @return [Connection, nil] the connection that was parked there.
+      def remove(io)
+        fileno = io.fileno
+        @set.delete(fileno)
+        take(fileno)&.first
+      end
+
+      # Stops watching and returns every connection still parked (the reactor is ending).
+      # @return [Array<Connection>]
+      def close
+        [@watcher, @timer].each { |task| task&.stop }
+        @io.close
+        @set.close
+        @lanes.each_value.flat_map { |lane| lane.each_value.map(&:first).tap { lane.clear } }
+      end
+
+      private
+
+      def watch
+        loop do
+          @io.wait_readable
+          @set.ready.each do |fileno|
+            entry = take(fileno)
+            @resume.call(entry.first) if entry
+          end
+        end
+      end
+
+      # Makes the timer wake by `deadline` (within TICK) unless it wakes earlier already.
+      def schedule(deadline)
+        return if @wake_at && @wake_at <= deadline
+        idle = @wake_at.nil?
+        @wake_at = deadline
+        @parked.signal if idle
+      end
+
+      # One long-lived task (a task per deadline would be a fiber, and a fiber's stack, each).
+      def tick
+        loop do
+          @wake_at ? sleep((@wake_at - now).clamp(0, TICK)) : @parked.wait
+          expire_due if @wake_at && @wake_at <= now
+        end
+      end
+
+      # @return [Array(Connection, Float), nil] the entry parked on `fileno`, taken out of its lane.
+      def take(fileno)
+        @lanes.each_value { |lane| (entry = lane.delete(fileno)) and return entry }
+        nil
+      end
+
+      def expire_due
+        at = now
+        [@lanes[:fresh], @lanes[:idle]].each do |lane|
+          expire(lane, lane.first[0]) while lane.first && lane.first[1][1] <= at
+        end
+        body = @lanes[:body]
+        body.select { |_, (_, deadline)| deadline <= at }.each_key { |fileno| expire(body, fileno) }
+        following = [@lanes[:fresh].first, @lanes[:idle].first].compact.map { |_, (_, deadline)| deadline }
+        following << body.each_value.map(&:last).min unless body.empty?
+        @wake_at = following.empty? ? nil : [following.min, at + TICK].max
+      end
+
+      def expire(lane, fileno)
+        @set.delete(fileno)
+        @expire.call(lane.delete(fileno).first)
+      end
+
+      def now = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+    end
+  end
+end

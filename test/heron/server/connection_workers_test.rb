@@ -1,0 +1,49 @@
+# frozen_string_literal: true
+
+require "test_helper"
+
+# Server::ConnectionWorkers: jobs run at once, in reused fibers, and only MAX_IDLE workers stay.
+class ConnectionWorkersTest < Minitest::Test
+  def test_a_job_runs_at_once_and_the_next_reuses_the_idle_workers_fiber
+    fibers = []
+    Sync do |task|
+      workers = Heron::Server::ConnectionWorkers.new(task)
+      workers.run { fibers << Fiber.current }
+      assert_equal 1, fibers.size, "ran before #run returned"
+      assert_equal 1, workers.idle
+      workers.run { fibers << Fiber.current }
+      assert_equal 1, workers.idle
+      task.children.each(&:stop)
+    end
+    assert_equal 1, fibers.uniq.size
+  end
+
+  def test_busy_workers_mean_new_workers_and_at_most_max_idle_stay
+    max = Heron::Server::ConnectionWorkers::MAX_IDLE
+    Sync do |task|
+      workers = Heron::Server::ConnectionWorkers.new(task)
+      gate = Async::Condition.new
+      fibers = Array.new(max + 10) { [].tap { |seen| workers.run { seen << Fiber.current && gate.wait } } }
+      assert_equal max + 10, fibers.flatten.uniq.size, "a job waiting holds its worker"
+      gate.signal
+      sleep 0.01
+      assert_equal max, workers.idle
+      task.children.each(&:stop)
+    end
+  end
+
+  def test_a_worker_whose_job_left_a_task_behind_is_not_reused
+    Sync do |task|
+      workers = Heron::Server::ConnectionWorkers.new(task)
+      gate = Async::Condition.new
+      left = nil
+      workers.run { Async::Task.current.async { |child| (left = child) && gate.wait } }
+      sleep 0.01 # the job ends once its child waits
+      assert_equal 0, workers.idle, "it ends once its own job is done, leaving its child running"
+      assert left.running?
+    ensure
+      gate.signal
+      task.children.each(&:stop)
+    end
+  end
+end
