@@ -125,7 +125,10 @@ module Heron
     def serve_requests(first, request = nil)
       while (request ||= next_request(first))
         return park(:idle) if :idle.equal?(request)
-        return park(:body, request) if @prebuffer && @parser.content_length && awaiting_body?
+        case @prebuffer && @parser.content_length && prebuffered_body
+        when :waiting then return park(:body, request)
+        when :gone then break # the client closed before its body was complete: the app is not called
+        end
         first = false
         break if respond(request) == :hijacked
         break unless request.keepalive && request.input.finished? || settle(request)
@@ -145,7 +148,7 @@ module Heron
       @parked = kind
       @task = nil # the worker moves on; a reference would keep an ended worker's fiber stack
       @parser = nil unless request # about 1 KiB; a parked request keeps it (its body's framing)
-      @parked_at = now if request # for min_body_rate: the wait counts once it ends (#awaiting_body?)
+      @parked_at = now if request # for min_body_rate: the wait counts once it ends (#prebuffered_body)
       @waiting = request
       @listener.park(self, @socket.io, deadline, kind)
       :parked
@@ -159,12 +162,13 @@ module Heron
       end
     end
 
-    # Whether the request's body is still to come and the app should not be called until
-    # `prebuffer_body` bytes of it (or all of it) are buffered: a client that sends its body
-    # slowly then waits parked, not in an app's fiber blocked in rack.input.read. Chunked bodies
-    # and `Expect: 100-continue` stream as before (the client waits for the app).
-    def awaiting_body?
-      return false unless (want = body_wanted)
+    # Reads what has come of the request's body: the app is not called until `prebuffer_body`
+    # bytes of it (or all of it) are buffered, so a client that sends its body slowly waits
+    # parked, not in an app's fiber blocked in rack.input.read. Chunked bodies and
+    # `Expect: 100-continue` stream as before (the client waits for the app). Returns :waiting
+    # (park until more comes), :gone (the client closed first) or nil (call the app).
+    def prebuffered_body
+      return nil unless (want = body_wanted)
       received = 0
       while @socket.buffered_bytes < want
         count = @socket.fill_now
@@ -173,7 +177,8 @@ module Heron
       end
       @pace&.waited(@parked_at ? now - @parked_at : 0, received)
       @parked_at = nil
-      count.is_a?(Symbol) # nothing more has come yet (nil: the client closed, the app will see it)
+      return :waiting if count.is_a?(Symbol)
+      :gone if count.nil?
     end
 
     def body_wanted

@@ -156,6 +156,23 @@ class ParkingTest < Minitest::Test
     end
   end
 
+  def test_a_client_that_closes_before_its_body_is_complete_never_reaches_the_app
+    calls = Queue.new
+    app = ->(env) { (calls << env["PATH_INFO"]) && ECHO.call(env) }
+    with_server(app) do |port, server|
+      socket = connect(port)
+      socket.write("POST /gone HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n#{'x' * 10}")
+      eventually { server.parked_count == 1 }
+      socket.close
+      eventually { server.parked_count.zero? }
+      socket = connect(port) # the server goes on: a second request is served, and only it
+      socket.write("GET /after HTTP/1.1\r\nHost: x\r\n\r\n")
+      assert_equal [200, "GET /after "], read_response(socket).values_at(0, 2)
+      assert_equal ["/after"], [calls.pop], "the unfinished upload was not passed to the app"
+      assert calls.empty?
+    end
+  end
+
   private
 
   # A connection that got one response and is now parked (`parked` connections in all).
