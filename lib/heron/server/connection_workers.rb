@@ -11,7 +11,8 @@ module Heron
     # the fiber was started by `transfer` (as the fiber scheduler starts tasks): until the next
     # GC, every ended task would keep its stack, so a burst of short tasks (a burst of parked
     # connections waking up) would leave the process with one dirty stack (about 18 KiB) each.
-    # Workers reuse their fibers; at most MAX_IDLE wait idle, the others end. A worker whose job
+    # Workers reuse their fibers (each job starts without the last one's fiber-local values); at
+    # most MAX_IDLE wait idle, the others end. A worker whose job
     # left tasks behind (a hijacked connection's handler, an app's fire-and-forget `Async { }`)
     # ends too: those are its children, and stopping a later connection it served (a graceful
     # stop, an eviction) would stop them.
@@ -43,7 +44,16 @@ module Heron
         while job
           job.call
           job = task.children? ? nil : next_job(wakeup)
+          forget_locals if job
         end
+      end
+
+      # A new job starts without the last one's fiber-local values (Thread.current[]), as it
+      # would in a fiber of its own: one client's state (an app's current user, say) must not
+      # reach the next connection.
+      def forget_locals
+        thread = Thread.current
+        thread.keys.each { |key| thread[key] = nil }
       end
 
       def next_job(wakeup)

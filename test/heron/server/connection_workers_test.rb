@@ -46,4 +46,17 @@ class ConnectionWorkersTest < Minitest::Test
       task.children.each(&:stop)
     end
   end
+
+  # Thread.current[] is fiber-local: a reused worker must not hand one client's values (an app's
+  # current user, say) to the next connection, which before workers always got a fresh fiber.
+  def test_a_reused_worker_starts_each_job_without_the_last_jobs_fiber_locals
+    first = seen = nil
+    Sync do |task|
+      workers = Heron::Server::ConnectionWorkers.new(task)
+      workers.run { (first = Fiber.current) && Thread.current[:user] = "alice" }
+      workers.run { seen = [Fiber.current, Thread.current[:user], Thread.current.keys] }
+      task.children.each(&:stop)
+    end
+    assert_equal [first, nil, []], seen, "the same fiber, without the first job's locals"
+  end
 end
