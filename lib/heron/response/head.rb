@@ -14,19 +14,32 @@ module Heron
         cache[status] = "HTTP/1.1 #{status} #{reason}\r\n".b.freeze
       end
 
+      # `content-length` lines for the body sizes most responses have, made once each.
+      LENGTH_LINES = Hash.new do |cache, length|
+        line = "content-length: #{length}\r\n".b.freeze
+        length < 4096 ? cache[length] = line : line
+      end
+
       # @param status [Integer]
       # @param headers [Hash{String => String, Array<String>}] the app's headers, after
       #   {Head.normalize} (lower-case names).
       # @param extra [String] framing lines the server adds ("content-length: 5\r\n", ...).
-      # @return [String] the whole head, ending in the blank line (binary, mutable).
+      # @param date [String] the `date` line, or "" (see HTTPDate#line).
+      # @param connection [String] the `connection` line, or "".
+      # @return [String] the whole head, ending in the blank line (binary, mutable), built in one
+      #   String: the lines are appended, not concatenated first.
       # @raise [Response::Invalid] for a header name that is not a token, or a value with CR or NUL
       #   in it (see `append_fields`, in C: ext/heron/heron_response_head.c); LF splits a value
       #   into lines.
-      def self.build(status, headers, extra)
+      def self.build(status, headers, extra, date = "", connection = "")
         head = String.new(STATUS_LINES[status], capacity: 512)
         append_fields(head, headers)
-        head << extra << "\r\n"
+        head << extra << date << connection << "\r\n"
       end
+
+      # @param length [Integer] body bytes.
+      # @return [String] "content-length: LENGTH\r\n" (frozen; shared for small lengths).
+      def self.content_length(length) = LENGTH_LINES[length]
     end
   end
 end

@@ -9,6 +9,7 @@ module Heron
       def initialize
         @second = nil
         @value = nil
+        @line = nil
       end
 
       # @return [String] the current time in IMF-fixdate form, e.g. "Sun, 22 Nov 2026 01:02:03 GMT".
@@ -16,7 +17,14 @@ module Heron
         second = Process.clock_gettime(Process::CLOCK_REALTIME, :second)
         return @value if second == @second
         @second = second
-        @value = Time.at(second).httpdate.freeze
+        @line = "date: #{@value = Time.at(second).httpdate.freeze}\r\n".b.freeze
+        @value
+      end
+
+      # @return [String] the whole header line, "date: ...\r\n" (frozen, made once a second).
+      def line
+        now
+        @line
       end
     end
   end

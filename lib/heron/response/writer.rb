@@ -76,7 +76,7 @@ module Heron
       def head_length(request, headers, body)
         return "" unless request.head? && !headers["content-length"]
         length = known_length(request, headers, body)
-        length ? "content-length: #{length}\r\n" : ""
+        length ? Head.content_length(length) : ""
       end
 
       def known_length(request, headers, body)
@@ -97,7 +97,7 @@ module Heron
 
       def parts(request, headers, parts)
         length = parts.sum(&:bytesize)
-        framing = headers["content-length"] ? "" : "content-length: #{length}\r\n"
+        framing = headers["content-length"] ? "" : Head.content_length(length)
         head = head_for(request, headers, framing)
         if length + head.bytesize <= COALESCE
           parts.each { |part| Bytes.append(head, part) }
@@ -137,7 +137,7 @@ module Heron
       # The file goes out with its length through IO.copy_stream (sendfile on Linux).
       def file(request, headers, body)
         file = FileBody.new(body, headers, request.status)
-        send_head(request, headers, headers["content-length"] ? "" : "content-length: #{file.length}\r\n")
+        send_head(request, headers, headers["content-length"] ? "" : Head.content_length(file.length))
         request.bytes = file.copy_to(@socket.io, @timeout)
         :done
       end
@@ -155,9 +155,7 @@ module Heron
       end
 
       def head_for(request, headers, framing)
-        framing += "date: #{@date.now}\r\n" unless headers["date"]
-        framing += connection_line(request)
-        Head.build(request.status, headers, framing)
+        Head.build(request.status, headers, framing, headers["date"] ? "" : @date.line, connection_line(request))
       end
 
       def connection_line(request)
