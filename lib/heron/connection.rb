@@ -255,7 +255,7 @@ module Heron
 
     def build_request(env, started)
       length = body_length
-      expect = Request::Expectation.new(env, @parser.http_minor, length)
+      expect = Request::Expectation.for(env, @parser.http_minor, length)
       @pace = body_pace(length)
       input = Request::Input.new(@socket, @parser, length: length, limit: @config.max_body_size,
                                           timeout: @config.body_timeout, on_first_read: continue_hook(expect),

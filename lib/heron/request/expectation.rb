@@ -14,6 +14,16 @@ module Heron
       # @param env [Hash] the parsed request env.
       # @param http_minor [Integer] 0 or 1.
       # @param length [Integer, nil] the body length, nil when chunked.
+      # @return [Expectation] {NONE} for a request without `Expect` (most of them: nothing is
+      #   allocated), else a new one.
+      # @raise [Failed] for an unsupported expectation on HTTP/1.1.
+      def self.for(env, http_minor, length)
+        env.key?("HTTP_EXPECT") ? new(env, http_minor, length) : NONE
+      end
+
+      # @param env [Hash] the parsed request env.
+      # @param http_minor [Integer] 0 or 1.
+      # @param length [Integer, nil] the body length, nil when chunked.
       # @raise [Failed] for an unsupported expectation on HTTP/1.1.
       def initialize(env, http_minor, length)
         @pending = false
@@ -30,6 +40,9 @@ module Heron
       def answered!
         @pending = false
       end
+
+      # The expectation of every request without `Expect`: never pending, shared, frozen.
+      NONE = new({}, 1, 0).freeze
     end
   end
 end

@@ -13,6 +13,14 @@ class HeronRequestExpectationTest < Minitest::Test
     refute_predicate expect(nil), :pending?
   end
 
+  def test_a_request_without_expect_shares_one_frozen_expectation
+    assert_same Expectation::NONE, Expectation.for({}, 1, 10)
+    assert_predicate Expectation::NONE, :frozen?
+    refute_predicate Expectation::NONE, :pending?
+    assert_predicate Expectation.for({ "HTTP_EXPECT" => "100-continue" }, 1, 10), :pending?
+    assert_raises(Expectation::Failed) { Expectation.for({ "HTTP_EXPECT" => "x" }, 1, 10) }
+  end
+
   def test_100_continue_with_a_body_is_pending_until_answered
     expectation = expect("100-continue")
     assert_predicate expectation, :pending?
