@@ -1,15 +1,20 @@
 # frozen_string_literal: true
 
-# Heron, Puma and Falcon side by side, one run, one report.
+# Heron against Puma, Falcon, Itsi and Iodine, one run, one report.
 #
-#   bundle exec ruby bench/run.rb                       # full run, about 15 minutes
-#   bundle exec ruby bench/run.rb --quick               # smoke run, about 2 minutes
-#   bundle exec ruby bench/run.rb --only hello,seed003,idle --rounds 5
+#   bundle exec ruby bench/run.rb                       # full run, about 14 minutes
+#   bundle exec ruby bench/run.rb --quick               # smoke run, about 3 minutes
+#   bundle exec ruby bench/run.rb --only hello,json --rounds 5 --seconds 10 --no-peers
 #
 # Scenarios (see bench/README.md):
-#   hello    wrk against bench/hello.ru at 16 and 256 connections, servers one at a time
+#   hello    wrk against bench/hello.ru at 16 and 256 connections, unpinned and per core (server
+#            on CPU 0, wrk on CPU 1), servers one at a time
+#   json     the same against bench/json.ru
 #   seed003  `heron attack` at 10 req/s against bench/sleep.ru (1000 ms per request)
 #   idle     10,000 idle keep-alive connections against one Heron process: answered count, RSS
+#
+# Itsi and Iodine are installed by bin/setup-bench-peers into tmp/bench-peers (not the bundle)
+# and take part when that works; --no-peers leaves them out.
 #
 # Writes bench/results/latest.md, seed003-*.json/html and raw wrk output (*.raw, not committed).
 
@@ -27,13 +32,15 @@ require_relative "lib/wrk"
 require_relative "lib/cpu_stat"
 require_relative "lib/clock"
 require_relative "lib/report"
+require_relative "lib/peers"
 
 module Bench
   # Runs the selected scenarios and writes the report.
   class Run
     ROOT = File.expand_path("..", __dir__)
     RESULTS = File.join(ROOT, "bench/results")
-    SCENARIOS = %w[hello seed003 idle].freeze
+    SCENARIOS = %w[hello json seed003 idle].freeze
+    APPS = { "hello" => "bench/hello.ru", "json" => "bench/json.ru" }.freeze
     SERVERS = %w[heron puma falcon].freeze
     ENV_VARS = { "RACK_ENV" => "production", "APP_ENV" => "production" }.freeze
     NOFILE = 20_000
@@ -43,18 +50,24 @@ module Bench
       @only = SCENARIOS
       @rounds = nil
       @idle_count = nil
+      @peers = true
+      shown = argv.empty? ? "" : " #{argv.join(' ')}"
       parse(argv)
-      @rounds ||= @quick ? 1 : 5
-      @wrk_seconds = @quick ? 3 : 10
-      @warmup_seconds = @quick ? 1 : 2
+      @rounds ||= @quick ? 1 : 3
+      @wrk_seconds ||= @quick ? 2 : 4
+      @warmup_seconds = 1
       @attack_seconds = 10
       @idle_count ||= @quick ? 1_000 : 10_000
       @report = Report.new(quick: @quick)
+      @report.argv_shown = shown
     end
 
     def run
       @report.started
-      hello if @only.include?("hello")
+      @peer_home = Peers.gem_home if @peers
+      @servers = SERVERS + (@peer_home ? Peers::NAMES : [])
+      @report.peers = @peer_home && Peers::NAMES.to_h { |name| [name, Peers.version(@peer_home, name)] }
+      APPS.each_key { |scenario| throughput(scenario) if @only.include?(scenario) }
       seed003 if @only.include?("seed003")
       idle if @only.include?("idle")
       @report.finished
@@ -76,14 +89,18 @@ module Bench
 
           @only = list
         end
-        o.on("--rounds N", Integer, "rounds per server for hello and seed003 (default 5, quick 1)") { |n| @rounds = n.clamp(1, 10) }
+        o.on("--rounds N", Integer, "rounds per server for hello, json and seed003 (default 3, quick 1)") { |n| @rounds = n.clamp(1, 10) }
+        o.on("--seconds N", Integer, "seconds per wrk run (default 4, quick 2)") { |n| @wrk_seconds = n.clamp(1, 60) }
+        o.on("--[no-]peers", "include Itsi and Iodine (bin/setup-bench-peers; default on)") { |on| @peers = on }
         o.on("--idle-connections N", Integer, "idle scenario size (default 10000)") { |n| @idle_count = n.clamp(1, 15_000) }
       end.parse!(argv)
     end
 
     # --- servers ---------------------------------------------------------------------------
 
-    def server_argv(name, port, app, puma_threads: nil, heron_extra: [])
+    # `blocking`: the app blocks (the sleep endpoint), for the peers' set-up (see Peers).
+    def server_argv(name, port, app, puma_threads: nil, heron_extra: [], blocking: false)
+      return Peers.argv(name, @peer_home, port, File.join(ROOT, app), blocking: blocking) if Peers::NAMES.include?(name)
       case name
       when "heron"
         %W[bundle exec exe/heron -b tcp://127.0.0.1:#{port} -e production -q] + heron_extra + [app]
@@ -99,7 +116,9 @@ module Bench
       port = ServerProcess.free_port
       argv = server_argv(name, port, app, **options.except(:rlimit_nofile))
       log = File.join(RESULTS, "#{tag}-#{name}.server.raw")
-      server = ServerProcess.new(argv, port: port, log: log, chdir: ROOT, env: ENV_VARS,
+      peer = Peers::NAMES.include?(name)
+      server = ServerProcess.new(argv, port: port, log: log, chdir: peer ? Dir.tmpdir : ROOT, # Itsi writes itsi.pid there
+                                       env: peer ? ENV_VARS.merge(Peers.env(@peer_home)) : ENV_VARS,
                                        rlimit_nofile: options[:rlimit_nofile])
       say "starting #{name}: #{argv.join(' ')}"
       server.start
@@ -108,38 +127,43 @@ module Bench
       server&.stop
     end
 
-    # --- hello world -----------------------------------------------------------------------
+    # --- hello world and JSON -------------------------------------------------------------
 
-    # wrk set-ups: [label, connections, wrk threads, pinned?]. The pinned one puts the server on
-    # CPU 0 and a one-thread wrk on CPU 1, so neither preempts the other.
-    HELLO_SETUPS = [
+    # wrk set-ups: [label, connections, wrk threads, pinned?]. The pinned (per-core) ones put the
+    # server on CPU 0 and a one-thread wrk on CPU 1, so neither preempts the other.
+    SETUPS = [
       ["16", 16, 2, false],
       ["256", 256, 2, false],
-      ["16 pinned", 16, 1, true]
+      ["16 per core", 16, 1, true],
+      ["256 per core", 256, 1, true]
     ].freeze
 
-    def hello
+    # Servers take turns within each round (every server is restarted each round), so a busy
+    # spell on the shared machine hits all of them rather than one.
+    def throughput(scenario)
       @report.wrk_version = Wrk.version
       samples = Hash.new { |h, k| h[k] = [] }
       @rounds.times do |round|
-        SERVERS.each do |name|
-          with_server(name, "bench/hello.ru", "hello") do |server|
-            @report.command(name, "hello", server.argv.join(" ").sub(/:\d+ /, ":PORT "))
-            Wrk.run(server.url, connections: 16, seconds: @warmup_seconds) # warm-up, not reported
-            HELLO_SETUPS.each do |label, conns, threads, pinned|
-              server.pin(0) if pinned
-              raw = File.join(RESULTS, "hello-#{name}-#{label.tr(' ', '-')}-r#{round + 1}.raw")
-              result = Wrk.run(server.url, connections: conns, threads: threads, seconds: @wrk_seconds,
-                                           latency: true, cpu: pinned ? 1 : nil, raw: raw, server: server)
-              say format("  round %d %-6s %-9s %10.0f req/s  p99 %8.2f ms  errors %d  server cpu %.1f s  load %s",
-                         round + 1, name, label, result.rps, result.p99_ms, result.errors, result.server_cpu_s, result.load_before)
-              samples[[name, label]] << result
-            end
-          end
+        @servers.each do |name|
+          with_server(name, APPS.fetch(scenario), scenario) { |server| run_setups(scenario, name, server, round, samples) }
         end
       end
-      @report.hello(samples, rounds: @rounds, seconds: @wrk_seconds, warmup: @warmup_seconds,
-                             setups: HELLO_SETUPS.map(&:first))
+      @report.throughput(scenario, samples, servers: @servers, rounds: @rounds, seconds: @wrk_seconds,
+                                            warmup: @warmup_seconds, setups: SETUPS.map(&:first))
+    end
+
+    def run_setups(scenario, name, server, round, samples)
+      @report.command(name, scenario, server.argv.join(" ").sub(/:\d+ /, ":PORT ").sub(/:\d+\b/, ":PORT"))
+      Wrk.run(server.url, connections: 16, seconds: @warmup_seconds) # warm-up, not reported
+      SETUPS.each do |label, conns, threads, pinned|
+        server.pin(0) if pinned
+        raw = File.join(RESULTS, "#{scenario}-#{name}-#{label.tr(' ', '-')}-r#{round + 1}.raw")
+        result = Wrk.run(server.url, connections: conns, threads: threads, seconds: @wrk_seconds,
+                                     latency: true, cpu: pinned ? 1 : nil, raw: raw, server: server)
+        say format("  %s round %d %-6s %-12s %10.0f req/s %8.0f req/cpu-s  p99 %8.2f ms  errors %d  load %s", scenario,
+                   round + 1, name, label, result.rps, result.requests.fdiv(result.server_cpu_s), result.p99_ms, result.errors, result.load_before)
+        samples[[name, label]] << result
+      end
     end
 
     # --- seed 003 --------------------------------------------------------------------------
@@ -148,7 +172,7 @@ module Bench
       runs = Hash.new { |h, k| h[k] = [] }
       Dir.mktmpdir("seed003", RESULTS) do |dir|
         @rounds.times do |round|
-          SERVERS.each { |name| runs[name] << seed003_round(name, round + 1, dir) }
+          @servers.each { |name| runs[name] << seed003_round(name, round + 1, dir) }
         end
         runs.each do |name, list|
           chosen = list.min_by { |run| (run[:p99] - median(list.map { |r| r[:p99] })).abs }
@@ -168,7 +192,7 @@ module Bench
     # One attack run against a freshly started server; files go to `dir` until a round is chosen.
     def seed003_round(name, round, dir)
       threads = name == "puma" ? "5:5" : nil
-      with_server(name, "bench/sleep.ru", "seed003", puma_threads: threads) do |server|
+      with_server(name, "bench/sleep.ru", "seed003", puma_threads: threads, blocking: true) do |server|
         @report.command(name, "seed003", server.argv.join(" ").sub(/:\d+ /, ":PORT "))
         warm(server.url("/?ms=1"))
         files = { json: File.join(dir, "#{name}-#{round}.json"), html: File.join(dir, "#{name}-#{round}.html") }

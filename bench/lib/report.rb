@@ -3,6 +3,7 @@
 require "open3"
 require "time"
 require_relative "../../lib/heron/version"
+require_relative "throughput_stats"
 
 module Bench
   # Collects what bench/run.rb measured and renders bench/results/latest.md.
@@ -12,13 +13,14 @@ module Bench
     TARGET_SEED003_P99_MS = 1050.0
     TARGET_IDLE_KB = 40.0
 
-    attr_writer :wrk_version, :compare_command, :compare_ok
+    attr_writer :wrk_version, :compare_command, :compare_ok, :peers, :argv_shown
 
     def initialize(quick:)
       @quick = quick
       @commands = {}
       @sections = []
       @findings = []
+      @summary = []
     end
 
     def started
@@ -36,80 +38,112 @@ module Bench
     end
 
     def markdown
-      [header, machine, versions, commands, *@sections, findings, notes].compact.join("\n\n") + "\n"
+      [header, summary, machine, versions, commands, *@sections, findings, notes].compact.join("\n\n") + "\n"
     end
 
     # --- scenarios -------------------------------------------------------------------------
 
-    def hello(samples, rounds:, seconds:, warmup:, setups:)
-      servers = %w[heron puma falcon]
-      rps = ->(name, setup) { median(samples[[name, setup]].map(&:rps)) }
-      per_cpu = ->(name, setup) { median(samples[[name, setup]].map { |r| r.requests.fdiv(r.server_cpu_s) }) }
-      rows = setups.product(servers).map do |setup, name|
-        results = samples[[name, setup]]
-        ratio = name == "heron" ? "—" : format("%.2f×", rps.call("heron", setup) / rps.call(name, setup))
-        cpu_ratio = name == "heron" ? "—" : format("%.2f×", per_cpu.call("heron", setup) / per_cpu.call(name, setup))
-        [setup, name, fmt(rps.call(name, setup), 0), "#{fmt(results.map(&:rps).min, 0)}–#{fmt(results.map(&:rps).max, 0)}",
-         fmt(median(results.map(&:p99_ms)), 2), results.sum(&:errors), ratio,
-         fmt(per_cpu.call(name, setup), 0), cpu_ratio]
-      end
-      ratio_puma = rps.call("heron", "16") / rps.call("puma", "16")
-      ratio_falcon = rps.call("heron", "16") / rps.call("falcon", "16")
-      target(format("hello world, 16 connections: Heron/Puma %.2f× req/s (target ≥ %.1f×)", ratio_puma, TARGET_PUMA), ratio_puma >= TARGET_PUMA)
-      target(format("hello world, 16 connections: Heron/Falcon %.2f× req/s (target ≥ %.1f×)", ratio_falcon, TARGET_FALCON), ratio_falcon >= TARGET_FALCON)
-      per_round = setups.product(servers).map do |setup, name|
+    TITLES = { "hello" => "Hello world (bench/hello.ru, 12-byte body)",
+               "json" => "JSON (bench/json.ru, JSON.generate of a one-key Hash per request)" }.freeze
+    TARGET_IODINE = { "hello" => 0.8, "json" => 1.0 }.freeze
+    TARGET_256 = 0.9
+
+    # One wrk scenario (hello or json): the table, per-round rows, and the targets.
+    # @param scenario [String] "hello" or "json".
+    # @param samples [Hash{[String, String] => Array<Wrk::Result>}] by server and set-up.
+    # @param servers [Array<String>] in table order, Heron first.
+    def throughput(scenario, samples, servers:, rounds:, seconds:, warmup:, setups:)
+      stats = ThroughputStats.new(samples)
+      rows = setups.product(servers).map { |setup, name| throughput_row(stats, setup, name) }
+      throughput_targets(scenario, stats, servers)
+      @summary << [scenario, stats, setups, servers]
+      @sections << <<~MD.chomp
+        ## #{@sections.size + 1}. #{TITLES.fetch(scenario)}, wrk closed loop
+
+        Each server alone (one at a time, restarted every round, servers taking turns within a
+        round), #{warmup} s warm-up at 16 connections, then #{seconds} s of wrk per set-up; #{rounds} round(s); the
+        table shows the median over rounds and the range.
+
+        - **16** and **256**: `wrk -t2 -c16|-c256 -d#{seconds}s --latency`; wrk's two threads and the
+          server share the same 2 cores and the scheduler time-slices them.
+        - **16 per core** and **256 per core**: the server's threads pinned to CPU 0 (`taskset -a -pc 0 PID`)
+          and `taskset -c 1 wrk -t1 -cN -d#{seconds}s --latency` on CPU 1: one core each.
+        - **req per server CPU-s**: requests wrk completed divided by the CPU seconds (user +
+          system, all threads) the server process used during the run, from /proc/PID/stat: the
+          cost per request, which moves much less with machine load than req/s does.
+
+        #{table(['set-up', 'server', 'req/s', 'range', 'p99 ms', 'errors', 'Heron÷server req/s', 'req per server CPU-s', 'Heron÷server per CPU-s'], rows)}
+
+        Per round: req/s / p99 ms; the server's CPU seconds in the run; its run-queue wait (seconds
+        its threads were ready but had no CPU, /proc/PID/task/*/schedstat); the 1-minute load
+        average before the run; the share of all CPU time the hypervisor stole (/proc/stat):
+
+        #{table(%w[set-up server rounds], per_round_rows(samples, setups, servers))}
+      MD
+    end
+
+    def throughput_row(stats, setup, name)
+      results = stats.results(name, setup)
+      ratio = ->(value) { name == "heron" ? "—" : format("%.2f×", value) }
+      [setup, name, fmt(stats.rps(name, setup), 0), "#{fmt(results.map(&:rps).min, 0)}–#{fmt(results.map(&:rps).max, 0)}",
+       fmt(median(results.map(&:p99_ms)), 2), results.sum(&:errors), ratio.call(stats.rps_ratio(name, setup)),
+       fmt(stats.per_cpu(name, setup), 0), ratio.call(stats.per_cpu_ratio(name, setup))]
+    end
+
+    def per_round_rows(samples, setups, servers)
+      setups.product(servers).map do |setup, name|
         runs = samples[[name, setup]].map do |r|
           "#{fmt(r.rps, 0)} / #{fmt(r.p99_ms, 2)} (cpu #{fmt(r.server_cpu_s, 1)} s, run-queue wait #{fmt(r.server_wait_s, 2)} s, load #{r.load_before}, steal #{fmt(r.steal, 0)}%)"
         end
         [setup, name, runs.join("; ")]
       end
-      @sections << <<~MD.chomp
-        ## 1. Hello world (bench/hello.ru, 12-byte body), wrk closed loop
-
-        Each server alone (one at a time, restarted every round), #{warmup} s warm-up at 16
-        connections, then #{seconds} s of wrk per set-up; #{rounds} round(s); the table shows the median
-        over rounds and the range.
-
-        - **16** and **256**: `wrk -t2 -c16|-c256 -d#{seconds}s --latency`, as the issue asks. wrk's two
-          threads and the server share the same 2 cores and the scheduler time-slices them.
-        - **16 pinned**: the server's threads pinned to CPU 0 (`taskset -a -pc 0 PID`) and
-          `taskset -c 1 wrk -t1 -c16 -d#{seconds}s --latency` on CPU 1: one core each, no preemption
-          between them. A diagnostic, added because the unpinned p99 is dominated by time-slicing.
-        - **req per server CPU-s**: requests wrk completed divided by the CPU seconds (user +
-          system, all threads) the server process used during the run, from /proc/PID/stat. It is
-          the cost per request and moves much less with machine load than req/s does.
-
-        #{table(['set-up', 'server', 'req/s', 'range', 'p99 ms', 'errors', 'Heron÷server req/s', 'req per server CPU-s', 'Heron÷server per CPU-s'], rows)}
-
-        Per round: req/s / p99 ms; the server's CPU seconds in the run; its *run-queue wait*, the
-        seconds its threads were ready to run but had no CPU (/proc/PID/task/*/schedstat; wrk, the
-        other threads and anything else on the machine take the CPU; summed over threads, so Puma's
-        threads handing the GVL to each other count too); the 1-minute load average
-        just before the run; the share of all CPU time the hypervisor stole (/proc/stat):
-
-        #{table(%w[set-up server rounds], per_round)}
-
-        #{hello_observations(samples, setups)}
-      MD
     end
 
-    def hello_observations(samples, setups)
-      p99 = ->(name, setup) { fmt(median(samples[[name, setup]].map(&:p99_ms)), 1) }
-      lines = setups.map do |setup|
-        "- #{setup}: median p99 Heron #{p99.call('heron', setup)} ms, Puma #{p99.call('puma', setup)} ms, " \
-          "Falcon #{p99.call('falcon', setup)} ms; wrk errors over all rounds (timeouts = no answer within wrk's " \
-          "2 s) Heron #{samples[['heron', setup]].sum(&:errors)}, Puma #{samples[['puma', setup]].sum(&:errors)}, " \
-          "Falcon #{samples[['falcon', setup]].sum(&:errors)}."
+    def throughput_targets(scenario, stats, servers)
+      if scenario == "hello"
+        { "puma" => TARGET_PUMA, "falcon" => TARGET_FALCON }.each do |peer, goal|
+          ratio = stats.rps_ratio(peer, "16")
+          target(format("hello world, 16 connections: Heron/%s %.2f× req/s (target ≥ %.1f×)", peer.capitalize, ratio, goal), ratio >= goal)
+        end
       end
-      med = ->(name, setup) { median(samples[[name, setup]].map(&:p99_ms)) }
-      lower = %w[puma falcon].map do |peer|
-        "#{peer.capitalize}'s in #{setups.count { |setup| med.call('heron', setup) < med.call(peer, setup) }} of #{setups.size}"
+      if servers.include?("iodine")
+        ratio = stats.per_cpu_ratio("iodine", "16 per core")
+        goal = TARGET_IODINE.fetch(scenario)
+        target(format("%s per core, 16 connections: Heron/Iodine %.2f× requests per server CPU-second (target ≥ %.1f×)", scenario, ratio, goal), ratio >= goal)
       end
-      steals = samples.values.flatten.map(&:steal)
-      "Tail latency (closed loop, so understated):\n\n#{lines.join("\n")}\n\n" \
-        "Heron's median p99 is lower than #{lower.join(' and ')} set-ups. On this machine p99 follows the " \
-        "CPU the server got (hypervisor steal during these runs: #{fmt(steals.min, 0)}–#{fmt(steals.max, 0)}% of all CPU time) " \
-        "more than the server itself; [heron-tail-latency.md](heron-tail-latency.md) has what was measured about Heron's tail."
+      %w[256 256\ per\ core].each do |setup|
+        kept = stats.rps("heron", setup) / stats.rps("heron", setup.sub("256", "16"))
+        target(format("%s, %s connections: Heron keeps %.0f%% of its 16-connection req/s (target ≥ %.0f%%)", scenario, setup, kept * 100, TARGET_256 * 100), kept >= TARGET_256)
+      end
+    end
+
+    def peer_ratios(stats, peer, setup)
+      low, high = stats.per_cpu_ratio_range(peer, setup)
+      format("%.2f×; **%.2f×** (%.2f–%.2f)", stats.rps_ratio(peer, setup), stats.per_cpu_ratio(peer, setup), low, high)
+    end
+
+    # The README's table: every scenario and set-up, Heron's req/s and req per server CPU-second
+    # and the ratio to each other server's, with the date, machine and command.
+    def summary
+      return nil if @summary.empty?
+      peers = @summary.first[3] - ["heron"]
+      headers = ["endpoint", "set-up", "Heron req/s", "Heron req per CPU-s", *peers.map { |p| "÷ #{p.capitalize} (req/s; per CPU-s)" }]
+      rows = @summary.flat_map do |scenario, stats, setups, _servers|
+        setups.map do |setup|
+          [scenario, setup, fmt(stats.rps("heron", setup), 0), fmt(stats.per_cpu("heron", setup), 0),
+           *peers.map { |peer| peer_ratios(stats, peer, setup) }]
+        end
+      end
+      <<~MD.chomp
+        ## Summary (for the README)
+
+        #{@started_at.strftime('%Y-%m-%d %H:%M')} UTC, #{sh('nproc')} CPUs, #{sh('uname', '-r')}, #{RUBY_DESCRIPTION[/ruby \S+/]}, load average #{@load_start} at the start;
+        `bundle exec ruby bench/run.rb#{@argv_shown}`. Heron's medians over rounds; each ratio is Heron's
+        figure divided by the other server's, the median of the rounds' ratios (lowest–highest round
+        in brackets for requests per server CPU-second, the steadier measure on a shared machine).
+
+        #{table(headers, rows)}
+      MD
     end
 
     def seed003(runs)
@@ -197,7 +231,7 @@ module Bench
 
     def header
       <<~MD.chomp
-        # Heron benchmark: Heron vs Puma vs Falcon
+        # Heron benchmark: Heron against Puma, Falcon#{@peers ? ', Itsi and Iodine' : ''}
 
         Generated by `bundle exec ruby bench/run.rb#{@quick ? ' --quick' : ''}`#{@quick ? ' (quick smoke run: short, not for quoting)' : ''}.
         Started #{@started_at.iso8601}, finished #{@finished_at&.iso8601}.
@@ -213,6 +247,7 @@ module Bench
 
     def versions
       rows = [["Heron", Heron::VERSION], ["Puma", gem_version("puma")], ["Falcon", gem_version("falcon")],
+              *(@peers || {}).map { |name, version| [name.capitalize, "#{version} (tmp/bench-peers, bin/setup-bench-peers)"] },
               ["wrk", @wrk_version || sh("wrk", "-v")[/wrk \S+/].to_s]]
       "## Versions\n\n#{table(%w[software version], rows)}"
     end
