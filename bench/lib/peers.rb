@@ -7,7 +7,8 @@ module Bench
   # Itsi and Iodine for bench/run.rb: installed by bin/setup-bench-peers into their own gem home
   # (never the project's bundle) and started from it, outside the bundle. Each runs as one process
   # with one worker thread for the throughput rows (Heron has one reactor thread); for the sleep
-  # endpoint Iodine gets 5 threads (as Puma) and Itsi its fiber scheduler (as Heron and Falcon).
+  # endpoint both get 5 threads, as Puma. (Itsi 0.2.27's fiber scheduler, `-f`, never finished
+  # starting here, and ignored TERM.)
   module Peers
     SETUP = File.expand_path("../../bin/setup-bench-peers", __dir__)
     NAMES = %w[itsi iodine].freeze
@@ -40,8 +41,7 @@ module Bench
       when "iodine"
         [RbConfig.ruby, "#{home}/bin/iodine", "-p", port.to_s, "-b", "127.0.0.1", "-w", "1", "-t", blocking ? "5" : "1", app]
       when "itsi"
-        [RbConfig.ruby, "#{home}/bin/itsi", "serve", "-w", "1", *(blocking ? ["-f"] : ["-t", "1"]),
-         "-b", "http://127.0.0.1:#{port}", "-r", app]
+        [RbConfig.ruby, "#{home}/bin/itsi", "serve", "-w", "1", "-t", blocking ? "5" : "1", "-b", "http://127.0.0.1:#{port}", "-r", app]
       end
     end
 

@@ -152,7 +152,7 @@ module Bench
         data = chosen[:data]
         c = data.dig("latency_ms", "corrected")
         req = data["requests"]
-        [name, name == "puma" ? "-t 5:5" : "default", req["sent"], req["ok"], req["errors"],
+        [name, { "puma" => "-t 5:5", "itsi" => "-t 5", "iodine" => "-t 5" }.fetch(name, "default"), req["sent"], req["ok"], req["errors"],
          fmt(c["p50"], 1), fmt(c["p90"], 1), fmt(c["p99"], 1), fmt(c["max"], 1),
          fmt(data.dig("latency_ms", "uncorrected", "p99"), 1), fmt(data.dig("lateness_ms", "p99"), 1),
          list.map { |run| "#{fmt(run[:p99], 1)}#{run[:chosen] ? '*' : ''} (steal #{fmt(run[:steal], 0)}%)" }.join("; ")]
