@@ -1,7 +1,8 @@
 # frozen_string_literal: true
 
-# Builds Heron's core C classes: Heron::HTTPParser, Heron::Response::Head and
-# Heron::Connection::IdleSet (heron_ext.c lists them). The profiler's are in ext/heron_profiler.
+# Builds Heron's core C classes: Heron::HTTPParser, Heron::Response::Head,
+# Heron::Connection::IdleSet and Heron::Log::RequestId (heron_ext.c lists them). The profiler's
+# are in ext/heron_profiler.
 #
 # Environment:
 #   HERON_SANITIZE=address            build with AddressSanitizer (+ UndefinedBehaviorSanitizer)

@@ -4,6 +4,7 @@
  *   Heron::HTTPParser       heron_http_parser.c (the binding; the grammar is http_parser.c)
  *   Heron::Response::Head   heron_response_head.c
  *   Heron::Connection::IdleSet  heron_connection_idle_set.c (epoll, for parked connections)
+ *   Heron::Log::RequestId   heron_log_request_id.c (generate and assign; the rest is Ruby)
  *
  * The profiler's C classes are a separate extension (ext/heron_profiler), loaded only when
  * profiling or metrics are on.
@@ -13,6 +14,7 @@
 void Init_Heron_HTTPParser(VALUE mHeron);
 void Init_Heron_Response_Head(VALUE mHeron);
 void Init_Heron_Connection_IdleSet(VALUE mHeron);
+void Init_Heron_Log_RequestId(VALUE mHeron);
 
 void Init_heron_ext(void)
 {
@@ -20,4 +22,5 @@ void Init_heron_ext(void)
   Init_Heron_HTTPParser(mHeron);
   Init_Heron_Response_Head(mHeron);
   Init_Heron_Connection_IdleSet(mHeron);
+  Init_Heron_Log_RequestId(mHeron);
 }

@@ -1,6 +1,8 @@
 # frozen_string_literal: true
 
 require "securerandom"
+require_relative "../native"
+Heron::Native.load("heron_ext")
 
 module Heron
   module Log
@@ -19,18 +21,11 @@ module Heron
       # ActionDispatch::RequestId strips every other character from the id it finds in the env,
       # so a wider set would make Rails log a different id than Heron.
       SANE = /\A[A-Za-z0-9\-_@]{1,128}\z/
-      LOCK = Mutex.new
 
       class << self
-        # Sets the request's id in the env.
-        # @param env [Hash] the request's Rack env.
-        # @return [String] the id.
-        def assign(env)
-          given = env[HEADER_KEY]
-          id = given.is_a?(String) && SANE.match?(given) ? given : generate
-          env[HEADER_KEY] = id
-          env[ENV_KEY] = id
-        end
+        # assign(env) and generate are C (ext/heron/heron_log_request_id.c): assign keeps a sane
+        # HTTP_X_REQUEST_ID (see SANE) or generates one, and sets it as both ENV_KEY and
+        # HEADER_KEY; generate returns "#{@prefix}-#{count in base 36}".
 
         # Adds `x-request-id` to a response's headers unless the app set it (frozen headers are
         # copied, not changed).
@@ -44,14 +39,6 @@ module Heron
           return [response[0], headers.merge(RESPONSE_HEADER => id), response[2]] if headers.frozen?
           headers[RESPONSE_HEADER] = id
           response
-        end
-
-        # @return [String] a new id, e.g. "3f9c2a7b1e04-1k".
-        def generate
-          LOCK.synchronize do
-            reseed unless @prefix
-            "#{@prefix}-#{(@count += 1).to_s(36)}"
-          end
         end
 
         # Starts a new prefix: a forked child (see Process._fork below) must not repeat its
