@@ -35,9 +35,9 @@ module Heron
         @timeout = timeout
         @on_first_read = on_first_read
         @pace = pace
-        @pending = String.new # binary
-        @received = 0
         @done = length&.zero?
+        @pending = @done ? NOTHING : String.new # binary; most requests have no body, and share NOTHING
+        @received = 0
       end
 
       # Reads like IO#read: all of the rest when `length` is nil, else up to `length` bytes.
@@ -111,7 +111,9 @@ module Heron
       RESERVE = 128 * 1024 * 1024
       # Binary like the body, so String#index does not re-scan the whole body to compare encodings.
       NEWLINE = "\n".b.freeze
-      private_constant :READ_CHUNK, :RESERVE, :NEWLINE
+      # The pending bytes of an empty body, which never get any: shared, not allocated per request.
+      NOTHING = "".b.freeze
+      private_constant :READ_CHUNK, :RESERVE, :NEWLINE, :NOTHING
 
       private
 
@@ -195,6 +197,7 @@ module Heron
 
       def take(length)
         (@pacer ||= Request::GCPacer.new).handed_out(length) # made on first use: most requests have no body
+        return String.new if @pending.equal?(NOTHING) # binary
         return @pending.slice!(0, length) if length < @pending.bytesize
         data = @pending
         @pending = String.new # binary; no keyword Hash to allocate
