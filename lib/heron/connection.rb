@@ -257,14 +257,12 @@ module Heron
       length = body_length
       expect = Request::Expectation.for(env, @parser.http_minor, length)
       @pace = body_pace(length)
-      input = Request::Input.new(@socket, @parser, length: length, limit: @config.max_body_size,
-                                          timeout: @config.body_timeout, on_first_read: continue_hook(expect),
-                                          pace: @pace)
+      input = Request::Input.new(@socket, @parser, length, @config, continue_hook(expect), @pace)
       input = Request::RewindableInput.new(input, threshold: @config.body_spool_threshold) if @config.rewindable_input?
       @env.complete(env, input, started)
       send_continue(expect) if expect.pending? && @config.continue_mode == :eager
       @expectation = expect
-      Request.new(env, input, keepalive: @parser.keepalive?, http_minor: @parser.http_minor, started_at: started)
+      Request.new(env, input, @parser.keepalive?, @parser.http_minor, started)
     end
 
     def body_length

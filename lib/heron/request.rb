@@ -24,12 +24,14 @@ module Heron
     # @return [Boolean, nil] whether the response switched protocols (101 / upgrade).
     attr_accessor :upgraded
 
+    # Positional, not keywords: made for every request, and keywords passed through Class#new
+    # cost a Hash each on Ruby 3.1.
     # @param env [Hash]
     # @param input [Input]
     # @param keepalive [Boolean] what the client asked for.
     # @param http_minor [Integer] 0 or 1.
     # @param started_at [Float]
-    def initialize(env, input, keepalive:, http_minor:, started_at:)
+    def initialize(env, input, keepalive, http_minor, started_at)
       @env = env
       @input = input
       @keepalive = keepalive

@@ -36,7 +36,7 @@ module Heron
       # @param started [Float] monotonic time the request's headers arrived.
       # @return [void]
       def run(started)
-        request = Request.new(complete_env(started), @env["rack.input"], keepalive: true, http_minor: 1, started_at: started)
+        request = Request.new(complete_env(started), @env["rack.input"], true, 1, started)
         respond(request)
       ensure
         request.input.close_after(request.env) if request&.input.is_a?(Request::RewindableInput)

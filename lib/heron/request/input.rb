@@ -20,19 +20,21 @@ module Heron
         def status = 400
       end
 
+      # Positional, not keywords: made for every request, and keywords passed through Class#new
+      # cost a Hash each on Ruby 3.1.
       # @param socket [Connection::BufferedSocket] the connection's socket; body bytes may already be buffered.
       # @param parser [Heron::HTTPParser] decodes chunked bodies.
       # @param length [Integer, nil] the Content-Length, or nil for a chunked body.
-      # @param limit [Integer, nil] the most body bytes accepted.
-      # @param timeout [Numeric] seconds to wait for the next body bytes.
+      # @param config [#max_body_size, #body_timeout] the most body bytes accepted (nil: no limit) and
+      #   the seconds to wait for the next body bytes.
       # @param on_first_read [#call, nil] called once, with this input, before the first read.
       # @param pace [Connection::BodyPace, nil] does the waiting instead, when given (minimum rate).
-      def initialize(socket, parser, length:, limit:, timeout:, on_first_read: nil, pace: nil)
+      def initialize(socket, parser, length, config, on_first_read = nil, pace = nil)
         @socket = socket
         @parser = parser
         @remaining = length
-        @limit = limit
-        @timeout = timeout
+        @limit = config.max_body_size
+        @timeout = config.body_timeout
         @on_first_read = on_first_read
         @pace = pace
         @done = length&.zero?
