@@ -206,6 +206,23 @@ static VALUE Heron_Response_Head_append_fields(VALUE self, VALUE head, VALUE hea
   return head;
 }
 
+/*
+ * call-seq: Heron::Response::Head.start(status_line) -> String
+ *
+ * A new binary String holding status_line with room for a typical head (512 bytes), so the
+ * header lines appended to it do not reallocate it. In Ruby this is
+ * `String.new(status_line, capacity: 512)`, whose keyword costs a Hash per response.
+ */
+static VALUE Heron_Response_Head_start(VALUE self, VALUE status_line)
+{
+  VALUE head;
+  StringValue(status_line);
+  head = rb_str_buf_new(512);
+  rb_enc_associate(head, rb_ascii8bit_encoding());
+  rb_str_buf_cat(head, RSTRING_PTR(status_line), RSTRING_LEN(status_line));
+  return head;
+}
+
 void Init_Heron_Response_Head(VALUE heron)
 {
   mHeron_Response = rb_define_module_under(heron, "Response");
@@ -214,4 +231,5 @@ void Init_Heron_Response_Head(VALUE heron)
   Heron_Response_Head_init_name_chars();
   rb_define_singleton_method(cHeron_Response_Head, "append_fields", Heron_Response_Head_append_fields, 2);
   rb_define_singleton_method(cHeron_Response_Head, "normalize", Heron_Response_Head_normalize, 1);
+  rb_define_singleton_method(cHeron_Response_Head, "start", Heron_Response_Head_start, 1);
 }

@@ -32,7 +32,7 @@ module Heron
       #   in it (see `append_fields`, in C: ext/heron/heron_response_head.c); LF splits a value
       #   into lines.
       def self.build(status, headers, extra, date = "", connection = "")
-        head = String.new(STATUS_LINES[status], capacity: 512)
+        head = start(STATUS_LINES[status]) # C: String.new(line, capacity: 512) without the keyword's Hash
         append_fields(head, headers)
         head << extra << date << connection << "\r\n"
       end
