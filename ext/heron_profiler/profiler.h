@@ -86,6 +86,8 @@ void Init_Heron_Profiler_Dashboard_AccessControl(VALUE mProfiler);
 void Init_Heron_Profiler_RouteStats_Route(VALUE mProfiler);
 void Init_Heron_Profiler_RouteStats(VALUE mProfiler);
 void Heron_Profiler_RouteStats_Route_add_profile(VALUE self, VALUE profile);
+int Heron_Profiler_RouteStats_p(VALUE value);
+void Heron_Profiler_RouteStats_add_profile(VALUE self, VALUE profile);
 void Init_Heron_Profiler_RequestProfile(VALUE mProfiler);
 void Init_Heron_Profiler_FiberAccounting(VALUE mProfiler);
 void Init_Heron_Profiler_Middleware(VALUE mProfiler);

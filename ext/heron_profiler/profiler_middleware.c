@@ -24,6 +24,7 @@ typedef struct Heron_Profiler_Middleware {
   VALUE routes; /* a RouteStats that #add's each finished profile, or Qnil */
   Heron_Profiler_FiberAccounting *a; /* accounting's */
   int c_store;                       /* whether store is a Heron::Profiler::Store */
+  int c_routes;                      /* whether routes is a Heron::Profiler::RouteStats (C #add) */
   long sample, requests;              /* config.profile_sample, and requests seen in the period */
   long cpu_sample, cpu_requests;      /* config.profile_cpu_sample, and profiles seen in the period */
   int check_timing;                  /* Server-Timing only for some requests: TIMING_* */
@@ -93,6 +94,7 @@ static VALUE Heron_Profiler_Middleware_configure(int argc, VALUE *argv, VALUE se
   rb_scan_args(argc, argv, "9", &app, &accounting, &store, &profile_path, &sample, &check_timing, &routes, &cpu_sample, &proxies);
   m->a = Heron_Profiler_FiberAccounting_get(accounting);
   m->c_store = Heron_Profiler_Store_p(store);
+  m->c_routes = Heron_Profiler_RouteStats_p(routes);
   RB_OBJ_WRITE(self, &m->app, app);
   RB_OBJ_WRITE(self, &m->accounting, accounting);
   RB_OBJ_WRITE(self, &m->store, store);
@@ -160,7 +162,8 @@ static void Heron_Profiler_Middleware_finish_profile(VALUE self, Heron_Profiler_
   if (RARRAY_LEN(p->queries) > 0) rb_funcall(self, id_check_queries, 1, profile);
   if (m->c_store) Heron_Profiler_Store_push_profile(m->store, profile, p);
   else rb_funcall(m->store, id_push, 1, profile);
-  if (!NIL_P(m->routes)) rb_funcall(m->routes, id_add, 1, profile);
+  if (m->c_routes) Heron_Profiler_RouteStats_add_profile(m->routes, profile);
+  else if (!NIL_P(m->routes)) rb_funcall(m->routes, id_add, 1, profile);
 }
 
 /*

@@ -45,6 +45,23 @@ class RouteStatsTest < Minitest::Test
     assert_equal [Stats::OTHER, 50], rows.first.values_at(:route, :count)
   end
 
+  # #add remembers the route it last added to (C); a repeated path must still count under its own
+  # method, its own RouteStats, and what the path said when it was added.
+  def test_the_last_route_is_only_reused_for_the_same_stats_method_and_path
+    one, two = Stats.new, Stats.new
+    path = +"/users/42"
+    one.add(profile("GET", path))
+    two.add(profile("GET", path))
+    one.add(profile("POST", path))
+    path.replace("/about")
+    one.add(profile("POST", path))
+    one.add(profile("GET", path))
+    one.add(profile("GET", "/users/7".b))
+    assert_equal [["GET /about", 1], ["GET /users/:id", 2], ["POST /about", 1], ["POST /users/:id", 1]],
+                 one.export.map { |row| row.values_at(:route, :count) }.sort
+    assert_equal [["GET /users/:id", 1]], two.export.map { |row| row.values_at(:route, :count) }
+  end
+
   # Route's figures are in C and read a RequestProfile's struct directly; the percentiles keep
   # the last Route::SAMPLES total times.
   def test_real_profiles_and_the_samples_ring
