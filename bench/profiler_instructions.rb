@@ -7,10 +7,14 @@
 # shows small changes to the per-request path; it leaves out the time inside system calls (two
 # reads of the thread CPU clock per profiled request, about 0.3 µs each here).
 #
-#   bundle exec ruby bench/profiler_instructions.rb [--requests 10000]
+#   bundle exec ruby bench/profiler_instructions.rb [--requests 10000] [--only off,on]
+#   bundle exec ruby bench/profiler_instructions.rb --demo eager [--requests 20]
 #
-# Needs valgrind (apt-get install valgrind). Takes about three minutes. Writes
-# bench/results/profiler_instructions.md. Not a test.
+# `--demo eager` counts the demo's `/users?eager=1` (1,000 users, 5 queries; about 40 ms of CPU
+# a request natively, so 20 requests after 2 warm-up ones, on one connection) instead of the
+# hello world. Needs valgrind (apt-get install valgrind). Takes about three minutes (the demo:
+# about five for off and on). Writes bench/results/profiler_instructions.md (the demo:
+# bench/results/profiler_instructions_eager.md). Not a test.
 require "optparse"
 require_relative "lib/callgrind_server"
 require_relative "lib/profiler_variants"
@@ -18,27 +22,39 @@ require_relative "lib/profiler_variants"
 # One measurement session.
 class ProfilerInstructionsBench
   ROOT = File.expand_path("..", __dir__)
-  RESULTS = File.join(ROOT, "bench/results/profiler_instructions.md")
-  CONNECTIONS = Bench::CallgrindServer::CONNECTIONS
-  VARIANTS = Bench::ProfilerVariants::FLAGS
+  # What is served: rackup, request path, results file, connections, warm-up requests, label.
+  Target = Struct.new(:rackup, :path, :results, :connections, :warmup, :label)
+  TARGETS = {
+    "hello" => Target.new(Bench::ProfilerVariants::HELLO, "/", "bench/results/profiler_instructions.md",
+                          Bench::CallgrindServer::CONNECTIONS, Bench::CallgrindServer::WARMUP, "hello-world"),
+    "eager" => Target.new(File.join(ROOT, "examples/demo/config.ru"), "/users?eager=1",
+                          "bench/results/profiler_instructions_eager.md", 1, 2, "demo `/users?eager=1`")
+  }.freeze
 
   # @param requests [Integer] requests per measured run.
-  def initialize(requests)
+  # @param target [String] a key of {TARGETS}.
+  # @param only [Array<String>, nil] variant names to run (all when nil).
+  def initialize(requests, target = "hello", only = nil)
     @requests = requests
+    @target = TARGETS.fetch(target)
+    @variants = Bench::ProfilerVariants::FLAGS.select { |name, _| only.nil? || only.include?(name) }
   end
 
   # Measures every variant and writes the report.
   # @return [void]
   def run
-    counts = VARIANTS.to_h { |name, flags| [name, per_request(flags)] }
-    File.write(RESULTS, report(counts))
-    puts File.read(RESULTS)
+    system(RbConfig.ruby, File.join(ROOT, "examples/demo/db/setup.rb"), exception: true) if @target.rackup.include?("demo")
+    counts = @variants.to_h { |name, flags| [name, per_request(flags)] }
+    results = File.join(ROOT, @target.results)
+    File.write(results, report(counts))
+    puts File.read(results)
   end
 
   private
 
   def per_request(flags)
-    Bench::CallgrindServer.new(app: Bench::ProfilerVariants::HELLO, flags: flags).per_request(@requests)
+    Bench::CallgrindServer.new(app: @target.rackup, flags: flags, request: "GET #{@target.path} HTTP/1.1\r\nHost: bench\r\n\r\n",
+                               connections: @target.connections, warmup: @target.warmup).per_request(@requests)
   end
 
   def report(counts)
@@ -51,9 +67,9 @@ class ProfilerInstructionsBench
       # Profiler cost in instructions
 
       - date: #{Time.now.utc.strftime('%Y-%m-%d %H:%M UTC')}, #{RUBY_DESCRIPTION}
-      - command: `bundle exec ruby bench/profiler_instructions.rb --requests #{@requests}`
-      - server: `exe/heron -e production -q --no-metrics` under `valgrind --tool=callgrind`; #{CONNECTIONS}
-        keep-alive connections, #{@requests} hello-world requests after 200 warm-up ones, minus a run
+      - command: `bundle exec ruby bench/profiler_instructions.rb #{ARGV_TEXT}`
+      - server: `exe/heron -e production -q --no-metrics` under `valgrind --tool=callgrind`; #{@target.connections}
+        keep-alive connection(s), #{@requests} #{@target.label} requests after #{@target.warmup} warm-up ones, minus a run
         with none. System-call time is not counted.
 
       | profiling | instructions per request | added |
@@ -63,6 +79,12 @@ class ProfilerInstructionsBench
   end
 end
 
-requests = 10_000
-OptionParser.new { |parser| parser.on("--requests N", Integer) { |value| requests = value } }.parse!
-ProfilerInstructionsBench.new(requests).run
+ARGV_TEXT = ARGV.join(" ").freeze
+options = { requests: nil, demo: "hello", only: nil }
+OptionParser.new do |parser|
+  parser.on("--requests N", Integer) { |value| options[:requests] = value }
+  parser.on("--demo NAME", %w[eager], "count the demo's /users?eager=1 instead of the hello world") { |value| options[:demo] = value }
+  parser.on("--only LIST", Array, "variants among: #{Bench::ProfilerVariants::FLAGS.keys.join(', ')}") { |value| options[:only] = value }
+end.parse!
+requests = options[:requests] || (options[:demo] == "hello" ? 10_000 : 20)
+ProfilerInstructionsBench.new(requests, options[:demo], options[:only]).run

@@ -26,11 +26,15 @@ module Bench
     # @param flags [Array<String>] extra `heron` flags.
     # @param request [String] the request every connection sends, again and again.
     # @param valgrind [Array<String>] extra valgrind options.
-    def initialize(app:, flags: [], request: REQUEST, valgrind: [])
+    # @param connections [Integer] keep-alive connections sending requests at once.
+    # @param warmup [Integer] requests before the counted ones (a slow endpoint needs fewer).
+    def initialize(app:, flags: [], request: REQUEST, valgrind: [], connections: CONNECTIONS, warmup: WARMUP)
       @app = File.expand_path(app, ROOT)
       @flags = flags
       @request = request
       @valgrind = valgrind
+      @connections = connections
+      @warmup = warmup
       @dir = Dir.mktmpdir("heron-callgrind")
     end
 
@@ -49,7 +53,7 @@ module Bench
       port = ServerProcess.free_port
       server = ServerProcess.new([*argv, "-p", port.to_s, "-o", "127.0.0.1", @app], port: port, log: log, chdir: ROOT)
       server.start(timeout: 120)
-      drive(port, WARMUP)
+      drive(port, @warmup)
       drive(port, count)
       server.stop(grace: 120)
       File.read(log)[/refs:\s+([\d,]+)/, 1].delete(",").to_i
@@ -58,7 +62,7 @@ module Bench
     # @return [String] a one-line description of the set-up, for reports.
     def describe
       "`exe/heron -e production -q --no-metrics --control-bind tcp://127.0.0.1:0 #{@flags.join(' ')}` " \
-        "under `valgrind --tool=callgrind`; #{CONNECTIONS} keep-alive connections, #{WARMUP} warm-up requests"
+        "under `valgrind --tool=callgrind`; #{@connections} keep-alive connection(s), #{@warmup} warm-up requests"
     end
 
     private
@@ -70,7 +74,7 @@ module Bench
     end
 
     def drive(port, count)
-      Array.new(CONNECTIONS) { Thread.new { keep_alive(port, count / CONNECTIONS) } }.each(&:join)
+      Array.new(@connections) { Thread.new { keep_alive(port, count / @connections) } }.each(&:join)
     end
 
     def keep_alive(port, count)
