@@ -32,6 +32,13 @@ class SequelAssociationHookTest < Minitest::Test
     [200, { "content-type" => "text/plain" }, [titles.join(",")]]
   end
 
+  # Eager-loads, then reads each author's books `reads` times (`?reads=N`) from Sequel's cache.
+  REREAD_APP = lambda do |env|
+    reads = env["QUERY_STRING"][/reads=(\d+)/, 1].to_i
+    Author.order(:id).eager(:books).all.each { |author| reads.times { author.books } }
+    [200, { "content-type" => "text/plain" }, ["ok"]]
+  end
+
   ADVICE = "SequelAssociationHookTest::Author => [:books]: add .eager(:books)"
   SITE = "test/heron/profiler/sql/sequel_association_hook_test.rb:31"
 
@@ -55,6 +62,20 @@ class SequelAssociationHookTest < Minitest::Test
       queries = profile_record(headers)[:queries]
       assert_nil queries.first[:advice], "the authors query itself"
       assert_equal [ADVICE], queries.drop(1).map { |query| query[:advice] }.uniq
+    end
+  end
+
+  # A read of an association already loaded runs no query: the hook lets it through without
+  # marking an association load (it allocated one per read, thousands a request after eager).
+  def test_reading_an_eager_loaded_association_allocates_nothing_for_the_hook
+    with_profiled_server(REREAD_APP) do |port|
+      allocations = [0, 500].map do |reads|
+        http_get(port, "/authors?reads=#{reads}") # warm
+        _, headers, = http_get(port, "/authors?reads=#{reads}")
+        headers["server-timing"][/alloc;desc="(\d+) objects"/, 1].to_i
+      end
+      added = allocations[1] - allocations[0]
+      assert_operator added, :<, 500, "4 authors x 500 cached reads allocated #{added} objects (before: 2 a read)"
     end
   end
 end
