@@ -3,10 +3,14 @@
 module Heron
   module Profiler
     module Sql
-      # Prepended to `Sequel::Model::Associations::InstanceMethods`: every lazy association read
-      # (`user.roles`, `user.employee`) goes through `load_associated_objects`, so the queries
-      # it runs for a profiled request are tagged with the model and association
-      # ({AssociationLoad}). Eager loading (`Dataset#eager`) does not come through here.
+      # Prepended to `Sequel::Model::Associations::InstanceMethods`: every lazy association load
+      # (`user.roles`, `user.employee` not cached yet) goes through `_load_associated_objects`,
+      # so the queries it runs for a profiled request are tagged with the model and association
+      # ({AssociationLoad}). Eager loading (`Dataset#eager`) does not come through here, nor does
+      # a read of an association already loaded: Sequel's `load_associated_objects` answers
+      # those from its cache (after `Dataset#eager`, every read: the demo's `/users?eager=1`
+      # read thousands a request, and hooking there cost an {AssociationLoad} and a splat
+      # Array each). Sequel's own sql_comments and forbid_lazy_load plugins hook the same method.
       module SequelAssociationHook
         # Installs the hook once.
         # @param instance_methods [Module] Sequel::Model::Associations::InstanceMethods.
@@ -18,20 +22,11 @@ module Heron
 
         private
 
-        # Sequel's own (private) loader, wrapped: tags the queries of a profiled request. A read
-        # of an association already loaded runs no query and goes straight through: after
-        # `Dataset#eager` that is every read (the demo's `/users?eager=1`: thousands a request,
-        # each of which allocated an {AssociationLoad}, and an Array for a splat). Sequel's own
-        # default for `dynamic_opts`, for versions whose callers may leave it out.
-        def load_associated_objects(opts, dynamic_opts = ::Sequel::OPTS, &block)
-          return super if cached_association?(opts, dynamic_opts, block) || !Profiler.recorder.recording?
+        # Sequel's own (private) loader of an association not cached, wrapped: tags the queries
+        # of a profiled request.
+        def _load_associated_objects(opts, dynamic_opts = ::Sequel::OPTS)
+          return super unless Profiler.recorder.recording?
           AssociationLoad.around(opts[:model] || self.class, opts[:name], :sequel) { super }
-        end
-
-        # Whether Sequel will answer from its association cache (as its loader decides: no
-        # callback, no reload).
-        def cached_association?(opts, dynamic_opts, block)
-          block.nil? && !(dynamic_opts && (dynamic_opts[:callback] || dynamic_opts[:reload])) && associations.include?(opts[:name])
         end
       end
     end
