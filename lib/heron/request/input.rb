@@ -146,7 +146,7 @@ module Heron
       # READ_CHUNK bytes (Rack lets read(n) return fewer than n), so it is the only object made.
       def read_fresh(length)
         data = read_into([length, READ_CHUNK].min, String.new) # binary; no keyword Hash to allocate
-        (@pacer ||= Request::GCPacer.new).handed_out(data.bytesize) if data
+        handed_out(data.bytesize) if data
         data
       end
 
@@ -185,7 +185,7 @@ module Heron
         data << @pending
         @pending.clear
         append_fixed(data) until @done
-        (@pacer ||= Request::GCPacer.new).handed_out(data.bytesize)
+        handed_out(data.bytesize)
         data
       end
 
@@ -197,8 +197,12 @@ module Heron
         count(got)
       end
 
+      # Tells the GC pacer (made on first use: most requests have no body) of body bytes given to
+      # the app.
+      def handed_out(bytes) = (@pacer ||= Request::GCPacer.new).handed_out(bytes)
+
       def take(length)
-        (@pacer ||= Request::GCPacer.new).handed_out(length) # made on first use: most requests have no body
+        handed_out(length)
         return String.new if @pending.equal?(NOTHING) # binary
         return @pending.slice!(0, length) if length < @pending.bytesize
         data = @pending
