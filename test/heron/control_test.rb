@@ -32,7 +32,7 @@ class ControlTest < Minitest::Test
     assert_equal [200, "done"], held.value
     assert_equal 0, wait_exit(pid)&.exitstatus
   ensure
-    stop(pid)
+    stop_heron(pid)
   end
 
   # The listener opens before the app loads: live at once, booting until the server accepts.
@@ -50,7 +50,7 @@ class ControlTest < Minitest::Test
     eventually { http(control, "GET /health/ready") == [200, "ready\n"] }
     assert_equal 200, http(port, "GET /").first
   ensure
-    stop(pid)
+    stop_heron(pid)
   end
 
   def test_a_cluster_is_booting_until_its_workers_have_loaded_the_app
@@ -63,7 +63,7 @@ class ControlTest < Minitest::Test
     eventually { http(control, "GET /health/ready") == [200, "ready\n"] }
     assert_equal 200, http(port, "GET /").first
   ensure
-    stop(pid)
+    stop_heron(pid)
   end
 
   def test_stats_counts_requests_and_connections_of_a_single_process
@@ -75,7 +75,7 @@ class ControlTest < Minitest::Test
     assert_equal pid, stats["pid"]
     assert_equal 0, stats["backlog"]
   ensure
-    stop(pid)
+    stop_heron(pid)
   end
 
   def test_a_second_heron_starts_when_the_control_port_is_taken
@@ -87,7 +87,7 @@ class ControlTest < Minitest::Test
     assert_equal 200, http(control_port(log), "GET /health/ready").first
   ensure
     taken&.close
-    stop(pid)
+    stop_heron(pid)
   end
 
   def test_heron_ctl_against_a_cluster_titles_stats_backtraces_and_stop
@@ -115,7 +115,7 @@ class ControlTest < Minitest::Test
     assert_equal "sent SIGTERM to #{pid} [ctltest]\n", out
     assert_equal 0, wait_exit(pid)&.exitstatus
   ensure
-    stop(pid)
+    stop_heron(pid)
   end
 
   def test_heron_ctl_says_when_it_cannot_reach_heron_or_is_refused
@@ -138,7 +138,7 @@ class ControlTest < Minitest::Test
     out, _, status = ctl(url, "stats", "--control-token", "s3cret")
     assert_equal [0, pid], [status.exitstatus, JSON.parse(out)["pid"]]
   ensure
-    stop(pid)
+    stop_heron(pid)
   end
 
   private
@@ -168,13 +168,5 @@ class ControlTest < Minitest::Test
 
   def ctl(url, *args)
     Open3.capture3(RbConfig.ruby, File.join(ProcessHelper::ROOT, "exe/heron"), "ctl", "--control-url", url, *args)
-  end
-
-  def stop(pid)
-    return unless pid
-    Process.kill("TERM", pid)
-    wait_exit(pid)
-  rescue Errno::ESRCH, Errno::ECHILD
-    nil
   end
 end

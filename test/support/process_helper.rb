@@ -64,6 +64,17 @@ module ProcessHelper
     nil
   end
 
+  # Stops a heron started by {#spawn_heron} gracefully (TERM) and waits for it; nothing when it
+  # never started or is already gone.
+  # @return [Process::Status, nil]
+  def stop_heron(pid)
+    return unless pid
+    Process.kill("TERM", pid)
+    wait_exit(pid)
+  rescue Errno::ESRCH, Errno::ECHILD
+    nil
+  end
+
   # Waits until the block is true.
   def eventually(timeout: 10)
     deadline = Time.now + timeout

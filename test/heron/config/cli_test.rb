@@ -379,14 +379,5 @@ class HeronExeTest < Minitest::Test
     end
   end
 
-  def fetch(port, log)
-    deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + 30
-    begin
-      Net::HTTP.get(URI("http://127.0.0.1:#{port}/ok"))
-    rescue Errno::ECONNREFUSED
-      flunk("heron did not start:\n#{File.read(log)}") if Process.clock_gettime(Process::CLOCK_MONOTONIC) > deadline
-      sleep 0.2
-      retry
-    end
-  end
+  def fetch(port, log) = fetch_response(port, log).body
 end

@@ -47,10 +47,7 @@ class HeronHTTP2ExchangeTest < Minitest::Test
       assert_equal 2 * STREAMS, metrics[/^heron_after_reply_total (\d+)$/, 1].to_i
       assert_equal 1, metrics[/^heron_connections_total (\d+)$/, 1].to_i, "all the streams came on one connection"
     ensure
-      if pid
-        Process.kill("TERM", pid)
-        wait_exit(pid)
-      end
+      stop_heron(pid)
     end
   end
 

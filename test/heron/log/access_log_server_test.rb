@@ -96,10 +96,7 @@ class HeronAccessLogServerTest < Minitest::Test
     workers = lines.map { |line| JSON.parse(line) }.map { |entry| [entry["worker"], entry["pid"]] }
     assert(workers.all? { |index, worker_pid| [0, 1].include?(index) && worker_pid != pid }, workers.inspect)
   ensure
-    if pid
-      Process.kill("TERM", pid)
-      wait_exit(pid)
-    end
+    stop_heron(pid)
   end
 
   private

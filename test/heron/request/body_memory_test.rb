@@ -112,7 +112,7 @@ class BodyMemoryTest < Minitest::Test
     assert_equal (3 * MIB).to_s, total
     assert_operator allocated.to_i, :<=, reads.to_i + ALLOCATION_BOUND, "read(16 KiB): one String per read (#{reads} reads)"
   ensure
-    stop(pid)
+    stop_heron(pid)
   end
 
   def test_default_limit_stops_read_of_an_endless_chunked_upload_at_100_mib
@@ -122,7 +122,7 @@ class BodyMemoryTest < Minitest::Test
     assert_equal 413, status
     assert_operator growth, :<, 200 * MIB, "read() holds at most about max_body_size (grew #{growth / MIB} MiB)"
   ensure
-    stop(pid)
+    stop_heron(pid)
   end
 
   def test_declared_length_over_the_default_limit_is_refused_before_the_app_runs
@@ -132,7 +132,7 @@ class BodyMemoryTest < Minitest::Test
     ok = raw_request(port, "POST / HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 3\r\n\r\nabc")
     assert_match(/\AHTTP\/1.1 200 /, ok)
   ensure
-    stop(pid)
+    stop_heron(pid)
   end
 
   private
@@ -150,7 +150,7 @@ class BodyMemoryTest < Minitest::Test
     end
     assert_operator growth, :<, FLAT, "peak RSS grew by #{growth / MIB} MiB; peak after each (MiB): #{peaks}"
   ensure
-    stop(pid)
+    stop_heron(pid)
   end
 
   # @return [Integer] how much the server's peak RSS grew while the block ran (after a warm-up).
@@ -186,11 +186,5 @@ class BodyMemoryTest < Minitest::Test
     socket.write("0\r\n\r\n") if chunked
   rescue Errno::EPIPE, Errno::ECONNRESET, IOError
     nil # the server answered (413) and closed before the whole body was sent
-  end
-
-  def stop(pid)
-    return unless pid
-    Process.kill("TERM", pid)
-    wait_exit(pid)
   end
 end

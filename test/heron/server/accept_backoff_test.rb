@@ -17,7 +17,7 @@ class AcceptBackoffTest < Minitest::Test
     exhaust_then_release(port, log)
     assert_equal 1, File.read(log).scan("accept failed").size, "one line per burst:\n#{File.read(log)}"
   ensure
-    stop(pid)
+    stop_heron(pid)
   end
 
   def test_cluster_workers_accept_again_once_descriptors_free_up
@@ -25,7 +25,7 @@ class AcceptBackoffTest < Minitest::Test
     exhaust_then_release(port, log)
     assert_operator File.read(log).scan("accept failed").size, :<=, 2, "one line per worker and burst"
   ensure
-    stop(pid)
+    stop_heron(pid)
   end
 
   def test_logs_a_burst_once_even_when_accepts_succeed_in_between
@@ -64,12 +64,5 @@ class AcceptBackoffTest < Minitest::Test
   def wait_for_failure(log)
     deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + 5
     sleep 0.05 until File.read(log).include?("accept failed") || Process.clock_gettime(Process::CLOCK_MONOTONIC) > deadline
-  end
-
-  def stop(pid)
-    Process.kill("TERM", pid)
-    wait_exit(pid)
-  rescue Errno::ESRCH
-    nil
   end
 end

@@ -87,10 +87,7 @@ class MetricsClusterScrapeTest < Minitest::Test
     assert_match(/^heron_build_info\{version="#{Regexp.escape(Heron::VERSION)}"/, text)
     assert_includes File.read(log), "worker="
   ensure
-    if pid
-      Process.kill("TERM", pid)
-      wait_exit(pid)
-    end
+    stop_heron(pid)
   end
 
   private
