@@ -182,9 +182,7 @@ module Heron
       # @param io [BasicSocket] its socket.
       # @return [void]
       def release(connection, io)
-        return unless @parking.remove(io)
-        connection.close_parked
-        closed(connection)
+        close_parked_connection(connection) if @parking.remove(io)
       end
 
       # @return [Integer] connections parked on this loop (a subset of {#connection_count}).
@@ -214,10 +212,12 @@ module Heron
 
       # The reactor is ending: parked connections have no task to stop, so they are closed here.
       def close_parked
-        @parking&.close&.each do |connection|
-          connection.close_parked
-          closed(connection)
-        end
+        @parking&.close&.each { |connection| close_parked_connection(connection) }
+      end
+
+      def close_parked_connection(connection)
+        connection.close_parked
+        closed(connection)
       end
 
       # Accepts everything pending (up to the free slots) before serving any of it: a new
