@@ -85,6 +85,14 @@ static void Heron_Response_Head_append_line(VALUE head, VALUE name, const char *
   rb_str_set_len(head, at + need);
 }
 
+/* Emits one field: a "name: value\r\n" line when out is the head String, a [name, value] pair
+ * when out is an Array (HTTP/2's field list). */
+static void Heron_Response_Head_emit(VALUE out, VALUE name, const char *value, long value_len)
+{
+  if (RB_TYPE_P(out, T_ARRAY)) rb_ary_push(out, rb_assoc_new(name, rb_str_new(value, value_len)));
+  else Heron_Response_Head_append_line(out, name, value, value_len);
+}
+
 /* One line per value; a value with LF in it is several values joined the Rack 2 way
  * ("a=1\nb=2" for two Set-Cookie fields), so each part gets its own line. CR and NUL are
  * refused: they are what splits or smuggles a response. */
@@ -99,10 +107,10 @@ static void Heron_Response_Head_add_line(VALUE head, VALUE name, VALUE value)
   if (memchr(p, '\0', (size_t)len)) Heron_Response_Head_invalid("header %s contains a NUL byte", name);
   end = p + len;
   while ((newline = memchr(p, '\n', (size_t)(end - p)))) {
-    Heron_Response_Head_append_line(head, name, p, newline - p);
+    Heron_Response_Head_emit(head, name, p, newline - p);
     p = newline + 1;
   }
-  Heron_Response_Head_append_line(head, name, p, end - p);
+  Heron_Response_Head_emit(head, name, p, end - p);
 }
 
 static int Heron_Response_Head_add_field(VALUE name, VALUE value, VALUE head)
@@ -207,6 +215,21 @@ static VALUE Heron_Response_Head_append_fields(VALUE self, VALUE head, VALUE hea
 }
 
 /*
+ * call-seq: Heron::Response::Head.fields(headers) -> Array
+ *
+ * The fields append_fields would write, as [name, value] pairs: one per value, the same
+ * skipped names and the same checks (Heron::Response::Invalid naming the header). HTTP/2
+ * sends these as its header list, so both protocols refuse and split values by one rule.
+ */
+static VALUE Heron_Response_Head_fields(VALUE self, VALUE headers)
+{
+  VALUE fields = rb_ary_new();
+  if (!RB_TYPE_P(headers, T_HASH)) headers = rb_convert_type(headers, T_HASH, "Hash", "to_h");
+  rb_hash_foreach(headers, Heron_Response_Head_add_field, fields);
+  return fields;
+}
+
+/*
  * call-seq: Heron::Response::Head.start(status_line) -> String
  *
  * A new binary String holding status_line with room for a typical head (512 bytes), so the
@@ -230,6 +253,7 @@ void Init_Heron_Response_Head(VALUE heron)
   id_Invalid = rb_intern("Invalid");
   Heron_Response_Head_init_name_chars();
   rb_define_singleton_method(cHeron_Response_Head, "append_fields", Heron_Response_Head_append_fields, 2);
+  rb_define_singleton_method(cHeron_Response_Head, "fields", Heron_Response_Head_fields, 1);
   rb_define_singleton_method(cHeron_Response_Head, "normalize", Heron_Response_Head_normalize, 1);
   rb_define_singleton_method(cHeron_Response_Head, "start", Heron_Response_Head_start, 1);
 }

@@ -6,6 +6,7 @@ require "protocol/http2/stream"
 require_relative "../request"
 require_relative "../request/rewindable_input"
 require_relative "../response/error_response"
+require_relative "../response/head"
 require_relative "../log/request_id"
 require_relative "body_stream"
 
@@ -16,9 +17,9 @@ module Heron
     # windows, and reports the request as finished (access log, metrics, after-reply callbacks).
     class Exchange
       BODILESS = [204, 304].freeze
-      # Response fields HTTP/2 forbids or the server writes itself.
-      DROPPED = %w[connection keep-alive transfer-encoding upgrade proxy-connection rack.hijack].freeze
-      TOKEN = /\A[!#$%&'*+\-.^_`|~0-9a-z]+\z/
+      # Connection-specific fields HTTP/2 forbids (RFC 9113 8.2.2), beyond the `connection`,
+      # `transfer-encoding` and `rack.*` names Response::Head.fields already leaves out.
+      DROPPED = %w[keep-alive upgrade proxy-connection].freeze
 
       # @param stream [Stream]
       # @param env [Hash] the request's env (complete but for rack.input and Heron's keys).
@@ -101,23 +102,12 @@ module Heron
         @stream.send_data("", Protocol::HTTP2::END_STREAM)
       end
 
+      # The head's fields: the app's, checked and split by the HTTP/1 writer's rules
+      # (Response::Head.fields), lower-cased, less those HTTP/2 forbids.
       def response_fields(status, headers)
-        fields = [[":status", status.to_s], ["date", @context.date.now]]
-        headers.each do |name, value|
-          name = name.to_s.downcase
-          next if DROPPED.include?(name)
-          raise Response::Invalid, "invalid response header name #{name.inspect}" unless name.match?(TOKEN)
-          values(value).each { |item| fields << [name, checked(name, item)] }
-        end
-        fields
-      end
-
-      def values(value) = value.is_a?(Array) ? value : value.to_s.split("\n")
-
-      def checked(name, value)
-        value = value.to_s
-        raise Response::Invalid, "invalid value in response header #{name}" if value.match?(/[\r\n\0]/)
-        value
+        fields = Response::Head.fields(Response::Head.normalize(headers))
+        fields.reject! { |name, _| DROPPED.include?(name) }
+        fields.unshift([":status", status.to_s], ["date", @context.date.now])
       end
 
       def send_body(body)

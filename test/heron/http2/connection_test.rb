@@ -114,6 +114,28 @@ class HeronHTTP2ConnectionTest < Minitest::Test
     end
   end
 
+  # HTTP/2 sends the app's headers by the HTTP/1 writer's rules: any case (sent lower-case, as
+  # HTTP/2 requires), one field per Array item or Rack 2 newline-joined part, the connection
+  # fields and Rack's `rack.` names left out, and CR or NUL in a value a 500 naming the header.
+  def test_response_headers_follow_the_http1_rules
+    headers = {
+      "/liberal" => { "Content-Type" => "text/plain", "Set-Cookie" => "a=1\nb=2", "x-list" => %w[1 2], "Keep-Alive" => "timeout=5", "Connection" => "close", "rack.note" => "internal" },
+      "/split" => { "x-evil" => "a\r\nset-cookie: stolen=1" }
+    }
+    app = ->(env) { [200, headers.fetch(env["PATH_INFO"]), ["ok"]] }
+    with_server(app, lint: false) do |port, _server|
+      h2 = client(port)
+      liberal, split = h2.request("GET", "/liberal"), h2.request("GET", "/split")
+      h2.wait(liberal, split)
+      fields = liberal.headers.reject { |name, _| %w[:status date x-request-id].include?(name) }
+      assert_equal [["content-type", "text/plain"], ["set-cookie", "a=1"], ["set-cookie", "b=2"], ["x-list", "1"], ["x-list", "2"]], fields
+      assert_equal "500", split.headers.assoc(":status")[1]
+      refute split.headers.any? { |name, _| name == "set-cookie" }
+    ensure
+      h2&.close
+    end
+  end
+
   def test_streaming_and_file_bodies
     file = Tempfile.new("h2")
     file.write("from a file")

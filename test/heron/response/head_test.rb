@@ -46,6 +46,13 @@ class HeadTest < Minitest::Test
     assert_includes head, "x-list: c\r\nx-list: d\r\nx-list: e\r\n"
   end
 
+  def test_fields_are_the_lines_as_pairs_by_the_same_rules
+    fields = Heron::Response::Head.fields({ "set-cookie" => "a=1\nb=2", "x-list" => %w[c d], "connection" => "close", "rack.x" => "1", "x-n" => 3 })
+    assert_equal [%w[set-cookie a=1], %w[set-cookie b=2], %w[x-list c], %w[x-list d], %w[x-n 3]], fields
+    error = assert_raises(Heron::Response::Invalid) { Heron::Response::Head.fields({ "x-a" => "b\0" }) }
+    assert_match(/"x-a" contains a NUL/, error.message)
+  end
+
   def test_names_starting_with_rack_are_not_fields
     assert_equal "HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n", build({ "rack.protocol" => "websocket" })
   end
