@@ -78,7 +78,8 @@ module Heron
 
     # @return [Hash] the master's counts for the control listener's stats document.
     def stats
-      { workers: @workers.size, worker_pids: @workers.keys, restarts: @restarts }
+      { workers: @workers.size, worker_pids: @workers.keys, restarts: @restarts,
+        parked_connections: @workers.each_value.sum(&:parked) }
     end
 
     private
@@ -150,7 +151,7 @@ module Heron
       readers = [@wake_reader, @channel.reader, @hot_restart&.reader].compact
       ready, = IO.select(readers, nil, nil, @stopping ? 0.1 : TICK)
       @wake_reader.read_nonblock(64, exception: false) if ready&.include?(@wake_reader)
-      @channel.read.each { |pid, connections| heartbeat(pid, connections) }
+      @channel.read.each { |pid, connections, parked| heartbeat(pid, connections, parked) }
       hot_restart_answer if @hot_restart
     end
 
@@ -174,9 +175,9 @@ module Heron
       @workers.each_value { |worker| worker.signal(graceful ? "TERM" : "QUIT") }
     end
 
-    def heartbeat(pid, connections)
+    def heartbeat(pid, connections, parked)
       worker = @workers[pid] or return
-      first = worker.beat(connections)
+      first = worker.beat(connections, parked)
       serving(worker) if first
     end
 

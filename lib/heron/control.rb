@@ -71,8 +71,8 @@ module Heron
 
     # @return [Hash] a single server's live counts.
     def self.server_counters(server)
-      { workers: 0, restarts: 0, connections: server.connection_count, in_flight: server.in_flight,
-        requests_served: server.requests_served }
+      { workers: 0, restarts: 0, connections: server.connection_count, parked_connections: server.parked_count,
+        in_flight: server.in_flight, requests_served: server.requests_served }
     end
 
     # @param snapshot [Hash] a metrics snapshot (the workers' total).

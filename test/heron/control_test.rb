@@ -78,6 +78,20 @@ class ControlTest < Minitest::Test
     stop_heron(pid)
   end
 
+  # A connection that has sent nothing waits parked, without a fiber: /stats counts them.
+  def test_stats_counts_parked_connections_of_a_single_process_and_of_a_cluster
+    [[], %w[-w 2]].each do |mode|
+      pid, port, log = spawn_heron(HELD_APP, *mode, "--control-bind", "tcp://127.0.0.1:0")
+      assert_equal 200, http(port, "GET /").first
+      idle = Array.new(3) { TCPSocket.new("127.0.0.1", port) }
+      stats = eventually { JSON.parse(http(control_port(log), "GET /stats").last).then { |s| s["parked_connections"] == 3 && s } }
+      assert stats, "#{mode.inspect}: three idle connections parked"
+    ensure
+      idle&.each(&:close)
+      stop_heron(pid)
+    end
+  end
+
   def test_a_second_heron_starts_when_the_control_port_is_taken
     taken = TCPServer.new("127.0.0.1", 0)
     pid, port, log = spawn_heron(HELD_APP, "--control-bind", "tcp://127.0.0.1:#{taken.addr[1]}")

@@ -35,15 +35,15 @@ module Heron
       end
 
       # Records one tick of `reactor` and sends a beat if every reactor is fresh.
-      # @param reactor [#connection_count]
+      # @param reactor [#connection_count, #parked_count]
       # @return [void]
       def beat(reactor)
         now = Process.clock_gettime(Process::CLOCK_MONOTONIC)
-        fresh, connections = @lock.synchronize do
+        fresh, reactors = @lock.synchronize do
           @ticks[reactor] = now
-          [@ticks.each_value.all? { |tick| now - tick < @stale_after }, @ticks.each_key.sum(&:connection_count)]
+          [@ticks.each_value.all? { |tick| now - tick < @stale_after }, @ticks.keys]
         end
-        @channel.beat(connections) if fresh
+        @channel.beat(reactors.sum(&:connection_count), reactors.sum(&:parked_count)) if fresh
       end
     end
   end

@@ -22,6 +22,8 @@ module Heron
       attr_reader :last_beat_at
       # @return [Integer] open connections, as its last heartbeat said.
       attr_reader :connections
+      # @return [Integer] how many of those waited parked (without a fiber), as it said.
+      attr_reader :parked
       # @return [Worker, nil] the worker this one replaces once it serves (phased restart, memory).
       attr_accessor :replaces
       # @return [Boolean] whether it was told to drain and is not to be restarted.
@@ -43,6 +45,7 @@ module Heron
         @listeners = listeners
         @app = app
         @connections = 0
+        @parked = 0
         @retiring = false
         @hangup_pending = false
       end
@@ -66,11 +69,13 @@ module Heron
 
       # Records a heartbeat.
       # @param connections [Integer]
+      # @param parked [Integer]
       # @return [Boolean] whether it was the first (the worker now serves).
-      def beat(connections)
+      def beat(connections, parked = 0)
         first = @last_beat_at.nil?
         @last_beat_at = monotonic
         @connections = connections
+        @parked = parked
         hangup if first && @hangup_pending
         first
       end

@@ -6,13 +6,13 @@ require "test_helper"
 class ChannelTest < Minitest::Test
   def test_heartbeats_from_forked_processes_arrive_whole
     channel = Heron::Cluster::Channel.new
-    pids = 3.times.map { fork { 50.times { |i| channel.beat(i) }; exit!(0) } }
+    pids = 3.times.map { fork { 50.times { |i| channel.beat(i, i / 2) }; exit!(0) } }
     pids.each { |pid| Process.wait(pid) }
     beats = []
     beats.concat(channel.read) while channel.reader.wait_readable(0.2) && beats.size < 150
     assert_equal 150, beats.size
     assert_equal pids.sort, beats.map(&:first).uniq.sort
-    assert_equal (0...50).to_a, beats.select { |pid, _| pid == pids.first }.map(&:last)
+    assert_equal (0...50).map { |i| [i, i / 2] }, beats.select { |pid, _| pid == pids.first }.map { |beat| beat.drop(1) }
   ensure
     channel&.close
   end
@@ -20,8 +20,8 @@ class ChannelTest < Minitest::Test
   def test_malformed_lines_are_ignored_and_a_long_partial_line_is_bounded
     channel = Heron::Cluster::Channel.new
     writer = channel.instance_variable_get(:@writer)
-    writer.write("nonsense\nbeat x 1\nbeat 12 3\n#{'z' * 10_000}")
-    assert_equal [[12, 3]], channel.read
+    writer.write("nonsense\nbeat x 1\nbeat 12 3 1\nbeat 13 4 x\n#{'z' * 10_000}")
+    assert_equal [[12, 3, 1]], channel.read
     assert_operator channel.instance_variable_get(:@buffer).bytesize, :<=, 256
   ensure
     channel&.close
