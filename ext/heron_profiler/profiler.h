@@ -92,5 +92,6 @@ void Init_Heron_Profiler_RequestProfile(VALUE mProfiler);
 void Init_Heron_Profiler_FiberAccounting(VALUE mProfiler);
 void Init_Heron_Profiler_Middleware(VALUE mProfiler);
 void Init_Heron_Profiler_Store(VALUE mProfiler);
+void Init_Heron_Profiler_SqlNormalizer(VALUE mProfiler);
 
 #endif

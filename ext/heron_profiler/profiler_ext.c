@@ -11,6 +11,7 @@
  *   Heron::Profiler::Dashboard::AccessControl profiler_dashboard_access_control.c (its loopback rule)
  *   Heron::Profiler::RouteStats        profiler_route_stats.c (#add)
  *   Heron::Profiler::RouteStats::Route profiler_route_stats_route.c (its figures and #add)
+ *   Heron::Profiler::SqlNormalizer   profiler_sql_normalizer.c (.scan, its first pass)
  */
 #include "profiler.h"
 #include <ruby/encoding.h>
@@ -36,4 +37,5 @@ void Init_profiler_ext(void)
   Init_Heron_Profiler_Dashboard_AccessControl(mProfiler);
   Init_Heron_Profiler_RouteStats(mProfiler);
   Init_Heron_Profiler_RouteStats_Route(mProfiler);
+  Init_Heron_Profiler_SqlNormalizer(mProfiler);
 }

@@ -55,4 +55,35 @@ class SqlNormalizerTest < Minitest::Test
   def test_single_spaces_stay_and_other_white_space_folds
     assert_equal "a b c d", normalize("a b\tc\r\n d")
   end
+
+  # scan (C) must give the regexps' string, down to their backtracking: random statements from
+  # SQL's pieces, then from the characters that matter to it, compared with SqlNormalizer.quoted.
+  PIECES = ["IN (", "in(", " IN  (", "In\t(", "IN", "1", "12", "1.5", "1e3", "1.5e-3", "2E+7", "1.", ".5", "e", "e+",
+            "$1", "$", "?", ",", ", ", " ", "\t", "\n", "\v", ")", "(", "'", "''", "'it''s'", '"', '""', '"a"', "a",
+            "x1", "_", ".", "-", "SELECT ", "`", "JOIN", "MIN("].freeze
+  CHARACTERS = "iInN (),.$?'\"eE+-0123456789 \t\r\n\f\vax_`;".chars.freeze
+
+  def assert_scans_like_the_regexps(random)
+    5_000.times do
+      sql = yield(random)
+      assert_equal Heron::Profiler::SqlNormalizer.quoted(sql), Heron::Profiler::SqlNormalizer.scan(sql), sql.inspect
+    end
+  end
+
+  def test_scan_gives_the_regexps_string_for_random_statements
+    random = Random.new(16)
+    assert_scans_like_the_regexps(random) { |r| Array.new(r.rand(1..14)) { PIECES.sample(random: r) }.join }
+    assert_scans_like_the_regexps(random) { |r| Array.new(r.rand(1..20)) { CHARACTERS.sample(random: r) }.join }
+    assert_scans_like_the_regexps(random) { |r| Array.new(r.rand(1..16)) { r.rand(0..127).chr }.join }
+  end
+
+  def test_scan_gives_the_regexps_string_for_an_eager_load
+    sql = "SELECT `roles`.*, `a`.`user_id` AS 'x_foreign_key_x' FROM `roles` WHERE (`a`.`user_id` IN (#{(1..1000).to_a.join(', ')}))"
+    assert_equal "SELECT `roles`.*, `a`.`user_id` AS ? FROM `roles` WHERE (`a`.`user_id` IN (?))", Heron::Profiler::SqlNormalizer.scan(sql)
+  end
+
+  def test_text_beyond_ascii_is_left_to_the_regexps
+    assert_nil Heron::Profiler::SqlNormalizer.scan("SELECT 'caf\u00e9', 1")
+    assert_equal "SELECT ?, ? FROM caf\u00e92", normalize("SELECT 'caf\u00e9', 1 FROM caf\u00e92")
+  end
 end
