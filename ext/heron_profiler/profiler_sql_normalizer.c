@@ -20,13 +20,13 @@
 
 static const char IN_PLACEHOLDER[] = "IN (?)";
 
-static int Heron_Profiler_SqlNormalizer_digit(const char *s, long len, long i)
+static inline int Heron_Profiler_SqlNormalizer_digit(const char *s, long len, long i)
 {
   return i < len && s[i] >= '0' && s[i] <= '9';
 }
 
 /* A word character of a regexp's \b and \w, in ASCII. */
-static int Heron_Profiler_SqlNormalizer_word(const char *s, long len, long i)
+static inline int Heron_Profiler_SqlNormalizer_word(const char *s, long len, long i)
 {
   char c;
   if (i < 0 || i >= len) return 0;
@@ -35,25 +35,25 @@ static int Heron_Profiler_SqlNormalizer_word(const char *s, long len, long i)
 }
 
 /* Whether there is a word boundary between bytes i - 1 and i. */
-static int Heron_Profiler_SqlNormalizer_boundary(const char *s, long len, long i)
+static inline int Heron_Profiler_SqlNormalizer_boundary(const char *s, long len, long i)
 {
   return Heron_Profiler_SqlNormalizer_word(s, len, i - 1) != Heron_Profiler_SqlNormalizer_word(s, len, i);
 }
 
-static long Heron_Profiler_SqlNormalizer_digits(const char *s, long len, long i)
+static inline long Heron_Profiler_SqlNormalizer_digits(const char *s, long len, long i)
 {
   while (Heron_Profiler_SqlNormalizer_digit(s, len, i)) i++;
   return i;
 }
 
-static long Heron_Profiler_SqlNormalizer_spaces(const char *s, long len, long i)
+static inline long Heron_Profiler_SqlNormalizer_spaces(const char *s, long len, long i)
 {
   while (i < len && (s[i] == ' ' || (s[i] >= '\t' && s[i] <= '\r'))) i++;
   return i;
 }
 
 /* The end of `e[+-]?\d+` (either case) at i, or -1. */
-static long Heron_Profiler_SqlNormalizer_exponent(const char *s, long len, long i)
+static inline long Heron_Profiler_SqlNormalizer_exponent(const char *s, long len, long i)
 {
   if (i >= len || (s[i] != 'e' && s[i] != 'E')) return -1;
   i++;
@@ -65,21 +65,19 @@ static long Heron_Profiler_SqlNormalizer_exponent(const char *s, long len, long 
  * or -1. The forms are tried longest first, as the regexp's greedy optional groups are. */
 static long Heron_Profiler_SqlNormalizer_number(const char *s, long len, long i)
 {
-  long ends[4], whole, fraction = -1, n = 0, k;
+  long whole, fraction, end;
   if (s[i] == '$') return Heron_Profiler_SqlNormalizer_digit(s, len, i + 1) ? Heron_Profiler_SqlNormalizer_digits(s, len, i + 1) : -1;
   if (!Heron_Profiler_SqlNormalizer_digit(s, len, i) || !Heron_Profiler_SqlNormalizer_boundary(s, len, i)) return -1;
   whole = Heron_Profiler_SqlNormalizer_digits(s, len, i);
   if (whole < len && s[whole] == '.' && Heron_Profiler_SqlNormalizer_digit(s, len, whole + 1)) {
     fraction = Heron_Profiler_SqlNormalizer_digits(s, len, whole + 1);
-    if ((ends[n] = Heron_Profiler_SqlNormalizer_exponent(s, len, fraction)) >= 0) n++;
-    ends[n++] = fraction;
+    end = Heron_Profiler_SqlNormalizer_exponent(s, len, fraction);
+    if (end >= 0 && Heron_Profiler_SqlNormalizer_boundary(s, len, end)) return end;
+    if (Heron_Profiler_SqlNormalizer_boundary(s, len, fraction)) return fraction;
   }
-  if ((ends[n] = Heron_Profiler_SqlNormalizer_exponent(s, len, whole)) >= 0) n++;
-  ends[n++] = whole;
-  for (k = 0; k < n; k++) {
-    if (Heron_Profiler_SqlNormalizer_boundary(s, len, ends[k])) return ends[k];
-  }
-  return -1;
+  end = Heron_Profiler_SqlNormalizer_exponent(s, len, whole);
+  if (end >= 0 && Heron_Profiler_SqlNormalizer_boundary(s, len, end)) return end;
+  return Heron_Profiler_SqlNormalizer_boundary(s, len, whole) ? whole : -1;
 }
 
 /* The end of an IN list of numbers and `?` at i (`IN (1, $2, ?)`, either case, a word boundary
@@ -113,6 +111,12 @@ static long Heron_Profiler_SqlNormalizer_quoted(const char *s, long len, long i,
   return last_pair < 0 ? -1 : last_pair + 1;
 }
 
+/* Whether a token can start with c (TOKEN's lookahead): most bytes cannot, and are copied. */
+static inline int Heron_Profiler_SqlNormalizer_starts_token(char c)
+{
+  return c == '"' || c == '\'' || c == 'i' || c == 'I' || c == '$' || (c >= '0' && c <= '9');
+}
+
 /* The token at i: its end (or -1 when none starts there) and, in *kept, whether its text stays
  * (a quoted identifier) rather than becoming `?` (or `IN (?)` when *in_list). */
 static long Heron_Profiler_SqlNormalizer_token(const char *s, long len, long i, int *kept, int *in_list)
@@ -142,7 +146,7 @@ static VALUE Heron_Profiler_SqlNormalizer_scan(VALUE klass, VALUE sql)
   s = RSTRING_PTR(sql);
   out = RSTRING_PTR(shape);
   while (i < len) {
-    end = Heron_Profiler_SqlNormalizer_token(s, len, i, &kept, &in_list);
+    end = Heron_Profiler_SqlNormalizer_starts_token(s[i]) ? Heron_Profiler_SqlNormalizer_token(s, len, i, &kept, &in_list) : -1;
     if (end < 0) {
       out[n++] = s[i++];
     } else if (kept) {
