@@ -8,15 +8,18 @@
 # reads of the thread CPU clock per profiled request, about 0.3 µs each here).
 #
 #   bundle exec ruby bench/profiler_instructions.rb [--requests 10000] [--only off,on]
-#   bundle exec ruby bench/profiler_instructions.rb --demo eager [--requests 20]
+#   bundle exec ruby bench/profiler_instructions.rb --demo eager [--requests 20] [--functions 25]
 #
 # `--demo eager` counts the demo's `/users?eager=1` (1,000 users, 5 queries; about 40 ms of CPU
 # a request natively, so 20 requests after 2 warm-up ones, on one connection) instead of the
 # hello world. Needs valgrind (apt-get install valgrind). Takes about three minutes (the demo:
 # about five for off and on). Writes bench/results/profiler_instructions.md (the demo:
-# bench/results/profiler_instructions_eager.md). Not a test.
+# bench/results/profiler_instructions_eager.md). `--functions N` adds the N functions whose
+# instructions per request differ most between each variant and "off", exclusive and inclusive
+# (bench/lib/callgrind_diff.rb; needs callgrind_annotate, which comes with valgrind). Not a test.
 require "optparse"
 require_relative "lib/callgrind_server"
+require_relative "lib/callgrind_diff"
 require_relative "lib/profiler_variants"
 
 # One measurement session.
@@ -34,8 +37,11 @@ class ProfilerInstructionsBench
   # @param requests [Integer] requests per measured run.
   # @param target [String] a key of {TARGETS}.
   # @param only [Array<String>, nil] variant names to run (all when nil).
-  def initialize(requests, target = "hello", only = nil)
+  # @param functions [Integer, nil] rows of the per-function difference to report (none when nil).
+  def initialize(requests, target = "hello", only = nil, functions: nil)
     @requests = requests
+    @functions = functions
+    @profiles = {}
     @target = TARGETS.fetch(target)
     @variants = Bench::ProfilerVariants::FLAGS.select { |name, _| only.nil? || only.include?(name) }
   end
@@ -46,15 +52,38 @@ class ProfilerInstructionsBench
     system(RbConfig.ruby, File.join(ROOT, "examples/demo/db/setup.rb"), exception: true) if @target.rackup.include?("demo")
     counts = @variants.to_h { |name, flags| [name, per_request(flags)] }
     results = File.join(ROOT, @target.results)
-    File.write(results, report(counts))
+    File.write(results, report(counts) + breakdown)
     puts File.read(results)
   end
 
   private
 
   def per_request(flags)
-    Bench::CallgrindServer.new(app: @target.rackup, flags: flags, request: "GET #{@target.path} HTTP/1.1\r\nHost: bench\r\n\r\n",
-                               connections: @target.connections, warmup: @target.warmup).per_request(@requests)
+    server = Bench::CallgrindServer.new(app: @target.rackup, flags: flags, request: "GET #{@target.path} HTTP/1.1\r\nHost: bench\r\n\r\n",
+                                        connections: @target.connections, warmup: @target.warmup)
+    count = server.per_request(@requests)
+    @profiles[flags] = server.profiles(@requests)
+    count
+  end
+
+  def breakdown
+    return "" unless @functions && @variants.key?("off")
+    base = @profiles.fetch(@variants.fetch("off"))
+    @variants.except("off").map { |name, flags| functions_table(name, Bench::CallgrindDiff.new(@profiles.fetch(flags), base, @requests)) }.join
+  end
+
+  def functions_table(name, diff)
+    [false, true].map do |inclusive|
+      rows = diff.top(@functions, inclusive: inclusive).map { |function, added, own| "| `#{function}` | #{format('%+d', added)} | #{own} |" }
+      <<~MARKDOWN
+
+        #{name} against off, per request, #{inclusive ? 'inclusive (with callees)' : 'exclusive'}:
+
+        | function | added | off's own |
+        |---|---:|---:|
+        #{rows.join("\n")}
+      MARKDOWN
+    end.join
   end
 
   def report(counts)
@@ -80,11 +109,12 @@ class ProfilerInstructionsBench
 end
 
 ARGV_TEXT = ARGV.join(" ").freeze
-options = { requests: nil, demo: "hello", only: nil }
+options = { requests: nil, demo: "hello", only: nil, functions: nil }
 OptionParser.new do |parser|
   parser.on("--requests N", Integer) { |value| options[:requests] = value }
   parser.on("--demo NAME", %w[eager], "count the demo's /users?eager=1 instead of the hello world") { |value| options[:demo] = value }
+  parser.on("--functions N", Integer, "report the N functions that differ most from off") { |value| options[:functions] = value }
   parser.on("--only LIST", Array, "variants among: #{Bench::ProfilerVariants::FLAGS.keys.join(', ')}") { |value| options[:only] = value }
 end.parse!
 requests = options[:requests] || (options[:demo] == "hello" ? 10_000 : 20)
-ProfilerInstructionsBench.new(requests, options[:demo], options[:only]).run
+ProfilerInstructionsBench.new(requests, options[:demo], options[:only], functions: options[:functions]).run

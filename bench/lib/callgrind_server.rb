@@ -59,6 +59,12 @@ module Bench
       File.read(log)[/refs:\s+([\d,]+)/, 1].delete(",").to_i
     end
 
+    # @param requests [Integer] what {#per_request} was given.
+    # @return [Hash] :run and :zero, the profiles {#per_request} left behind (see {CallgrindDiff}).
+    def profiles(requests)
+      { run: File.join(@dir, "callgrind.out.#{requests}"), zero: File.join(@dir, "callgrind.out.0") }
+    end
+
     # @return [String] a one-line description of the set-up, for reports.
     def describe
       "`exe/heron -e production -q --no-metrics --control-bind tcp://127.0.0.1:0 #{@flags.join(' ')}` " \
