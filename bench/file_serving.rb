@@ -6,15 +6,19 @@
 # the rounds (and the quartiles). For each: the server's RSS growth (peak VmRSS sampled every
 # 20 ms during the downloads, minus VmRSS just before; the largest over the rounds), its CPU
 # seconds (user + system, in ns from /proc/PID/task/*/schedstat: both servers' threads live for
-# the whole run) per GB sent, and the clients' (curl writing to /dev/null) CPU seconds per GB. On loopback the kernel runs part of the sending side's TCP work
-# in whichever process handles the ACKs, the server or curl, so the sum of both is the fuller
-# cost.
+# the whole run) per GB sent, and the clients' (curl writing to /dev/null) CPU seconds per GB.
+# On loopback the kernel delivers each packet to curl's socket inside the server's own system
+# call and runs part of the sending side's TCP work in whichever process handles the ACKs, so
+# the server's figure includes client work. `--netns` runs the clients in a network namespace
+# of their own, joined by a veth pair, with each side's packets processed on its own CPU (server
+# on CPU 0, curl on CPU 1; bench/lib/netns_link.rb): the split two hosts would see. Needs root.
 #
-#   bundle exec ruby bench/file_serving.rb [--rounds N] [--megabytes MB]   # defaults 10, 200
+#   bundle exec ruby bench/file_serving.rb [--rounds N] [--megabytes MB] [--netns]   # defaults 10, 200
 require "optparse"
 require "tmpdir"
 require "fileutils"
 require_relative "lib/servers"
+require_relative "lib/netns_link"
 
 module Bench
   # Runs the downloads against both servers in turns and measures them.
@@ -22,14 +26,16 @@ module Bench
     SERVERS = { "heron" => [], "puma" => %w[-t 5:5] }.freeze
     COUNTS = [1, 4].freeze
 
-    def initialize(megabytes:, rounds:)
+    def initialize(megabytes:, rounds:, netns: false)
       @megabytes = megabytes
       @rounds = rounds
+      @link = NetnsLink.new if netns
       @dir = Dir.mktmpdir("heron-bench-files")
       File.open(File.join(@dir, "big.bin"), "wb") { |f| megabytes.times { f.write(Random.bytes(1024 * 1024)) } }
     end
 
     def run
+      @link&.open
       servers = SERVERS.to_h { |name, extra| [name, start(name, extra)] }
       samples = Hash.new { |hash, key| hash[key] = [] }
       @rounds.times do
@@ -38,6 +44,7 @@ module Bench
       table(samples)
     ensure
       servers&.each_value(&:stop)
+      @link&.close
       FileUtils.rm_rf(@dir)
     end
 
@@ -63,10 +70,17 @@ module Bench
 
     def median(values) = values.sort[values.size / 2]
 
+    def host = @link ? @link.server_host : "127.0.0.1"
+
+    # @param side [Symbol] :server or :client.
+    # @return [Array<String>] what runs a command on that side (nothing over loopback).
+    def prefix(side) = @link ? @link.public_send(:"#{side}_prefix") : []
+
     def start(name, extra)
       port = ServerProcess.free_port
-      server = ServerProcess.new(Servers.argv(name, port, "bench/files.ru", extra), port: port, log: File.join(@dir, "#{name}.log"),
-                                                                                    chdir: File.expand_path("..", __dir__), env: { "BENCH_FILES_DIR" => @dir })
+      argv = prefix(:server) + Servers.argv(name, port, "bench/files.ru", extra, host: host)
+      server = ServerProcess.new(argv, port: port, log: File.join(@dir, "#{name}.log"), host: host,
+                                       chdir: File.expand_path("..", __dir__), env: { "BENCH_FILES_DIR" => @dir })
       server.start
       download(server, 1) # warm-up: code paths loaded, buffers allocated once
       server
@@ -85,7 +99,7 @@ module Bench
 
     def download(server, count)
       pids = count.times.map do
-        Process.spawn("curl", "-sSf", "-o", File::NULL, server.url("/big.bin"))
+        Process.spawn(*prefix(:client), "curl", "-sSf", "-o", File::NULL, server.url("/big.bin"))
       end
       statuses = pids.map { |pid| Process.wait2(pid).last }
       raise "a download failed" unless statuses.all?(&:success?)
@@ -98,6 +112,7 @@ if $PROGRAM_NAME == __FILE__
   OptionParser.new do |o|
     o.on("--rounds N", Integer) { |n| options[:rounds] = n }
     o.on("--megabytes MB", Integer) { |n| options[:megabytes] = n }
+    o.on("--netns", "clients in a network namespace of their own, each side on its own CPU") { options[:netns] = true }
   end.parse!
   Bench::FileServing.new(**options).run
 end

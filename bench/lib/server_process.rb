@@ -17,9 +17,11 @@ module Bench
       server&.close
     end
 
-    def initialize(argv, port:, log:, chdir:, env: {}, rlimit_nofile: nil)
+    # @param host [String] the address the server listens on (127.0.0.1 unless told).
+    def initialize(argv, port:, log:, chdir:, env: {}, rlimit_nofile: nil, host: "127.0.0.1")
       @argv = argv
       @port = port
+      @host = host
       @log = log
       @chdir = chdir
       @env = env
@@ -27,7 +29,7 @@ module Bench
     end
 
     def url(path = "/")
-      "http://127.0.0.1:#{@port}#{path}"
+      "http://#{@host}:#{@port}#{path}"
     end
 
     def start(timeout: 30)
@@ -136,7 +138,7 @@ module Bench
     end
 
     def listening?
-      Socket.tcp("127.0.0.1", @port, connect_timeout: 1).close
+      Socket.tcp(@host, @port, connect_timeout: 1).close
       true
     rescue SystemCallError
       false

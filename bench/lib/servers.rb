@@ -7,7 +7,7 @@ require_relative "peak_rss"
 require_relative "child_cpu"
 
 module Bench
-  # Command lines of the servers compared, one process each, production, bound to 127.0.0.1
+  # Command lines of the servers compared, one process each, production, bound to 127.0.0.1 unless told
   # (bench/README.md, "Servers").
   module Servers
     module_function
@@ -16,12 +16,13 @@ module Bench
     # @param port [Integer]
     # @param app [String] the rackup file.
     # @param extra [Array<String>] more options for that server.
+    # @param host [String] the address to bind.
     # @return [Array<String>]
-    def argv(name, port, app, extra = [])
+    def argv(name, port, app, extra = [], host: "127.0.0.1")
       case name
-      when "heron" then %W[bundle exec exe/heron -b tcp://127.0.0.1:#{port} -e production -q] + extra + [app]
-      when "puma" then %W[bundle exec puma --no-config -b tcp://127.0.0.1:#{port} -e production] + extra + [app]
-      when "falcon" then %W[bundle exec falcon serve --threaded --count 1 -b http://127.0.0.1:#{port}] + extra + ["-c", app]
+      when "heron" then %W[bundle exec exe/heron -b tcp://#{host}:#{port} -e production -q] + extra + [app]
+      when "puma" then %W[bundle exec puma --no-config -b tcp://#{host}:#{port} -e production] + extra + [app]
+      when "falcon" then %W[bundle exec falcon serve --threaded --count 1 -b http://#{host}:#{port}] + extra + ["-c", app]
       else raise ArgumentError, "unknown server #{name}"
       end
     end
