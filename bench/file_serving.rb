@@ -13,7 +13,9 @@
 # of their own, joined by a veth pair, with each side's packets processed on its own CPU (server
 # on CPU 0, curl on CPU 1; bench/lib/netns_link.rb): the split two hosts would see. Needs root.
 #
-#   bundle exec ruby bench/file_serving.rb [--rounds N] [--megabytes MB] [--netns]   # defaults 10, 200
+# `--range` asks for all but the first byte (`Range: bytes=1-`, a 206 from Rack::Files).
+#
+#   bundle exec ruby bench/file_serving.rb [--rounds N] [--megabytes MB] [--netns] [--range]   # defaults 10, 200
 require "optparse"
 require "tmpdir"
 require "fileutils"
@@ -26,9 +28,10 @@ module Bench
     SERVERS = { "heron" => [], "puma" => %w[-t 5:5] }.freeze
     COUNTS = [1, 4].freeze
 
-    def initialize(megabytes:, rounds:, netns: false)
+    def initialize(megabytes:, rounds:, netns: false, range: false)
       @megabytes = megabytes
       @rounds = rounds
+      @range = range ? %w[-r 1-] : []
       @link = NetnsLink.new if netns
       @dir = Dir.mktmpdir("heron-bench-files")
       File.open(File.join(@dir, "big.bin"), "wb") { |f| megabytes.times { f.write(Random.bytes(1024 * 1024)) } }
@@ -99,7 +102,7 @@ module Bench
 
     def download(server, count)
       pids = count.times.map do
-        Process.spawn(*prefix(:client), "curl", "-sSf", "-o", File::NULL, server.url("/big.bin"))
+        Process.spawn(*prefix(:client), "curl", "-sSf", *@range, "-o", File::NULL, server.url("/big.bin"))
       end
       statuses = pids.map { |pid| Process.wait2(pid).last }
       raise "a download failed" unless statuses.all?(&:success?)
@@ -112,6 +115,7 @@ if $PROGRAM_NAME == __FILE__
   OptionParser.new do |o|
     o.on("--rounds N", Integer) { |n| options[:rounds] = n }
     o.on("--megabytes MB", Integer) { |n| options[:megabytes] = n }
+    o.on("--range", "206 responses: every byte but the first") { options[:range] = true }
     o.on("--netns", "clients in a network namespace of their own, each side on its own CPU") { options[:netns] = true }
   end.parse!
   Bench::FileServing.new(**options).run

@@ -5,7 +5,9 @@ module Heron
     # A body that names its file (`to_path`: Rack::Files, Rails' send_file), sent with
     # IO.copy_stream (sendfile(2) on Linux) so its bytes never pass through Ruby strings. A 206
     # whose `content-range` names one range is sent from that range; any other 206 (several
-    # ranges, multipart) is left to the body's own `each`.
+    # ranges, multipart) is left to the body's own `each`. Rack::Files answers one range with a
+    # body that has no `to_path` (a server unaware of ranges would send the whole file); its
+    # `path` is sent from the range the same way.
     class FileBody
       SLICE = 4 * 1024 * 1024
       RANGE = /\Abytes (\d+)-(\d+)\/(?:\d+|\*)\z/
@@ -16,16 +18,26 @@ module Heron
       # @param status [Integer]
       # @return [Boolean] whether the body can be sent from its file.
       def self.sendable?(body, headers, status)
-        return false unless body.respond_to?(:to_path) && !body.respond_to?(:to_ary)
+        path = path_of(body, status)
+        return false unless path
         return false if status == 206 && !RANGE.match?(headers["content-range"].to_s)
-        File.file?(body.to_path)
+        File.file?(path)
       end
 
-      # @param body [#to_path]
+      # @param body [Object] the app's body.
+      # @param status [Integer]
+      # @return [String, nil] the file the body names: its `to_path`, or for a 206 the `path` of
+      #   Rack::Files' body for one range.
+      def self.path_of(body, status)
+        return body.to_path if body.respond_to?(:to_path) && !body.respond_to?(:to_ary)
+        body.path if status == 206 && defined?(::Rack::Files::BaseIterator) && body.is_a?(::Rack::Files::BaseIterator)
+      end
+
+      # @param body [#to_path, Rack::Files::BaseIterator]
       # @param headers [Hash] lower-case names.
       # @param status [Integer]
       def initialize(body, headers, status)
-        @path = body.to_path
+        @path = FileBody.path_of(body, status)
         range = status == 206 && RANGE.match(headers["content-range"].to_s)
         @offset = range ? range[1].to_i : 0
         @length = declared(headers) || (range ? range[2].to_i - @offset + 1 : File.size(@path) - @offset)

@@ -63,6 +63,25 @@ class FileBodyTest < Minitest::Test
     end
   end
 
+  # Rack::Files answers one range with a body that has no to_path (so that servers unaware of
+  # ranges iterate it, 8 KiB reads through Ruby strings); it is sent from its file at the
+  # range's offset instead. Its `each` is made to fail, so only the file can supply the bytes.
+  def test_rack_files_single_range_body_is_sent_from_its_file
+    files = Rack::Files.new(@dir)
+    app = lambda do |env|
+      status, headers, body = files.call(env)
+      body.define_singleton_method(:each) { |*| raise "the range body was iterated instead of sent from its file" }
+      [status, headers, body]
+    end
+    with_server(app, lint: false) do |port|
+      socket = connect(port)
+      socket.write("GET /data.bin HTTP/1.1\r\nHost: x\r\nRange: bytes=70000-3145727\r\n\r\n")
+      status, headers, body = Timeout.timeout(10) { read_response(socket) }
+      assert_equal [206, "3075728", "bytes 70000-3145727/#{@data.bytesize}"], [status, headers["content-length"], headers["content-range"]]
+      assert body == @data.byteslice(70_000, 3_075_728), "the range's bytes, intact"
+    end
+  end
+
   # A client that stops reading is dropped after write_timeout, and the reactor serves others
   # meanwhile (the copy waits through the fiber scheduler, not in the thread).
   def test_a_stalled_reader_is_dropped_and_does_not_hold_up_the_reactor
