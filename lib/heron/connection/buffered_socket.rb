@@ -51,14 +51,27 @@ module Heron
       # @return [Integer, nil] bytes appended, or nil at end of stream.
       # @raise [Timeout] when nothing arrives in time.
       def fill(timeout)
-        data = read_waiting(READ_SIZE, @chunk, timeout) or return nil
+        data = receive(READ_SIZE, timeout) or return nil
         @buffer << data
         data.bytesize
-      rescue Errno::ECONNRESET, Errno::EPIPE, IOError
-        nil
-      rescue StandardError => e
-        raise unless tls_error?(e) # a TLS peer that went away mid-record: end of stream too
-        nil
+      end
+
+      # Reads what the socket has (up to `max` bytes, waiting up to `timeout`) and decodes it as
+      # chunked body data straight into `out` (see HTTPParser#filter_body), without copying it into
+      # {#buffer} first; only bytes after the body's end (a pipelined request) are kept there. For
+      # when nothing is buffered.
+      # @param parser [HTTPParser] the parser of the request whose body this is.
+      # @param out [String] receives the decoded data.
+      # @param max [Integer]
+      # @param timeout [Numeric, nil]
+      # @return [Integer, nil] bytes read from the socket, or nil at end of stream.
+      # @raise [Timeout] when nothing arrives in time.
+      def fill_decoded(parser, out, max, timeout)
+        data = receive(max < READ_SIZE ? max : READ_SIZE, timeout) or return nil
+        count = data.bytesize
+        parser.filter_body(out, data)
+        @buffer << data unless data.empty?
+        count
       end
 
       # Appends what a plain socket (see {#parkable?}) has right now to {#buffer}, never waiting.
@@ -138,11 +151,18 @@ module Heron
       # @return [Boolean] whether the body's last chunk was decoded.
       def decode_chunked(parser, out) = parser.filter_body(out, @buffer)
 
-      # Removes and returns up to `length` bytes from the front of the buffer.
+      # Removes and returns up to `length` bytes from the front of the buffer. What is left becomes
+      # a String sharing the buffer's memory, so taking a large buffer (a prebuffered body) apart
+      # in small pieces copies each piece once: `slice!` copied all that was left on every call,
+      # megabytes of garbage for each prebuffered upload read 16 KiB at a time.
       # @param length [Integer]
       # @return [String]
       def consume(length)
-        return @buffer.slice!(0, length) if length < @buffer.bytesize
+        if length < @buffer.bytesize
+          data = @buffer.byteslice(0, length)
+          @buffer = @buffer.byteslice(length, @buffer.bytesize - length) # to the end: shared, not copied
+          return data
+        end
         data = @buffer.dup
         @buffer.clear
         data
@@ -199,6 +219,17 @@ module Heron
       private
 
       def tls_error?(error) = defined?(OpenSSL::SSL::SSLError) && error.is_a?(OpenSSL::SSL::SSLError)
+
+      # Reads up to `max` bytes into the thread's read buffer.
+      # @return [String, nil] the read buffer, or nil at end of stream or when the peer went away.
+      def receive(max, timeout)
+        read_waiting(max, @chunk, timeout)
+      rescue Errno::ECONNRESET, Errno::EPIPE, IOError
+        nil
+      rescue StandardError => e
+        raise unless tls_error?(e) # a TLS peer that went away mid-record: end of stream too
+        nil
+      end
 
       # Reads up to `max` bytes into `out`, waiting for the socket as often as it asks.
       # @return [String, nil] out, or nil at end of stream.
