@@ -143,7 +143,17 @@ module Bench
     # The README's table: every scenario and set-up, Heron's req/s and req per server CPU-second
     # and the ratio to each other server's, with the date, machine and command.
     def summary
-      return nil if @summary.empty?
+      return nil if @summary.empty? && !@idle
+      <<~MD.chomp
+        ## Summary (for the README)
+
+        #{@started_at.strftime('%Y-%m-%d %H:%M')} UTC, #{sh('nproc')} CPUs, #{sh('uname', '-r')}, #{RUBY_DESCRIPTION[/ruby \S+/]}, load average #{@load_start} at the start;
+        `bundle exec ruby bench/run.rb#{@argv_shown}`.#{throughput_summary}#{idle_summary}
+      MD
+    end
+
+    def throughput_summary
+      return "" if @summary.empty?
       peers = @summary.first[3] - ["heron"]
       headers = ["endpoint", "set-up", "Heron req/s", "Heron req per CPU-s", *peers.map { |p| "÷ #{p.capitalize} (req/s; per CPU-s)" }]
       rows = @summary.flat_map do |scenario, stats, setups, _servers|
@@ -152,15 +162,27 @@ module Bench
            *peers.map { |peer| peer_ratios(stats, peer, setup) }]
         end
       end
-      <<~MD.chomp
-        ## Summary (for the README)
-
-        #{@started_at.strftime('%Y-%m-%d %H:%M')} UTC, #{sh('nproc')} CPUs, #{sh('uname', '-r')}, #{RUBY_DESCRIPTION[/ruby \S+/]}, load average #{@load_start} at the start;
-        `bundle exec ruby bench/run.rb#{@argv_shown}`. Heron's medians over rounds; each ratio is Heron's
+      " " + <<~MD.chomp
+        Heron's medians over rounds; each ratio is Heron's
         figure divided by the other server's, the median of the rounds' ratios (lowest–highest round
         in brackets for requests per server CPU-second, the steadier measure on a shared machine).
 
         #{table(headers, rows)}
+      MD
+    end
+
+    # Idle keep-alive connections: answered and RSS per connection, each server.
+    def idle_summary
+      return "" unless @idle
+      rows = @idle.map do |name, r|
+        [name, "#{r[:answered]}/#{r[:count]}", "#{r[:answered_again]}/#{r[:open_after]}", fmt(idle_per_kb(r, :rss_after_kb), 1)]
+      end
+      <<~MD.chomp
+
+
+        #{@idle.first[1][:count]} idle keep-alive connections, one server at a time (section "idle keep-alive connections" below):
+
+        #{table(['server', 'answered', 'answered again after 5 s idle', 'KiB RSS per answered connection'], rows)}
       MD
     end
 
@@ -221,6 +243,7 @@ module Bench
     # @param results [Hash{String => Hash}] by server, as bench/run.rb's idle_measure returns them.
     # @param open_limit [Integer] seconds a server had to answer before the rest were not tried.
     def idle(results, open_limit:)
+      @idle = results
       idle_target(results.fetch("heron"))
       rows = IDLE_ROWS.map { |label, value| [label, *results.values.map { |r| instance_exec(r, &value) }] }
       lim = results.fetch("heron")[:limits]
