@@ -29,7 +29,9 @@ module Heron
       #   the seconds to wait for the next body bytes.
       # @param on_first_read [#call, nil] called once, with this input, before the first read.
       # @param pace [Connection::BodyPace, nil] does the waiting instead, when given (minimum rate).
-      def initialize(socket, parser, length, config, on_first_read = nil, pace = nil)
+      # @param pacer [Request::GCPacer, nil] told of body bytes handed out as new Strings; shared
+      #   by the thread's requests (Server::Context#gc_pacer), else one of its own, made when needed.
+      def initialize(socket, parser, length, config, on_first_read = nil, pace = nil, pacer = nil)
         @socket = socket
         @parser = parser
         @remaining = length
@@ -37,6 +39,7 @@ module Heron
         @timeout = config.body_timeout
         @on_first_read = on_first_read
         @pace = pace
+        @pacer = pacer
         @done = length&.zero?
         @pending = @done ? NOTHING : String.new # binary; most requests have no body, and share NOTHING
         @received = 0
@@ -196,8 +199,8 @@ module Heron
         count(got)
       end
 
-      # Tells the GC pacer (made on first use: most requests have no body) of body bytes given to
-      # the app.
+      # Tells the GC pacer (the thread's, else made on first use: most requests have no body) of
+      # body bytes given to the app.
       def handed_out(bytes) = (@pacer ||= Request::GCPacer.new).handed_out(bytes)
 
       def take(length)
