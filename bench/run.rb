@@ -129,6 +129,12 @@ module Bench
       server&.stop
     end
 
+    # The server's command line with its port (Heron, Puma, Falcon, Itsi: host:port; Iodine: -p)
+    # shown as PORT.
+    def shown(server)
+      server.argv.join(" ").sub(/:\d+\b/, ":PORT").sub(/ -p \d+ /, " -p PORT ")
+    end
+
     # --- hello world and JSON -------------------------------------------------------------
 
     # wrk set-ups: [label, connections, wrk threads, pinned?, path]. The pinned (per-core) ones put
@@ -162,7 +168,7 @@ module Bench
     def setups(scenario) = scenario == "static" ? STATIC_SETUPS : SETUPS
 
     def run_setups(scenario, name, server, round, samples)
-      @report.command(name, scenario, server.argv.join(" ").sub(/:\d+ /, ":PORT ").sub(/:\d+\b/, ":PORT"))
+      @report.command(name, scenario, shown(server))
       setups(scenario).each { |setup| Wrk.run(server.url(setup.last), connections: 16, seconds: @warmup_seconds) } # warm-up
       setups(scenario).each do |label, conns, threads, pinned, path|
         server.pin(0) if pinned
@@ -202,7 +208,7 @@ module Bench
     def seed003_round(name, round, dir)
       threads = name == "puma" ? "5:5" : nil
       with_server(name, "bench/sleep.ru", "seed003", puma_threads: threads, blocking: true) do |server|
-        @report.command(name, "seed003", server.argv.join(" ").sub(/:\d+ /, ":PORT "))
+        @report.command(name, "seed003", shown(server))
         warm(server.url("/?ms=1"))
         files = { json: File.join(dir, "#{name}-#{round}.json"), html: File.join(dir, "#{name}-#{round}.html") }
         attack = %W[bundle exec exe/heron attack #{server.url} --rate 10 --duration #{@attack_seconds}
@@ -258,7 +264,7 @@ module Bench
 
     def idle_server(name)
       with_server(name, "bench/hello.ru", "idle", extra: IDLE_EXTRA, rlimit_nofile: [NOFILE, NOFILE]) do |server|
-        @report.command(name, "idle", server.argv.join(" ").sub(/:\d+ /, ":PORT ").sub(/-p \d+/, "-p PORT") + "  (rlimit_nofile 20000)")
+        @report.command(name, "idle", "#{shown(server)}  (rlimit_nofile 20000)")
         pool = IdleConnections.new("127.0.0.1", server.port, batch_timeout: IDLE_BATCH_TIMEOUT)
         warm_answered = pool.open(100, within: IDLE_BATCH_TIMEOUT)
         pool.close

@@ -313,6 +313,8 @@ module Bench
     end
 
     def findings
+      return nil if @findings.empty?
+
       "## Targets\n\n#{@findings.join("\n")}"
     end
 
