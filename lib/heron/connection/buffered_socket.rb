@@ -106,7 +106,7 @@ module Heron
       # @raise [Timeout] when nothing arrives in time.
       def read_into(max, out, timeout)
         out.force_encoding(Encoding::BINARY)
-        return out.replace(consume(max)) unless @buffer.empty?
+        return take_into(max, out) unless @buffer.empty?
         read_waiting(max, out, timeout)
       rescue Errno::ECONNRESET, Errno::EPIPE, IOError
         nil
@@ -151,16 +151,15 @@ module Heron
       # @return [Boolean] whether the body's last chunk was decoded.
       def decode_chunked(parser, out) = parser.filter_body(out, @buffer)
 
-      # Removes and returns up to `length` bytes from the front of the buffer. What is left becomes
-      # a String sharing the buffer's memory, so taking a large buffer (a prebuffered body) apart
-      # in small pieces copies each piece once: `slice!` copied all that was left on every call,
-      # megabytes of garbage for each prebuffered upload read 16 KiB at a time.
+      # Removes and returns up to `length` bytes from the front of the buffer, moving what is left
+      # down in place: taking a large buffer (a prebuffered body) apart in small pieces allocates
+      # each piece once, where `slice!` also copied all that was left on every call.
       # @param length [Integer]
       # @return [String]
       def consume(length)
         if length < @buffer.bytesize
           data = @buffer.byteslice(0, length)
-          @buffer = @buffer.byteslice(length, @buffer.bytesize - length) # to the end: shared, not copied
+          drop_front(length)
           return data
         end
         data = @buffer.dup
@@ -219,6 +218,24 @@ module Heron
       private
 
       def tls_error?(error) = defined?(OpenSSL::SSL::SSLError) && error.is_a?(OpenSSL::SSL::SSLError)
+
+      # Copies up to `max` buffered bytes into `out`'s own memory and drops them from the buffer:
+      # no String is made for them and `out` shares none (a shared String keeps the whole block it
+      # points into alive until the GC sweeps, 64 KiB or more per prebuffered upload).
+      def take_into(max, out)
+        out[0, out.bytesize] = @buffer # a splice copies into out's memory
+        out[max, out.bytesize - max] = "" if out.bytesize > max # truncates in place
+        drop_front(out.bytesize)
+        out
+      end
+
+      # Drops the first `n` bytes of the buffer in place. A splice of one byte moves the rest down
+      # within the buffer's memory; `[0, n] = ""` and `slice!` leave the buffer pointing into a
+      # shared block that the next change copies.
+      def drop_front(n)
+        return @buffer.clear if n >= @buffer.bytesize
+        @buffer[0, n + 1] = @buffer.byteslice(n, 1)
+      end
 
       # Reads up to `max` bytes into the thread's read buffer.
       # @return [String, nil] the read buffer, or nil at end of stream or when the peer went away.

@@ -129,6 +129,23 @@ class HeronConnectionBufferedSocketTest < Minitest::Test
     assert_operator malloced, :<, 2 * size, "consuming #{size} bytes in 16 KiB pieces allocated #{malloced} bytes"
   end
 
+  # The app's first reads of a prebuffered body take it from the buffer into the app's String:
+  # copied into that String's memory, with no String per read for the bytes (one made a piece and
+  # another for the rest, and the app's String shared the piece's block until the GC swept it).
+  def test_read_into_from_the_buffer_copies_into_the_callers_string
+    size = 256 * 1024
+    body = Array.new(size) { |i| (i % 251).chr }.join.b
+    writer = Thread.new { @peer.write(body) }
+    @socket.fill(1) while @socket.buffered_bytes < size
+    writer.join
+    out = String.new
+    got = +"".b
+    objects = GC.stat(:total_allocated_objects)
+    (size / 16_384).times { got << @socket.read_into(16_384, out, 1) } # at most one small String a read
+    assert_operator GC.stat(:total_allocated_objects) - objects, :<=, size / 16_384 + 2
+    assert_equal [body, false], [got, @socket.buffered?]
+  end
+
   def test_a_plain_socket_needs_no_handshake
     assert @socket.handshake(0.01)
   end

@@ -17,9 +17,8 @@ class BodyMemoryTest < Minitest::Test
   # Since the first prebuffer_body bytes (64 KiB) of a Content-Length body arrive before the app
   # runs, the app's first reads take them from the connection's buffer (a copy each, about a dozen
   # objects per request), and a parked connection woken meanwhile (the previous upload's, closing)
-  # counts too; each 16 KiB taken from that buffer is two objects (the piece, and the rest sharing
-  # the buffer's memory rather than a copy of it): 50, still a bound per request, not per read.
-  ALLOCATION_BOUND = 50
+  # counts too: 40, still a bound per request, not per read.
+  ALLOCATION_BOUND = 40
 
   # /buffer reads with read(n, buffer), /read with read(n), /each with each; ?twice rewinds and
   # reads it all again.
