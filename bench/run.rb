@@ -2,7 +2,7 @@
 
 # Heron against Puma, Falcon, Itsi and Iodine, one run, one report.
 #
-#   bundle exec ruby bench/run.rb                       # full run, about 14 minutes
+#   bundle exec ruby bench/run.rb                       # full run, about 18 minutes
 #   bundle exec ruby bench/run.rb --quick               # smoke run, about 3 minutes
 #   bundle exec ruby bench/run.rb --only hello,json --rounds 5 --seconds 10 --no-peers
 #
