@@ -2,7 +2,7 @@
 
 # Heron against Puma, Falcon, Itsi and Iodine, one run, one report.
 #
-#   bundle exec ruby bench/run.rb                       # full run, about 14 minutes
+#   bundle exec ruby bench/run.rb                       # full run, about 18 minutes
 #   bundle exec ruby bench/run.rb --quick               # smoke run, about 3 minutes
 #   bundle exec ruby bench/run.rb --only hello,json --rounds 5 --seconds 10 --no-peers
 #
@@ -10,8 +10,9 @@
 #   hello    wrk against bench/hello.ru at 16 and 256 connections, unpinned and per core (server
 #            on CPU 0, wrk on CPU 1), servers one at a time
 #   json     the same against bench/json.ru
+#   static   wrk at 16 connections against bench/static.ru (Rack::Files): a 4 KiB and a 1 MiB file
 #   seed003  `heron attack` at 10 req/s against bench/sleep.ru (1000 ms per request)
-#   idle     10,000 idle keep-alive connections against one Heron process: answered count, RSS
+#   idle     10,000 idle keep-alive connections against each server in turn: answered count, RSS
 #
 # Itsi and Iodine are installed by bin/setup-bench-peers into tmp/bench-peers (not the bundle)
 # and take part when that works; --no-peers leaves them out.
@@ -39,8 +40,8 @@ module Bench
   class Run
     ROOT = File.expand_path("..", __dir__)
     RESULTS = File.join(ROOT, "bench/results")
-    SCENARIOS = %w[hello json seed003 idle].freeze
-    APPS = { "hello" => "bench/hello.ru", "json" => "bench/json.ru" }.freeze
+    SCENARIOS = %w[hello json static seed003 idle].freeze
+    APPS = { "hello" => "bench/hello.ru", "json" => "bench/json.ru", "static" => "bench/static.ru" }.freeze
     SERVERS = %w[heron puma falcon].freeze
     ENV_VARS = { "RACK_ENV" => "production", "APP_ENV" => "production" }.freeze
     NOFILE = 20_000
@@ -99,11 +100,12 @@ module Bench
     # --- servers ---------------------------------------------------------------------------
 
     # `blocking`: the app blocks (the sleep endpoint), for the peers' set-up (see Peers).
-    def server_argv(name, port, app, puma_threads: nil, heron_extra: [], blocking: false)
-      return Peers.argv(name, @peer_home, port, File.join(ROOT, app), blocking: blocking) if Peers::NAMES.include?(name)
+    # `extra`: more options by server name.
+    def server_argv(name, port, app, puma_threads: nil, extra: {}, blocking: false)
+      return Peers.argv(name, @peer_home, port, File.join(ROOT, app), blocking: blocking, extra: extra.fetch(name, [])) if Peers::NAMES.include?(name)
       case name
       when "heron"
-        %W[bundle exec exe/heron -b tcp://127.0.0.1:#{port} -e production -q] + heron_extra + [app]
+        %W[bundle exec exe/heron -b tcp://127.0.0.1:#{port} -e production -q] + extra.fetch(name, []) + [app]
       when "puma"
         threads = puma_threads ? ["-t", puma_threads] : []
         %W[bundle exec puma --no-config -b tcp://127.0.0.1:#{port} -e production] + threads + [app]
@@ -127,15 +129,26 @@ module Bench
       server&.stop
     end
 
+    # The server's command line with its port (Heron, Puma, Falcon, Itsi: host:port; Iodine: -p)
+    # shown as PORT.
+    def shown(server)
+      server.argv.join(" ").sub(/:\d+\b/, ":PORT").sub(/ -p \d+ /, " -p PORT ")
+    end
+
     # --- hello world and JSON -------------------------------------------------------------
 
-    # wrk set-ups: [label, connections, wrk threads, pinned?]. The pinned (per-core) ones put the
-    # server on CPU 0 and a one-thread wrk on CPU 1, so neither preempts the other.
+    # wrk set-ups: [label, connections, wrk threads, pinned?, path]. The pinned (per-core) ones put
+    # the server on CPU 0 and a one-thread wrk on CPU 1, so neither preempts the other.
     SETUPS = [
-      ["16", 16, 2, false],
-      ["256", 256, 2, false],
-      ["16 per core", 16, 1, true],
-      ["256 per core", 256, 1, true]
+      ["16", 16, 2, false, "/"],
+      ["256", 256, 2, false, "/"],
+      ["16 per core", 16, 1, true, "/"],
+      ["256 per core", 256, 1, true, "/"]
+    ].freeze
+    # The static row: one small and one large file (bench/static.ru), 16 connections.
+    STATIC_SETUPS = [
+      ["4 KiB, 16", 16, 2, false, "/small.bin"],
+      ["1 MiB, 16", 16, 2, false, "/big.bin"]
     ].freeze
 
     # Servers take turns within each round (every server is restarted each round), so a busy
@@ -149,16 +162,18 @@ module Bench
         end
       end
       @report.throughput(scenario, samples, servers: @servers, rounds: @rounds, seconds: @wrk_seconds,
-                                            warmup: @warmup_seconds, setups: SETUPS.map(&:first))
+                                            warmup: @warmup_seconds, setups: setups(scenario).map(&:first))
     end
 
+    def setups(scenario) = scenario == "static" ? STATIC_SETUPS : SETUPS
+
     def run_setups(scenario, name, server, round, samples)
-      @report.command(name, scenario, server.argv.join(" ").sub(/:\d+ /, ":PORT ").sub(/:\d+\b/, ":PORT"))
-      Wrk.run(server.url, connections: 16, seconds: @warmup_seconds) # warm-up, not reported
-      SETUPS.each do |label, conns, threads, pinned|
+      @report.command(name, scenario, shown(server))
+      setups(scenario).each { |setup| Wrk.run(server.url(setup.last), connections: 16, seconds: @warmup_seconds) } # warm-up
+      setups(scenario).each do |label, conns, threads, pinned, path|
         server.pin(0) if pinned
-        raw = File.join(RESULTS, "#{scenario}-#{name}-#{label.tr(' ', '-')}-r#{round + 1}.raw")
-        result = Wrk.run(server.url, connections: conns, threads: threads, seconds: @wrk_seconds,
+        raw = File.join(RESULTS, "#{scenario}-#{name}-#{label.tr(' ,', '-').squeeze('-')}-r#{round + 1}.raw")
+        result = Wrk.run(server.url(path), connections: conns, threads: threads, seconds: @wrk_seconds,
                                      latency: true, cpu: pinned ? 1 : nil, raw: raw, server: server)
         say format("  %s round %d %-6s %-12s %10.0f req/s %8.0f req/cpu-s  p99 %8.2f ms  errors %d  load %s", scenario,
                    round + 1, name, label, result.rps, result.requests.fdiv(result.server_cpu_s), result.p99_ms, result.errors, result.load_before)
@@ -193,7 +208,7 @@ module Bench
     def seed003_round(name, round, dir)
       threads = name == "puma" ? "5:5" : nil
       with_server(name, "bench/sleep.ru", "seed003", puma_threads: threads, blocking: true) do |server|
-        @report.command(name, "seed003", server.argv.join(" ").sub(/:\d+ /, ":PORT "))
+        @report.command(name, "seed003", shown(server))
         warm(server.url("/?ms=1"))
         files = { json: File.join(dir, "#{name}-#{round}.json"), html: File.join(dir, "#{name}-#{round}.html") }
         attack = %W[bundle exec exe/heron attack #{server.url} --rate 10 --duration #{@attack_seconds}
@@ -227,33 +242,51 @@ module Bench
 
     # --- idle keep-alive connections -------------------------------------------------------
 
+    # Limits that would cut the run short, raised: Heron's keep-alive timeout (20 s) and connection
+    # cap (4096), Iodine's keep-alive timeout (40 s), Itsi's wait for the next request head (2 s)
+    # and its queue of requests (30 per thread; bench/itsi_idle.rb). Puma (65 s) and Falcon keep
+    # their defaults.
+    IDLE_EXTRA = {
+      "heron" => %w[--max-connections 12000 --keepalive-timeout 120 --shutdown-timeout 5],
+      "iodine" => %w[-k 120],
+      "itsi" => ["-C", File.join(ROOT, "bench/itsi_idle.rb")]
+    }.freeze
+    # Seconds a server gets to answer the connections before the rest are not tried: one that
+    # answers a few at a time (Puma's thread pool) must not hold the run for minutes.
+    IDLE_OPEN_LIMIT = 60
+    IDLE_BATCH_TIMEOUT = 10
+
+    # Every server in turn, alone, gets the idle connections.
     def idle
       Process.setrlimit(:NOFILE, NOFILE, NOFILE)
-      extra = %w[--max-connections 12000 --keepalive-timeout 120 --shutdown-timeout 5]
-      with_server("heron", "bench/hello.ru", "idle", heron_extra: extra, rlimit_nofile: [NOFILE, NOFILE]) do |server|
-        @report.command("heron", "idle", server.argv.join(" ").sub(/:\d+ /, ":PORT ") + "  (rlimit_nofile 20000)")
-        pool = IdleConnections.new("127.0.0.1", server.port)
-        warm_answered = pool.open(100)
+      @report.idle(@servers.to_h { |name| [name, idle_server(name)] }, open_limit: IDLE_OPEN_LIMIT)
+    end
+
+    def idle_server(name)
+      with_server(name, "bench/hello.ru", "idle", extra: IDLE_EXTRA, rlimit_nofile: [NOFILE, NOFILE]) do |server|
+        @report.command(name, "idle", "#{shown(server)}  (rlimit_nofile 20000)")
+        pool = IdleConnections.new("127.0.0.1", server.port, batch_timeout: IDLE_BATCH_TIMEOUT)
+        warm_answered = pool.open(100, within: IDLE_BATCH_TIMEOUT)
         pool.close
         sleep 1
-        result = { count: @idle_count, warm: warm_answered, rss_before_kb: server.rss_kb, limits: kernel_limits }
-        t0 = Clock.now
-        result[:answered] = pool.open(@idle_count)
-        result[:open_s] = Clock.now - t0
-        sleep 2
-        result[:rss_after_kb] = server.rss_kb
-        result[:open_after] = pool.size
-        say "  #{result[:answered]}/#{@idle_count} answered in #{result[:open_s].round(2)} s, RSS #{result[:rss_before_kb]} -> #{result[:rss_after_kb]} KiB"
-        sleep 3 # idle: nothing sent for a few seconds
-        t0 = Clock.now
-        result[:answered_again] = pool.request_all
-        result[:again_s] = Clock.now - t0
-        result[:rss_after_second_kb] = server.rss_kb
-        result[:failures] = pool.failures.dup
-        say "  second request: #{result[:answered_again]} answered; RSS #{result[:rss_after_second_kb]} KiB"
-        pool.close
-        @report.idle(result)
+        idle_measure(name, server, pool, { count: @idle_count, warm: warm_answered, rss_before_kb: server.tree_rss_kb, limits: kernel_limits })
+      ensure
+        pool&.close
       end
+    end
+
+    def idle_measure(name, server, pool, result)
+      result[:open_s] = Clock.elapsed { result[:answered] = pool.open(@idle_count, within: IDLE_OPEN_LIMIT) }
+      sleep 2
+      result[:rss_after_kb] = server.tree_rss_kb
+      result[:open_after] = pool.size
+      say "  #{name}: #{result[:answered]}/#{@idle_count} answered in #{result[:open_s].round(2)} s, RSS #{result[:rss_before_kb]} -> #{result[:rss_after_kb]} KiB"
+      sleep 3 # idle: nothing sent for a few seconds
+      result[:again_s] = Clock.elapsed { result[:answered_again] = pool.request_all }
+      result[:rss_after_second_kb] = server.tree_rss_kb
+      result[:failures] = pool.failures.dup
+      say "  #{name}: second request: #{result[:answered_again]} answered; RSS #{result[:rss_after_second_kb]} KiB; failures #{result[:failures]}"
+      result
     end
 
     def kernel_limits

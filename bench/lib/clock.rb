@@ -8,5 +8,12 @@ module Bench
     def now
       Process.clock_gettime(Process::CLOCK_MONOTONIC)
     end
+
+    # @return [Float] the seconds the block took.
+    def elapsed
+      start = now
+      yield
+      now - start
+    end
   end
 end

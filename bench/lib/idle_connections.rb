@@ -33,13 +33,18 @@ module Bench
 
     # Connects `count` sockets, `batch` at a time, and sends one request on each. Returns how many
     # got a complete 200 response; connections that failed are closed and counted in #failures.
-    def open(count)
-      answered = 0
-      count.fdiv(@batch).ceil.times do |i|
-        batch = Array.new([@batch, count - i * @batch].min) { connect }.compact
-        answered += exchange(batch)
+    # With `within` (seconds), batches that would start later are not tried (counted in #failures
+    # as "not tried"), so a server that answers slowly does not hold the caller for long.
+    def open(count, within: nil)
+      give_up = within && Clock.now + within
+      count.fdiv(@batch).ceil.times.sum do |i|
+        size = [@batch, count - i * @batch].min
+        if give_up && Clock.now > give_up
+          @failures["not tried (#{within} s limit)"] += size
+          next 0
+        end
+        exchange(Array.new(size) { connect }.compact)
       end
-      answered
     end
 
     # Sends one more request on every open connection; returns how many were answered.

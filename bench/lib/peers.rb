@@ -35,13 +35,14 @@ module Bench
     # @param port [Integer]
     # @param app [String] absolute path of the rackup file.
     # @param blocking [Boolean] whether the app blocks (the sleep endpoint).
+    # @param extra [Array<String>] more options for that server.
     # @return [Array<String>] the command line.
-    def argv(name, home, port, app, blocking: false)
+    def argv(name, home, port, app, blocking: false, extra: [])
       case name
       when "iodine"
-        [RbConfig.ruby, "#{home}/bin/iodine", "-p", port.to_s, "-b", "127.0.0.1", "-w", "1", "-t", blocking ? "5" : "1", app]
+        [RbConfig.ruby, "#{home}/bin/iodine", "-p", port.to_s, "-b", "127.0.0.1", "-w", "1", "-t", blocking ? "5" : "1", *extra, app]
       when "itsi"
-        [RbConfig.ruby, "#{home}/bin/itsi", "serve", "-w", "1", "-t", blocking ? "5" : "1", "-b", "http://127.0.0.1:#{port}", "-r", app]
+        [RbConfig.ruby, "#{home}/bin/itsi", "serve", "-w", "1", "-t", blocking ? "5" : "1", "-b", "http://127.0.0.1:#{port}", *extra, "-r", app]
       end
     end
 

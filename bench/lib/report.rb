@@ -44,7 +44,8 @@ module Bench
     # --- scenarios -------------------------------------------------------------------------
 
     TITLES = { "hello" => "Hello world (bench/hello.ru, 12-byte body)",
-               "json" => "JSON (bench/json.ru, JSON.generate of a one-key Hash per request)" }.freeze
+               "json" => "JSON (bench/json.ru, JSON.generate of a one-key Hash per request)",
+               "static" => "Static files (bench/static.ru, Rack::Files: a 4 KiB and a 1 MiB file)" }.freeze
     TARGET_IODINE = { "hello" => 0.8, "json" => 1.0 }.freeze
     TARGET_256 = 0.9
 
@@ -64,10 +65,7 @@ module Bench
         round), #{warmup} s warm-up at 16 connections, then #{seconds} s of wrk per set-up; #{rounds} round(s); the
         table shows the median over rounds and the range.
 
-        - **16** and **256**: `wrk -t2 -c16|-c256 -d#{seconds}s --latency`; wrk's two threads and the
-          server share the same 2 cores and the scheduler time-slices them.
-        - **16 per core** and **256 per core**: the server's threads pinned to CPU 0 (`taskset -a -pc 0 PID`)
-          and `taskset -c 1 wrk -t1 -cN -d#{seconds}s --latency` on CPU 1: one core each.
+        #{setup_notes(scenario, seconds)}
         - **req per server CPU-s**: requests wrk completed divided by the CPU seconds (user +
           system, all threads) the server process used during the run, from /proc/PID/stat: the
           cost per request, which moves much less with machine load than req/s does.
@@ -79,6 +77,25 @@ module Bench
         average before the run; the share of all CPU time the hypervisor stole (/proc/stat):
 
         #{table(%w[set-up server rounds], per_round_rows(samples, setups, servers))}
+      MD
+    end
+
+    # What each set-up of a scenario is, as Markdown list items.
+    def setup_notes(scenario, seconds)
+      return <<~MD.chomp if scenario == "static"
+        - **4 KiB, 16** and **1 MiB, 16**: `wrk -t2 -c16 -d#{seconds}s --latency` on /small.bin and
+          /big.bin; wrk and the server share the same 2 cores. Rack::Files answers with a body that
+          has `to_path`. Checked with strace: Heron and Puma send the file with sendfile(2);
+          Falcon reads it itself in 64 KiB pieces and writes those (its File body, no sendfile);
+          Itsi and Iodine call the body's `each` (Rack::Files reads 8 KiB Strings in Ruby) and
+          write what it yields, Iodine the whole 1 MiB response in one write.
+      MD
+
+      <<~MD.chomp
+        - **16** and **256**: `wrk -t2 -c16|-c256 -d#{seconds}s --latency`; wrk's two threads and the
+          server share the same 2 cores and the scheduler time-slices them.
+        - **16 per core** and **256 per core**: the server's threads pinned to CPU 0 (`taskset -a -pc 0 PID`)
+          and `taskset -c 1 wrk -t1 -cN -d#{seconds}s --latency` on CPU 1: one core each.
       MD
     end
 
@@ -100,6 +117,7 @@ module Bench
     end
 
     def throughput_targets(scenario, stats, servers)
+      return unless TARGET_IODINE.key?(scenario) # the static row has no target
       if scenario == "hello"
         { "puma" => TARGET_PUMA, "falcon" => TARGET_FALCON }.each do |peer, goal|
           ratio = stats.rps_ratio(peer, "16")
@@ -125,7 +143,17 @@ module Bench
     # The README's table: every scenario and set-up, Heron's req/s and req per server CPU-second
     # and the ratio to each other server's, with the date, machine and command.
     def summary
-      return nil if @summary.empty?
+      return nil if @summary.empty? && !@idle
+      <<~MD.chomp
+        ## Summary (for the README)
+
+        #{@started_at.strftime('%Y-%m-%d %H:%M')} UTC, #{sh('nproc')} CPUs, #{sh('uname', '-r')}, #{RUBY_DESCRIPTION[/ruby \S+/]}, load average #{@load_start} at the start;
+        `bundle exec ruby bench/run.rb#{@argv_shown}`.#{throughput_summary}#{idle_summary}
+      MD
+    end
+
+    def throughput_summary
+      return "" if @summary.empty?
       peers = @summary.first[3] - ["heron"]
       headers = ["endpoint", "set-up", "Heron req/s", "Heron req per CPU-s", *peers.map { |p| "÷ #{p.capitalize} (req/s; per CPU-s)" }]
       rows = @summary.flat_map do |scenario, stats, setups, _servers|
@@ -134,15 +162,27 @@ module Bench
            *peers.map { |peer| peer_ratios(stats, peer, setup) }]
         end
       end
-      <<~MD.chomp
-        ## Summary (for the README)
-
-        #{@started_at.strftime('%Y-%m-%d %H:%M')} UTC, #{sh('nproc')} CPUs, #{sh('uname', '-r')}, #{RUBY_DESCRIPTION[/ruby \S+/]}, load average #{@load_start} at the start;
-        `bundle exec ruby bench/run.rb#{@argv_shown}`. Heron's medians over rounds; each ratio is Heron's
+      " " + <<~MD.chomp
+        Heron's medians over rounds; each ratio is Heron's
         figure divided by the other server's, the median of the rounds' ratios (lowest–highest round
         in brackets for requests per server CPU-second, the steadier measure on a shared machine).
 
         #{table(headers, rows)}
+      MD
+    end
+
+    # Idle keep-alive connections: answered and RSS per connection, each server.
+    def idle_summary
+      return "" unless @idle
+      rows = @idle.map do |name, r|
+        [name, "#{r[:answered]}/#{r[:count]}", "#{r[:answered_again]}/#{r[:open_after]}", fmt(idle_per_kb(r, :rss_after_kb), 1)]
+      end
+      <<~MD.chomp
+
+
+        #{@idle.first[1][:count]} idle keep-alive connections, one server at a time (section "idle keep-alive connections" below):
+
+        #{table(['server', 'answered', 'answered again after 5 s idle', 'KiB RSS per answered connection'], rows)}
       MD
     end
 
@@ -165,7 +205,7 @@ module Bench
       end
       compare = @compare_ok ? "[seed003-compare.html](seed003-compare.html) (`#{@compare_command}`)" : "**`heron attack --compare` failed**, see seed003-compare.raw"
       @sections << <<~MD.chomp
-        ## 2. Seed 003: 1000 ms endpoint at 10 requests/s for 10 s (open loop)
+        ## #{@sections.size + 1}. Seed 003: 1000 ms endpoint at 10 requests/s for 10 s (open loop)
 
         `heron attack URL --rate 10 --duration 10` against bench/sleep.ru, each server started fresh
         for each run. Latency in ms; *corrected* is measured from when each request was due (what a
@@ -186,41 +226,56 @@ module Bench
       MD
     end
 
-    def idle(r)
-      per_kb = (r[:rss_after_kb] - r[:rss_before_kb]).fdiv(r[:count])
-      per_kb2 = (r[:rss_after_second_kb] - r[:rss_before_kb]).fdiv(r[:count])
-      ok = r[:answered] == r[:count] && r[:answered_again] == r[:count] && per_kb <= TARGET_IDLE_KB
-      target(format("idle: %d/%d answered, %d/%d answered again, %.1f KiB RSS per connection (target all answered, ≤ %.0f KB)",
-                    r[:answered], r[:count], r[:answered_again], r[:count], per_kb, TARGET_IDLE_KB), ok)
-      failures = r[:failures].empty? ? "none" : r[:failures].map { |k, v| "#{k}: #{v}" }.join(", ")
-      rows = [
-        ["connections opened, one request each", r[:count]],
-        ["answered (complete 200)", r[:answered]],
-        ["seconds to open and answer all", fmt(r[:open_s], 2)],
-        ["RSS before (after 100 warm-up requests)", "#{r[:rss_before_kb]} KiB"],
-        ["RSS with all connections open and idle", "#{r[:rss_after_kb]} KiB"],
-        ["**RSS per connection**", "**#{fmt(per_kb, 1)} KiB**"],
-        ["second request on every connection (after ≥ 5 s idle): answered", r[:answered_again]],
-        ["seconds for the second round", fmt(r[:again_s], 2)],
-        ["RSS after the second round", "#{r[:rss_after_second_kb]} KiB (#{fmt(per_kb2, 1)} KiB per connection)"],
-        ["client-side failures", failures]
-      ]
-      lim = r[:limits]
+    IDLE_ROWS = [
+      ["connections opened, one request each", ->(r) { r[:count] }],
+      ["answered (complete 200)", ->(r) { r[:answered] }],
+      ["seconds to open and answer them", ->(r) { fmt(r[:open_s], 2) }],
+      ["RSS before (after 100 warm-up requests)", ->(r) { "#{r[:rss_before_kb]} KiB" }],
+      ["RSS with the answered connections open and idle", ->(r) { "#{r[:rss_after_kb]} KiB" }],
+      ["**RSS per answered connection**", ->(r) { "**#{fmt(idle_per_kb(r, :rss_after_kb), 1)} KiB**" }],
+      ["second request on each (after ≥ 5 s idle): answered", ->(r) { r[:answered_again] }],
+      ["seconds for the second round", ->(r) { fmt(r[:again_s], 2) }],
+      ["RSS after the second round", ->(r) { "#{r[:rss_after_second_kb]} KiB (#{fmt(idle_per_kb(r, :rss_after_second_kb), 1)} KiB per connection)" }],
+      ["client-side failures", ->(r) { r[:failures].empty? ? "none" : r[:failures].map { |k, v| "#{k}: #{v}" }.join(", ") }]
+    ].freeze
+
+    # The idle keep-alive section: one column per server, Heron's target.
+    # @param results [Hash{String => Hash}] by server, as bench/run.rb's idle_measure returns them.
+    # @param open_limit [Integer] seconds a server had to answer before the rest were not tried.
+    def idle(results, open_limit:)
+      @idle = results
+      idle_target(results.fetch("heron"))
+      rows = IDLE_ROWS.map { |label, value| [label, *results.values.map { |r| instance_exec(r, &value) }] }
+      lim = results.fetch("heron")[:limits]
       @sections << <<~MD.chomp
-        ## 3. #{r[:count]} idle keep-alive connections, one Heron process
+        ## #{@sections.size + 1}. #{results.fetch("heron")[:count]} idle keep-alive connections, each server in turn
 
         Client: bench/lib/idle_connections.rb (non-blocking sockets, IO.select, batches of 500) in the
-        bench/run.rb process. RSS is VmRSS of the Heron process from /proc/PID/status.
+        bench/run.rb process; a batch not answered within 10 s counts as timed out, and batches
+        that would start more than #{open_limit} s after the first are not tried. RSS is VmRSS of the
+        server's process tree from /proc/PID/status. Each server alone, started fresh, serving
+        bench/hello.ru, with the limits that would cut the run short raised (commands above):
+        Heron's connection cap (4096) and keep-alive timeout (20 s), Iodine's keep-alive timeout
+        (40 s), Itsi's wait for the next request head (`header_read_timeout`, 2 s) and its request
+        queue (`ruby_thread_request_backlog_size`, 30 per thread: past it, 503), in
+        bench/itsi_idle.rb. Puma (keep-alive 65 s, 5 threads) and Falcon run with their defaults.
 
-        #{table(%w[measure value], rows)}
+        #{table(['measure', *results.keys], rows)}
 
-        Kernel and process limits: net.core.somaxconn = #{lim[:somaxconn]} (Heron's listen backlog is
-        2048, so the backlog is not capped below that); ephemeral ports #{lim[:port_range]} (all
-        #{r[:count]} connections go to one address and port, so one port each is enough); open files
-        soft/hard #{lim[:client_nofile]} for the client and 20000 for Heron (spawned with
-        `rlimit_nofile`); Heron's `--max-connections` raised from 4096 to 12000 and
-        `--keepalive-timeout` from 20 s to 120 s so the idle connections are not closed during the run.
+        Kernel and process limits: net.core.somaxconn = #{lim[:somaxconn]}; ephemeral ports
+        #{lim[:port_range]} (all connections go to one address and port, so one port each is
+        enough); open files soft/hard #{lim[:client_nofile]} for the client and 20000 for each
+        server (spawned with `rlimit_nofile`).
       MD
+    end
+
+    def idle_per_kb(r, key) = r[:answered].zero? ? nil : (r[key] - r[:rss_before_kb]).fdiv(r[:answered])
+
+    def idle_target(r)
+      per_kb = idle_per_kb(r, :rss_after_kb)
+      ok = r[:answered] == r[:count] && r[:answered_again] == r[:count] && per_kb <= TARGET_IDLE_KB
+      target(format("idle: %d/%d answered, %d/%d answered again, %.1f KiB RSS per connection (target all answered, ≤ %.0f KB)",
+                    r[:answered], r[:count], r[:answered_again], r[:count], per_kb || 0, TARGET_IDLE_KB), ok)
     end
 
     private
@@ -258,6 +313,8 @@ module Bench
     end
 
     def findings
+      return nil if @findings.empty?
+
       "## Targets\n\n#{@findings.join("\n")}"
     end
 

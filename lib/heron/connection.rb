@@ -257,7 +257,7 @@ module Heron
       length = body_length
       expect = Request::Expectation.for(env, @parser.http_minor, length)
       @pace = body_pace(length)
-      input = Request::Input.new(@socket, @parser, length, @config, continue_hook(expect), @pace)
+      input = Request::Input.new(@socket, @parser, length, @config, continue_hook(expect), @pace, @context.gc_pacer)
       input = Request::RewindableInput.new(input, threshold: @config.body_spool_threshold) if @config.rewindable_input?
       @env.complete(env, input, started)
       send_continue(expect) if expect.pending? && @config.continue_mode == :eager

@@ -49,6 +49,18 @@ module Heron
         paced { |wait| socket.append_to(out, max, wait) }
       end
 
+      # Like {#fill}, but decodes the chunked body bytes read straight into `out`
+      # (see {Connection::BufferedSocket#fill_decoded}).
+      # @param socket [Connection::BufferedSocket]
+      # @param parser [HTTPParser]
+      # @param out [String]
+      # @param max [Integer]
+      # @return [Integer, nil] bytes read, or nil at end of stream.
+      # @raise [Connection::BufferedSocket::Timeout] past either limit.
+      def fill_decoded(socket, parser, out, max)
+        paced { |wait| socket.fill_decoded(parser, out, max, wait) }
+      end
+
       # The longest the next wait may take.
       # @return [Numeric] seconds.
       # @raise [Connection::BufferedSocket::Timeout] when the rate allows no more waiting.

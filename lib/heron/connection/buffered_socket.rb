@@ -51,14 +51,27 @@ module Heron
       # @return [Integer, nil] bytes appended, or nil at end of stream.
       # @raise [Timeout] when nothing arrives in time.
       def fill(timeout)
-        data = read_waiting(READ_SIZE, @chunk, timeout) or return nil
+        data = receive(READ_SIZE, timeout) or return nil
         @buffer << data
         data.bytesize
-      rescue Errno::ECONNRESET, Errno::EPIPE, IOError
-        nil
-      rescue StandardError => e
-        raise unless tls_error?(e) # a TLS peer that went away mid-record: end of stream too
-        nil
+      end
+
+      # Reads what the socket has (up to `max` bytes, waiting up to `timeout`) and decodes it as
+      # chunked body data straight into `out` (see HTTPParser#filter_body), without copying it into
+      # {#buffer} first; only bytes after the body's end (a pipelined request) are kept there. For
+      # when nothing is buffered.
+      # @param parser [HTTPParser] the parser of the request whose body this is.
+      # @param out [String] receives the decoded data.
+      # @param max [Integer]
+      # @param timeout [Numeric, nil]
+      # @return [Integer, nil] bytes read from the socket, or nil at end of stream.
+      # @raise [Timeout] when nothing arrives in time.
+      def fill_decoded(parser, out, max, timeout)
+        data = receive(max < READ_SIZE ? max : READ_SIZE, timeout) or return nil
+        count = data.bytesize
+        parser.filter_body(out, data)
+        @buffer << data unless data.empty?
+        count
       end
 
       # Appends what a plain socket (see {#parkable?}) has right now to {#buffer}, never waiting.
@@ -93,7 +106,7 @@ module Heron
       # @raise [Timeout] when nothing arrives in time.
       def read_into(max, out, timeout)
         out.force_encoding(Encoding::BINARY)
-        return out.replace(consume(max)) unless @buffer.empty?
+        return take_into(max, out) unless @buffer.empty?
         read_waiting(max, out, timeout)
       rescue Errno::ECONNRESET, Errno::EPIPE, IOError
         nil
@@ -138,11 +151,17 @@ module Heron
       # @return [Boolean] whether the body's last chunk was decoded.
       def decode_chunked(parser, out) = parser.filter_body(out, @buffer)
 
-      # Removes and returns up to `length` bytes from the front of the buffer.
+      # Removes and returns up to `length` bytes from the front of the buffer, moving what is left
+      # down in place: taking a large buffer (a prebuffered body) apart in small pieces allocates
+      # each piece once, where `slice!` also copied all that was left on every call.
       # @param length [Integer]
       # @return [String]
       def consume(length)
-        return @buffer.slice!(0, length) if length < @buffer.bytesize
+        if length < @buffer.bytesize
+          data = @buffer.byteslice(0, length)
+          drop_front(length)
+          return data
+        end
         data = @buffer.dup
         @buffer.clear
         data
@@ -199,6 +218,35 @@ module Heron
       private
 
       def tls_error?(error) = defined?(OpenSSL::SSL::SSLError) && error.is_a?(OpenSSL::SSL::SSLError)
+
+      # Copies up to `max` buffered bytes into `out`'s own memory and drops them from the buffer:
+      # no String is made for them and `out` shares none (a shared String keeps the whole block it
+      # points into alive until the GC sweeps, 64 KiB or more per prebuffered upload).
+      def take_into(max, out)
+        out[0, out.bytesize] = @buffer # a splice copies into out's memory
+        out[max, out.bytesize - max] = "" if out.bytesize > max # truncates in place
+        drop_front(out.bytesize)
+        out
+      end
+
+      # Drops the first `n` bytes of the buffer in place. A splice of one byte moves the rest down
+      # within the buffer's memory; `[0, n] = ""` and `slice!` leave the buffer pointing into a
+      # shared block that the next change copies.
+      def drop_front(n)
+        return @buffer.clear if n >= @buffer.bytesize
+        @buffer[0, n + 1] = @buffer.byteslice(n, 1)
+      end
+
+      # Reads up to `max` bytes into the thread's read buffer.
+      # @return [String, nil] the read buffer, or nil at end of stream or when the peer went away.
+      def receive(max, timeout)
+        read_waiting(max, @chunk, timeout)
+      rescue Errno::ECONNRESET, Errno::EPIPE, IOError
+        nil
+      rescue StandardError => e
+        raise unless tls_error?(e) # a TLS peer that went away mid-record: end of stream too
+        nil
+      end
 
       # Reads up to `max` bytes into `out`, waiting for the socket as often as it asks.
       # @return [String, nil] out, or nil at end of stream.

@@ -9,7 +9,10 @@ module Heron
     # server's peak RSS by about 100 MiB). After every `every` bytes handed to the app as new
     # Strings, the pacer runs a minor GC that sweeps at once, as Ruby would with a smaller
     # malloc limit (RUBY_GC_MALLOC_LIMIT_MAX=8 MiB gave a similar flat curve).
-    # `read(n, buffer)` hands out no new Strings and never triggers it.
+    # `read(n, buffer)` hands out no new Strings and never triggers it. One pacer counts for all of
+    # a reactor thread's requests (Server::Context#gc_pacer): a collection sweeps every upload's
+    # garbage, and one pacer per upload let ten concurrent ones, in step, pile up ten times
+    # `every` before their collections came, all at once.
     class GCPacer
       # Bytes handed out between collections: 4 MiB kept a 100 MiB upload read in 16 KiB pieces
       # within about 10 MiB of peak RSS (8 MiB: about 16), at one minor GC per 4 MiB read.

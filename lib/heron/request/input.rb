@@ -29,7 +29,9 @@ module Heron
       #   the seconds to wait for the next body bytes.
       # @param on_first_read [#call, nil] called once, with this input, before the first read.
       # @param pace [Connection::BodyPace, nil] does the waiting instead, when given (minimum rate).
-      def initialize(socket, parser, length, config, on_first_read = nil, pace = nil)
+      # @param pacer [Request::GCPacer, nil] told of body bytes handed out as new Strings; shared
+      #   by the thread's requests (Server::Context#gc_pacer), else one of its own, made when needed.
+      def initialize(socket, parser, length, config, on_first_read = nil, pace = nil, pacer = nil)
         @socket = socket
         @parser = parser
         @remaining = length
@@ -37,6 +39,7 @@ module Heron
         @timeout = config.body_timeout
         @on_first_read = on_first_read
         @pace = pace
+        @pacer = pacer
         @done = length&.zero?
         @pending = @done ? NOTHING : String.new # binary; most requests have no body, and share NOTHING
         @received = 0
@@ -159,12 +162,11 @@ module Heron
         count(buffer.bytesize)
       end
 
-      # Decodes into the buffer; what goes past `length` waits in @pending for the next read.
+      # Decodes into the buffer; what goes past `length` (possible only from bytes that came with
+      # the head) waits in @pending for the next read.
       def chunked_into(length, buffer)
         buffer[0..] = "" # empties it and keeps its memory (String#clear would free it)
-        until (@done = @socket.decode_chunked(@parser, buffer)) || !buffer.empty?
-          wait_for_bytes
-        end
+        @done = decode_into(length, buffer) while !@done && buffer.empty?
         count(buffer.bytesize)
         return if buffer.bytesize <= length
         @pending << buffer.byteslice(length, buffer.bytesize - length)
@@ -197,8 +199,8 @@ module Heron
         count(got)
       end
 
-      # Tells the GC pacer (made on first use: most requests have no body) of body bytes given to
-      # the app.
+      # Tells the GC pacer (the thread's, else made on first use: most requests have no body) of
+      # body bytes given to the app.
       def handed_out(bytes) = (@pacer ||= Request::GCPacer.new).handed_out(bytes)
 
       def take(length)
@@ -226,11 +228,19 @@ module Heron
 
       def fill_chunked
         before = @pending.bytesize
-        loop do
-          @done = @socket.decode_chunked(@parser, @pending)
-          return if @done || @pending.bytesize > before
-          wait_for_bytes
+        @done = decode_into(READ_CHUNK, @pending) while !@done && @pending.bytesize == before
+      end
+
+      # Decodes chunked body data into `out`: the bytes buffered, else up to `max` bytes read from
+      # the socket and decoded as they are, so the body's bytes are copied once, not first into
+      # the connection's buffer. Reading no more than `max` raw bytes decodes no more than `max`.
+      # @return [Boolean] whether the body's last chunk was decoded.
+      def decode_into(max, out)
+        unless @socket.buffered?
+          got = @pace ? @pace.fill_decoded(@socket, @parser, out, max) : @socket.fill_decoded(@parser, out, max, @timeout)
+          got or raise Incomplete, "client closed the connection mid-body"
         end
+        @socket.decode_chunked(@parser, out) # what is buffered; else only whether the body ended
       end
 
       def wait_for_bytes

@@ -3,6 +3,7 @@
 require_relative "../http_parser"
 require_relative "../response/http_date"
 require_relative "../connection/buffered_socket"
+require_relative "../request/gc_pacer"
 
 module Heron
   class Server
@@ -25,6 +26,9 @@ module Heron
       attr_reader :date
       # @return [String] the read buffer the thread's connections share (see BufferedSocket).
       attr_reader :scratch_buffer
+      # @return [Request::GCPacer] counts the body bytes all the thread's requests hand to apps as
+      #   new Strings: the garbage of concurrent uploads is one heap's, so one count paces it.
+      attr_reader :gc_pacer
 
       # @param server [Server] supplies the app, config, logger, metrics and env template.
       def initialize(server)
@@ -35,6 +39,7 @@ module Heron
         @env_template = server.env_template
         @date = Response::HTTPDate.new
         @scratch_buffer = Connection::BufferedSocket.scratch_buffer
+        @gc_pacer = Request::GCPacer.new
         freeze
       end
 

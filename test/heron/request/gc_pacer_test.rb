@@ -31,4 +31,32 @@ class GCPacerTest < Minitest::Test
     pacer.handed_out(1000)
     assert_operator GC.count, :>, before, "1000 bytes: one collection"
   end
+
+  # Two uploads at once to one server, 3 MiB each, read with read(16 KiB): 6 MiB handed out in
+  # all, past the 4 MiB of the reactor thread's one pacer, so it asks for a collection; with a
+  # pacer per upload neither reached 4 MiB and none was asked for. GC.start is watched, and still
+  # collects.
+  def test_concurrent_uploads_share_the_threads_pacer
+    app = lambda do |env|
+      total = 0
+      while (piece = env["rack.input"].read(16 * 1024)) do total += piece.bytesize end
+      [200, { "content-type" => "text/plain" }, [total.to_s]]
+    end
+    size = 3 * 1024 * 1024
+    calls = Queue.new
+    collect = GC.method(:start)
+    GC.stub(:start, ->(**options) { calls << options && collect.call(**options) }) do
+      with_server(app) do |port|
+        sockets = Array.new(2) { connect(port) }
+        writers = sockets.map do |socket|
+          Thread.new { socket.write("POST / HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: #{size}\r\n\r\n", "u" * size) }
+        end
+        assert_equal [size.to_s] * 2, sockets.map { |socket| read_response(socket)[2] }
+        writers.each(&:join)
+      ensure
+        sockets&.each(&:close)
+      end
+    end
+    assert_includes Array.new(calls.size) { calls.pop }, { full_mark: false, immediate_sweep: true }
+  end
 end

@@ -102,6 +102,39 @@ class InputTest < Minitest::Test
     end
   end
 
+  # A chunked body read with read(n, buffer) as the client sends it in small pieces, split inside
+  # chunk-size lines, extensions and CRLFs, the last piece carrying the next (pipelined) request:
+  # every read returns the caller's buffer with at most n bytes, and the next request is answered.
+  def test_chunked_body_sent_in_split_pieces_reads_into_a_buffer_and_keeps_the_pipelined_request
+    body = Array.new(40_000) { |i| (i % 253).chr }.join.b
+    app = lambda do |env|
+      input = env["rack.input"]
+      buffer = +""
+      out = +"".b
+      ok = true
+      while (got = input.read(1000, buffer))
+        ok &&= got.equal?(buffer) && buffer.bytesize.between?(1, 1000)
+        out << buffer
+      end
+      [200, { "content-type" => "text/plain" }, ["#{out.bytesize} #{out == body || env['PATH_INFO']} #{ok}"]]
+    end
+    with_server(app) do |port|
+      chunked = body.scan(/.{1,3000}/m).map { |piece| "#{piece.bytesize.to_s(16)};n=v\r\n#{piece}\r\n" }.join + "0\r\n\r\n"
+      socket = connect(port)
+      socket.write("POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n")
+      pieces = chunked.scan(/.{1,997}/m)
+      pieces[-1] += "POST /next HTTP/1.1\r\nHost: x\r\nConnection: close\r\nTransfer-Encoding: chunked\r\n\r\n1\r\nz\r\n0\r\n\r\n"
+      pieces.each_with_index do |piece, i|
+        socket.write(piece)
+        sleep 0.001 if (i % 10).zero? # let the server read some pieces alone
+      end
+      assert_equal "40000 true true", read_response(socket)[2]
+      assert_equal "1 /next true", read_response(socket)[2]
+    ensure
+      socket&.close
+    end
+  end
+
   # The buffer path and read() read the socket themselves, so they must cope with what a TLS
   # socket answers too.
   def test_uploads_over_tls_read_into_a_buffer_and_not
@@ -150,11 +183,13 @@ class InputTest < Minitest::Test
       [200, { "content-type" => "text/plain" }, [total.to_s]]
     end
     with_server(app, min_body_rate: 1000, body_rate_grace: 0.5, body_timeout: 30) do |port|
-      socket = connect(port)
-      socket.write("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\nabc")
-      assert_match(/\AHTTP\/1.1 408 /, read_all(socket, timeout: 10), "cut by the rate, not after the 30 s body_timeout")
-    ensure
-      socket&.close
+      ["Content-Length: 100000\r\n\r\nabc", "Transfer-Encoding: chunked\r\n\r\n186a0\r\nabc"].each do |framing|
+        socket = connect(port)
+        socket.write("POST / HTTP/1.1\r\nHost: x\r\n#{framing}")
+        assert_match(/\AHTTP\/1.1 408 /, read_all(socket, timeout: 10), "#{framing}: cut by the rate, not after the 30 s body_timeout")
+      ensure
+        socket&.close
+      end
     end
   end
 
