@@ -8,6 +8,9 @@
 #
 #   bundle exec ruby bench/builds_ab.rb BEFORE_DIR AFTER_DIR [ROUNDS] [APP.ru]
 #   HERON_AB_FLAGS="--profile --no-metrics" bundle exec ruby bench/builds_ab.rb ... (default: --no-profile)
+#   HERON_AB_AFTER_FLAGS="--keepalive-park-after 20" ...   (flags for the AFTER server only: one build, two settings)
+#   HERON_AB_CONNECTIONS=256 ...       (wrk -c for both, default 16); "16,256": BEFORE at 16, AFTER at 256,
+#                                        which pairs one build against itself across connection counts
 #
 # Prints each round (req/s and server CPU per request of both) and the median after/before.
 # Not a test: numbers depend on the machine. Needs wrk, taskset and chrt.
@@ -15,12 +18,14 @@ before, after, rounds, app = ARGV
 abort "usage: #{$PROGRAM_NAME} BEFORE_DIR AFTER_DIR [ROUNDS] [APP.ru]" unless before && after
 rounds = Integer(rounds || 5)
 FLAGS = ENV.fetch("HERON_AB_FLAGS", "--no-profile").split # e.g. "--profile --no-metrics" to compare profiled builds
+AFTER_FLAGS = ENV.fetch("HERON_AB_AFTER_FLAGS", "").split
+CONNECTIONS = ENV.fetch("HERON_AB_CONNECTIONS", "16").split(",").map { |count| Integer(count) }
 app = File.expand_path(app || File.join(__dir__, "hello.ru"))
 
-def start(dir, port, app)
+def start(dir, port, app, flags = FLAGS)
   log = "/tmp/heron-ab-#{port}.log"
   pid = Process.spawn({ "BUNDLE_GEMFILE" => File.join(dir, "Gemfile") }, "taskset", "-c", "0", "chrt", "-b", "0",
-                      "bundle", "exec", "ruby", File.join(dir, "exe/heron"), "-e", "production", "-q", *FLAGS,
+                      "bundle", "exec", "ruby", File.join(dir, "exe/heron"), "-e", "production", "-q", *flags,
                       "-b", "tcp://127.0.0.1:#{port}", app, chdir: dir, out: log, err: [:child, :out], pgroup: true)
   100.times { break if File.exist?(log) && File.read(log).include?("Listening"); sleep 0.2 }
   pid
@@ -28,16 +33,17 @@ end
 
 def server_pid(group) = `pgrep -g #{group}`.split.map(&:to_i).find { |pid| File.read("/proc/#{pid}/comm").start_with?("ruby") } || group
 def cpu_seconds(pid) = File.read("/proc/#{pid}/stat").split[13, 2].sum(&:to_i) / 100.0
-def wrk(port, seconds) = `taskset -c 1 wrk -t1 -c16 -d#{seconds}s http://127.0.0.1:#{port}/`[/Requests\/sec:\s+([\d.]+)/, 1].to_f
+def wrk(port, seconds, connections) = `taskset -c 1 wrk -t1 -c#{connections} -d#{seconds}s http://127.0.0.1:#{port}/`[/Requests\/sec:\s+([\d.]+)/, 1].to_f
 
-groups = { before: start(before, 9801, app), after: start(after, 9802, app) }
+groups = { before: start(before, 9801, app), after: start(after, 9802, app, FLAGS + AFTER_FLAGS) }
 ports = { before: 9801, after: 9802 }
+connections = { before: CONNECTIONS.first, after: CONNECTIONS.last }
 begin
   pids = groups.transform_values { |group| server_pid(group) }
-  ports.each_value { |port| wrk(port, 2) } # warm-up
+  ports.each { |name, port| wrk(port, 2, connections[name]) } # warm-up
   ratios = Array.new(rounds) do
     cpu = pids.transform_values { |pid| cpu_seconds(pid) }
-    rps = ports.map { |name, port| [name, Thread.new { wrk(port, 5) }] }.to_h.transform_values(&:value)
+    rps = ports.map { |name, port| [name, Thread.new { wrk(port, 5, connections[name]) }] }.to_h.transform_values(&:value)
     us = pids.to_h { |name, pid| [name, (cpu_seconds(pid) - cpu[name]) / (rps[name] * 5) * 1e6] }
     puts format("before %.0f req/s %.1f us/req | after %.0f req/s %.1f us/req | after/before %.3f",
                 rps[:before], us[:before], rps[:after], us[:after], rps[:after] / rps[:before])

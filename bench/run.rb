@@ -34,6 +34,7 @@ require_relative "lib/cpu_stat"
 require_relative "lib/clock"
 require_relative "lib/report"
 require_relative "lib/peers"
+require_relative "lib/gc_stat"
 
 module Bench
   # Runs the selected scenarios and writes the report.
@@ -60,6 +61,7 @@ module Bench
       @attack_seconds = 10
       @idle_count ||= @quick ? 1_000 : 10_000
       @report = Report.new(quick: @quick)
+      @gc_dir = Dir.mktmpdir("heron-bench-gc")
       @report.argv_shown = shown
     end
 
@@ -72,6 +74,7 @@ module Bench
       seed003 if @only.include?("seed003")
       idle if @only.include?("idle")
       @report.finished
+      FileUtils.rm_rf(@gc_dir)
       path = File.join(RESULTS, "latest.md")
       File.write(path, @report.markdown)
       puts File.read(path)
@@ -119,8 +122,9 @@ module Bench
       argv = server_argv(name, port, app, **options.except(:rlimit_nofile))
       log = File.join(RESULTS, "#{tag}-#{name}.server.raw")
       peer = Peers::NAMES.include?(name)
+      @gc = name == "heron" ? GCStat.new(@gc_dir) : nil # Heron's GC counts per run (bench/lib/gc_probe.rb)
       server = ServerProcess.new(argv, port: port, log: log, chdir: peer ? Dir.tmpdir : ROOT, # Itsi writes itsi.pid there
-                                       env: peer ? ENV_VARS.merge(Peers.env(@peer_home)) : ENV_VARS,
+                                       env: server_env(name, peer),
                                        rlimit_nofile: options[:rlimit_nofile])
       say "starting #{name}: #{argv.join(' ')}"
       server.start
@@ -133,6 +137,11 @@ module Bench
     # shown as PORT.
     def shown(server)
       server.argv.join(" ").sub(/:\d+\b/, ":PORT").sub(/ -p \d+ /, " -p PORT ")
+    end
+
+    def server_env(name, peer)
+      return ENV_VARS.merge(Peers.env(@peer_home)) if peer
+      name == "heron" ? ENV_VARS.merge(@gc.env) : ENV_VARS
     end
 
     # --- hello world and JSON -------------------------------------------------------------
@@ -173,10 +182,13 @@ module Bench
       setups(scenario).each do |label, conns, threads, pinned, path|
         server.pin(0) if pinned
         raw = File.join(RESULTS, "#{scenario}-#{name}-#{label.tr(' ,', '-').squeeze('-')}-r#{round + 1}.raw")
+        gc_before = @gc&.sample(server.pid)
         result = Wrk.run(server.url(path), connections: conns, threads: threads, seconds: @wrk_seconds,
                                      latency: true, cpu: pinned ? 1 : nil, raw: raw, server: server)
-        say format("  %s round %d %-6s %-12s %10.0f req/s %8.0f req/cpu-s  p99 %8.2f ms  errors %d  load %s", scenario,
-                   round + 1, name, label, result.rps, result.requests.fdiv(result.server_cpu_s), result.p99_ms, result.errors, result.load_before)
+        result.gc = GCStat.delta(gc_before, @gc&.sample(server.pid))
+        say format("  %s round %d %-6s %-12s %10.0f req/s %8.0f req/cpu-s  p99 %8.2f ms  errors %d  load %s%s", scenario,
+                   round + 1, name, label, result.rps, result.requests.fdiv(result.server_cpu_s), result.p99_ms, result.errors,
+                   result.load_before, result.gc && format("  GC %.1f%% of CPU, %d major", 100 * result.gc.share(result.server_cpu_s), result.gc.major))
         samples[[name, label]] << result
       end
     end

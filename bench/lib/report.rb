@@ -77,6 +77,12 @@ module Bench
         average before the run; the share of all CPU time the hypervisor stole (/proc/stat):
 
         #{table(%w[set-up server rounds], per_round_rows(samples, setups, servers))}
+
+        Heron's garbage collector in each run (GC.stat in the server before and after the wrk run,
+        read through bench/lib/gc_probe.rb): **GC share** is GC.stat's `time` over the server's CPU
+        time in the run, median over rounds (range); major and minor GCs per run, each round:
+
+        #{table(['set-up', 'GC share of server CPU', 'major GCs per run', 'minor GCs per run', 'objects per request'], gc_rows(samples, setups))}
       MD
     end
 
@@ -97,6 +103,17 @@ module Bench
         - **16 per core** and **256 per core**: the server's threads pinned to CPU 0 (`taskset -a -pc 0 PID`)
           and `taskset -c 1 wrk -t1 -cN -d#{seconds}s --latency` on CPU 1: one core each.
       MD
+    end
+
+    # Heron's GC per run of each set-up (see bench/lib/gc_stat.rb), one row per set-up.
+    def gc_rows(samples, setups)
+      setups.map do |setup|
+        runs = samples[["heron", setup]].select(&:gc)
+        shares = runs.map { |r| 100 * r.gc.share(r.server_cpu_s) }
+        [setup, shares.empty? ? "n/a" : "#{fmt(median(shares), 1)}% (#{fmt(shares.min, 1)}–#{fmt(shares.max, 1)})",
+         runs.map { |r| r.gc.major }.join(", "), runs.map { |r| r.gc.minor }.join(", "),
+         fmt(median(runs.map { |r| r.gc.allocated.fdiv(r.requests) }), 1)]
+      end
     end
 
     def throughput_row(stats, setup, name)

@@ -6,7 +6,9 @@ require_relative "cpu_stat"
 module Bench
   # Runs wrk (closed loop, 2 threads) and reads req/s, p99 and errors from its text output.
   module Wrk
-    Result = Struct.new(:rps, :p99_ms, :p50_ms, :requests, :errors, :load_before, :steal, :server_cpu_s, :server_wait_s, keyword_init: true)
+    # `gc`: the server's GCStat::Delta over the run, when it was measured (Heron in bench/run.rb).
+    Result = Struct.new(:rps, :p99_ms, :p50_ms, :requests, :errors, :load_before, :steal, :server_cpu_s, :server_wait_s, :gc,
+                        keyword_init: true)
     UNITS = { "us" => 0.001, "ms" => 1.0, "s" => 1000.0, "m" => 60_000.0 }.freeze
 
     module_function

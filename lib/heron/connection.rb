@@ -29,8 +29,8 @@ module Heron
     #   `admit(request)` before the app is called (a response when the request is shed),
     #   `finished(request)` after the response; `parking?` whether it can park connections,
     #   `park(connection, io, deadline, lane)` to wait with no fiber (see Server::ParkingLot),
-    #   `release(connection, io)` to close a parked idle one, `hot_wait { }` to wait for the
-    #   next request in the fiber for a while (:busy when too many do).
+    #   `release(connection, io)` to close a parked idle one, `hot_wait(quick) { }` to wait for
+    #   the next request in the fiber for a while (:busy when too many do and the client is not quick).
     # @param accepted_at [Float] monotonic time of accept.
     # @param peer [String, nil] the client's address from a PROXY protocol header.
     def initialize(io, context, listener, accepted_at, peer: nil)
@@ -47,6 +47,7 @@ module Heron
       @parkable = listener.parking? && @socket.parkable?
       @prebuffer = @parkable && @config.prebuffer_body.positive?
       @park_after = @config.keepalive_park_after if @parkable && @config.keepalive_park_after < @config.keepalive_timeout
+      @quick = false # whether the last request came quickly (see #next_request_ready)
     end
 
     # @return [Boolean] whether the connection is waiting for a new request (safe to close).
@@ -81,6 +82,7 @@ module Heron
       @task = Async::Task.current
       kind = @parked
       request = @waiting
+      @quick = now - @idle_since < @park_after if kind == :idle
       @parked = @waiting = nil
       kind == :fresh ? serve_first : serve_requests(false, request)
     end
@@ -144,6 +146,7 @@ module Heron
     # from the end of the last response), one waiting for its body until the body's next deadline
     # (body_timeout, min_body_rate).
     def park(kind, request = nil)
+      @idle_since = now if kind == :idle # for #resume: was the client quick?
       deadline = park_deadline(kind)
       @parked = kind
       @task = nil # the worker moves on; a reference would keep an ended worker's fiber stack
@@ -157,7 +160,7 @@ module Heron
     def park_deadline(kind)
       case kind
       when :fresh then @accepted_at + first_byte_wait
-      when :idle then now + @config.keepalive_timeout - @park_after
+      when :idle then @idle_since + @config.keepalive_timeout - @park_after
       else now + (@pace ? @pace.next_wait : @config.body_timeout)
       end
     end
@@ -236,7 +239,8 @@ module Heron
     # sends its next request at once pays nothing, then gives :idle, to park. At most
     # Server::ReactorThread::HOT_WAITS connections of a reactor wait in their fiber at once; the
     # others park at once, so a burst of connections does not leave a fiber (and its stack
-    # pages) each.
+    # pages) each; except a quick one (@quick: its last request came while it waited in its
+    # fiber, or within keepalive_park_after of parking), whose client is busy, not idle.
     def next_request_ready
       Fiber.scheduler.yield
       return true if @socket.buffered?
@@ -244,7 +248,8 @@ module Heron
       return @socket.fill(@config.keepalive_timeout) unless @park_after
       ready = @socket.fill_now
       return ready unless :wait_readable.equal?(ready)
-      ready = @listener.hot_wait { @socket.readable?(@park_after) && @socket.fill(@config.header_timeout) }
+      ready = @listener.hot_wait(@quick) { @socket.readable?(@park_after) && @socket.fill(@config.header_timeout) }
+      @quick = ready.is_a?(Integer) # else it parks (the wake-up tells) or closes
       ready == false || :busy.equal?(ready) ? :idle : ready
     end
 

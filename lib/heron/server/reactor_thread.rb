@@ -23,8 +23,9 @@ module Heron
       private_constant :ACCEPT_BATCH
 
       # Kept-alive connections of one loop that may wait for their next request in their fiber
-      # (keepalive_park_after) at once; more park at once. Bounds the fibers, and so the dirty
-      # fiber stacks the process keeps, that a burst of connections leaves behind.
+      # (keepalive_park_after) at once; more park at once, unless their client is quick (see
+      # {#hot_wait}). Bounds the fibers, and so the dirty fiber stacks the process keeps, that a
+      # burst of connections leaves behind.
       HOT_WAITS = 64
 
       # @return [Server::CallbackRunner]
@@ -165,10 +166,14 @@ module Heron
       end
 
       # Runs the block (a connection waiting for its next request in its fiber) unless
-      # {HOT_WAITS} connections already are.
+      # {HOT_WAITS} connections already are and this one's client is not quick. A quick client
+      # (its last request came within keepalive_park_after) is busy, not idle: parking it would
+      # cost a park and a wake-up per request (bench/results/connections_scaling.md) and save no
+      # fiber, as its next request needs one at once; it parks after keepalive_park_after as any.
+      # @param quick [Boolean] whether the connection's last request came within keepalive_park_after.
       # @return [Object] the block's value, or :busy.
-      def hot_wait
-        return :busy if @hot_waits >= HOT_WAITS
+      def hot_wait(quick = false)
+        return :busy if @hot_waits >= HOT_WAITS && !quick
         begin
           @hot_waits += 1
           yield

@@ -173,6 +173,27 @@ class ParkingTest < Minitest::Test
     end
   end
 
+  # Issue 20, point 3: past ReactorThread::HOT_WAITS connections waiting in their fiber, a
+  # kept-alive connection parks at once, unless its client is quick (its last request came
+  # within keepalive_park_after): such a client is busy, and parking it cost a park and a
+  # wake-up per request at 256 wrk connections. Idle ones still park after keepalive_park_after.
+  def test_busy_connections_past_the_hot_wait_cap_wait_in_their_fiber
+    count = Heron::Server::ReactorThread::HOT_WAITS + 16
+    with_server(ECHO, keepalive_park_after: 0.5) do |port, server|
+      sockets = Array.new(count) { connect(port) }
+      parked = Array.new(3) do |round|
+        sockets.each { |socket| socket.write("GET /#{round} HTTP/1.1\r\nHost: x\r\n\r\n") }
+        sockets.each { |socket| assert_equal [200, "GET /#{round} "], read_response(socket).values_at(0, 2) }
+        sleep 0.15 # all are waiting for their next request now, in their fiber or parked
+        server.parked_count
+      end
+      assert_equal [16, 0, 0], parked, "after their first request 16 park at once; once quick, none"
+      eventually { server.parked_count == count } # quick or not, an idle connection parks
+    ensure
+      sockets&.each(&:close)
+    end
+  end
+
   private
 
   # A connection that got one response and is now parked (`parked` connections in all).
