@@ -5,10 +5,12 @@
 # with one connection per request in flight, R connections) are in flight at once. Each row runs
 # on a freshly started server and reports the offered and achieved rate, latency from each
 # request's due time (p50/p99/max), errors, the generator's own lateness and CPU, and the
-# server's CPU share, peak RSS and peak open descriptors.
+# server's CPU share, peak RSS, peak open descriptors and garbage collections (count, minor/major,
+# time, longest pause: bench/lib/gc_report.rb, loaded into the server through RUBYOPT).
 #
 #   bundle exec ruby bench/slow_requests.rb [--rates 1000,2000,5000] [--duration 10] [--processes 2]
-#     [--max-connections 12000] [--cross-check 5000] [--default-cap 5000] [--out FILE]
+#     [--max-connections 12000] [--cross-check 5000] [--default-cap 5000] [--server-env K=V,...]
+#     [--attack-env K=V,...] [--out FILE]
 #
 # --cross-check R adds a row measured with h2load at R/s: h2load opens R connections per second
 # open loop (`-r`, one request on each), so it also pays a connect and a close per request;
@@ -18,6 +20,10 @@
 # --gc-init-slots N adds a row at the highest rate with the server started with
 # RUBY_GC_HEAP_INIT_SLOTS=N (a heap big enough from the start, so that opening thousands of
 # connections does not set off a major collection each time the heap fills).
+# --server-env K=V,... adds a row at the highest rate with those variables in the server's
+# environment (Ruby's GC settings, which it reads only at boot: see docs/deployment.md).
+# --attack-env K=V,... runs every heron attack with those variables (the generator's own GC
+# settings: its lateness is part of every latency it reports).
 
 require "json"
 require "optparse"
@@ -49,7 +55,8 @@ class SlowRequests
     Dir.mktmpdir do |dir|
       @rates.each { |rate| row("heron attack", rate, dir) { |url| attack(url, rate, dir) } }
       row("heron attack, default max_connections", @default_cap, dir, cap: nil) { |url| attack(url, @default_cap, dir) } if @default_cap
-      gc_row(dir) if @gc_init_slots
+      gc_row(dir, "RUBY_GC_HEAP_INIT_SLOTS" => @gc_init_slots.to_s) if @gc_init_slots
+      gc_row(dir, @server_env) if @server_env
       row("h2load (connection per request)", @cross_check, dir) { |url| h2load(url, @cross_check, dir) } if @cross_check
     end
     File.write(@out, markdown)
@@ -67,15 +74,17 @@ class SlowRequests
       o.on("--cross-check RATE", Integer, "add an h2load row at this rate") { |v| @cross_check = v }
       o.on("--default-cap RATE", Integer, "add a row at this rate with the default max_connections") { |v| @default_cap = v }
       o.on("--gc-init-slots N", Integer, "add a row with the server's RUBY_GC_HEAP_INIT_SLOTS=N") { |v| @gc_init_slots = v }
+      o.on("--server-env LIST", Array, "add a row with these K=V in the server's environment") { |v| @server_env = pairs(v) }
+      o.on("--attack-env LIST", Array, "run heron attack with these K=V in its environment") { |v| @attack_env = pairs(v) }
       o.on("--out FILE", "markdown output") { |v| @out = v }
     end.parse!(argv)
   end
 
-  def gc_row(dir)
+  def pairs(list) = list.to_h { |pair| pair.split("=", 2) }
+
+  def gc_row(dir, env)
     rate = @rates.max
-    row("heron attack, server RUBY_GC_HEAP_INIT_SLOTS=#{@gc_init_slots}", rate, dir, env: { "RUBY_GC_HEAP_INIT_SLOTS" => @gc_init_slots.to_s }) do |url|
-      attack(url, rate, dir)
-    end
+    row("heron attack, server #{env.map { |k, v| "#{k}=#{v}" }.join(' ')}", rate, dir, env: env) { |url| attack(url, rate, dir) }
   end
 
   # Starts a server, runs the block against it while sampling the server, and records a row.
@@ -94,16 +103,28 @@ class SlowRequests
     cpu_share = 100 * (server.cpu_seconds - cpu) / (Bench::Clock.now - started)
     sampler.kill
     @rows << [tool, cap || "4096 (default)", rate, *result, cpu_share.round(1), *peaks(samples)]
+    server.stop
+    gc_columns(dir)
     puts @rows.last.join(" | ")
   ensure
     server&.stop
+  end
+
+  # Appends the server's GCs (written by bench/lib/gc_report.rb as it exited) to the last row.
+  def gc_columns(dir)
+    gc = JSON.parse(File.read(File.join(dir, "gc.json")))
+    @rows.last.push("#{gc['count']} (#{gc['minor']}/#{gc['major']})", gc["time_ms"], gc["max_pause_ms"])
+  rescue SystemCallError, JSON::ParserError
+    @rows.last.push("-", "-", "-")
   end
 
   def start_server(dir, cap, env)
     port = Bench::ServerProcess.free_port
     argv = SERVER + ["-b", "tcp://127.0.0.1:#{port}"] + (cap ? ["--max-connections", cap.to_s] : []) + ["bench/sleep.ru"]
     @server_command = argv.join(" ").sub(port.to_s, "PORT") if cap
-    Bench::ServerProcess.new(argv, port: port, log: File.join(dir, "server.log"), chdir: ROOT, env: env).start.tap do |server|
+    gc = { "RUBYOPT" => "#{ENV.fetch('RUBYOPT', '')} -r#{File.join(__dir__, 'lib/gc_report.rb')}", "HERON_BENCH_GC_OUT" => File.join(dir, "gc.json") }
+    File.delete(gc["HERON_BENCH_GC_OUT"]) if File.exist?(gc["HERON_BENCH_GC_OUT"])
+    Bench::ServerProcess.new(argv, port: port, log: File.join(dir, "server.log"), chdir: ROOT, env: gc.merge(env)).start.tap do |server|
       @start_rss ||= server.rss_kb
     end
   end
@@ -118,16 +139,18 @@ class SlowRequests
     [(samples.map(&:first).max.to_i / 1024.0).round, samples.map(&:last).max.to_i]
   end
 
-  # @return [Array] achieved, p50, p99, max (ms), errors, lateness p50/p99 (ms), generator µs/request
+  # @return [Array] achieved, p50, p99, max (ms), errors, lateness p50/p99 (ms), generator µs/request, its GCs
   def attack(url, rate, dir)
     json = File.join(dir, "attack-#{rate}.json")
-    @attack_command = "heron attack URL --rate R --duration #{@duration} --processes #{@processes} --json FILE"
+    @attack_command = "#{@attack_env&.map { |k, v| "#{k}=#{v} " }&.join}heron attack URL --rate R --duration #{@duration} " \
+                      "--processes #{@processes} --json FILE"
     args = [url, "--rate", rate.to_s, "--duration", @duration.to_s, "--processes", @processes.to_s, "--json", json]
-    system(RbConfig.ruby, *ATTACK, *args, chdir: ROOT, out: File::NULL, exception: false)
+    system(@attack_env || {}, RbConfig.ruby, *ATTACK, *args, chdir: ROOT, out: File::NULL, exception: false)
     r = JSON.parse(File.read(json))
     failed = r.dig("requests", "errors") + r.dig("requests", "sent") - r.dig("requests", "ok")
     [r.dig("rate", "achieved").round, *%w[p50 p99 max].map { |p| r.dig("latency_ms", "corrected", p).round }, failed,
-     r.dig("lateness_ms", "p50"), r.dig("lateness_ms", "p99").round(1), r.dig("generator", "cpu_us_per_request")]
+     r.dig("lateness_ms", "p50"), r.dig("lateness_ms", "p99").round(1), r.dig("generator", "cpu_us_per_request"),
+     "#{r.dig('generator', 'gc_count')} (#{r.dig('generator', 'gc_ms')} ms)"]
   end
 
   def h2load(url, rate, dir)
@@ -146,7 +169,7 @@ class SlowRequests
     starts = rows.map(&:first).minmax
     at = ->(p) { (durations[((durations.size - 1) * p).round] / 1000.0).round }
     failed = output[/(\d+) failed/, 1].to_i + rows.count { |_, status, _| status != 200 }
-    [((rows.size - 1) * 1e6 / (starts[1] - starts[0])).round, at.call(0.5), at.call(0.99), at.call(1.0), failed, "-", "-", "-"]
+    [((rows.size - 1) * 1e6 / (starts[1] - starts[0])).round, at.call(0.5), at.call(0.99), at.call(1.0), failed, "-", "-", "-", "-"]
   end
 
   def loadavg
@@ -160,7 +183,8 @@ class SlowRequests
 
   def markdown
     header = "| tool | max_connections | offered /s | achieved /s | p50 ms | p99 ms | max ms | errors | " \
-             "generator lateness p50 ms | lateness p99 ms | generator CPU µs/request | server CPU % | server peak RSS MB | server peak fds |"
+             "generator lateness p50 ms | lateness p99 ms | generator CPU µs/request | generator GCs (time) | server CPU % | server peak RSS MB | server peak fds | " \
+             "server GCs (minor/major) | server GC ms | longest GC pause ms |"
     <<~MD
       # Slow requests: 1 s sleeps in one Heron process
 
@@ -172,9 +196,10 @@ class SlowRequests
       - heron attack row: `#{@attack_command}` (URL `/?ms=1000`); latency from each request's due time.
       #{"- h2load row: `#{@h2load_command}`: connections opened open loop, one request each; latency from the send." if @h2load_command}
       - errors: requests without a response plus non-2xx responses. Server CPU %: of one core, over the run.
+        Server GCs: over the server's life (boot, the run, the stop), from `GC.stat` and `GC::Profiler` at its exit.
 
       #{header}
-      |#{'---|' * 14}
+      |#{'---|' * 18}
       #{@rows.map { |row| "| #{row.join(' | ')} |" }.join("\n")}
     MD
   end

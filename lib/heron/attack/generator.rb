@@ -61,6 +61,7 @@ module Heron
       # @return [Recorder]
       def run(start = nil)
         cpu = Process.clock_gettime(Process::CLOCK_PROCESS_CPUTIME_ID)
+        gc = GC.stat.values_at(:count, :time)
         Sync do |task|
           @recorder = Recorder.new(start || now)
           reporter = @progress && task.async { report_progress }
@@ -71,6 +72,7 @@ module Heron
           @progress&.finish
           @client.close
           @recorder.cpu = Process.clock_gettime(Process::CLOCK_PROCESS_CPUTIME_ID) - cpu
+          @recorder.gc_count, @recorder.gc_ms = GC.stat.values_at(:count, :time).zip(gc).map { |now, before| now - before }
           @recorder
         end
       end

@@ -39,6 +39,10 @@ module Heron
       attr_reader :first_sent, :last_sent, :last_done
       # @return [Float] CPU seconds the generator process(es) used for the run.
       attr_accessor :cpu
+      # @return [Integer] garbage collections in the generator process(es) during the run.
+      attr_accessor :gc_count
+      # @return [Integer] milliseconds the generator process(es) spent collecting garbage.
+      attr_accessor :gc_ms
 
       # @param start [Float] the monotonic time request 0 is due.
       def initialize(start)
@@ -52,6 +56,7 @@ module Heron
         @timeline = {}
         @sent = @bytes_in = @bytes_out = 0
         @cpu = 0.0
+        @gc_count = @gc_ms = 0
       end
 
       # Notes that a request went out.
@@ -139,6 +144,8 @@ module Heron
         other.error_samples.each { |key, n| @error_samples[key] = @error_samples.fetch(key, 0) + n }
         @sent += other.sent
         @cpu += other.cpu
+        @gc_count += other.gc_count
+        @gc_ms += other.gc_ms
         @bytes_in += other.bytes_in
         @bytes_out += other.bytes_out
       end

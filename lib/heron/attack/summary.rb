@@ -100,7 +100,8 @@ module Heron
 
       def generator
         per_request = @recorder.sent.zero? ? nil : (@recorder.cpu * 1e6 / @recorder.sent).round(1)
-        { "cpu_s" => @recorder.cpu.round(3), "cpu_us_per_request" => per_request }
+        { "cpu_s" => @recorder.cpu.round(3), "cpu_us_per_request" => per_request, "gc_count" => @recorder.gc_count,
+          "gc_ms" => @recorder.gc_ms }
       end
 
       def span(from, to)

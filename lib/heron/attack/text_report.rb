@@ -60,7 +60,8 @@ module Heron
       def generator
         cpu = @report["generator"] || { "cpu_s" => 0.0 } # absent from reports written before it existed
         per_request = cpu["cpu_us_per_request"] ? format("%.0f us/request", cpu["cpu_us_per_request"]) : "-"
-        row("Generator", format("cpu %.2fs", cpu["cpu_s"]), per_request)
+        gc = cpu["gc_count"] && "gc #{cpu['gc_count']} (#{cpu['gc_ms']} ms)" # likewise
+        row("Generator", format("cpu %.2fs", cpu["cpu_s"]), per_request, *gc)
       end
 
       def latency_table

@@ -12,6 +12,7 @@ require_relative "accept_backoff"
 require_relative "load_shedder"
 require_relative "parking_lot"
 require_relative "connection_workers"
+require_relative "reactor"
 
 module Heron
   class Server
@@ -58,7 +59,7 @@ module Heron
       # @yield once the listeners are being accepted from.
       # @return [void]
       def run(&ready)
-        Sync do |task|
+        Server::Reactor.sync do |task|
           attach(task)
           @workers = Server::ConnectionWorkers.new(task)
           @parking = parking_lot(task)

@@ -45,6 +45,7 @@ class GeneratorTest < Minitest::Test
       end
       assert_equal({ 200 => 50 }, recorder.statuses)
       assert_operator recorder.cpu, :>, 0
+      assert_operator recorder.gc_count, :>=, 0
       assert_includes 200.0..210.0, ms(recorder.corrected, 50)
       assert_includes 200.0..210.0, ms(recorder.uncorrected, 50)
     end

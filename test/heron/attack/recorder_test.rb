@@ -42,8 +42,10 @@ class RecorderTest < Minitest::Test
     b = sample_recorder(100.0, 0.5)
     a.cpu = 0.5
     b.cpu = 0.25
+    a.gc_count, a.gc_ms, b.gc_count, b.gc_ms = 2, 30, 3, 40
     a.merge!(b)
     assert_in_delta 0.75, a.cpu
+    assert_equal [5, 70], [a.gc_count, a.gc_ms]
     assert_equal [4, 2, 2, { 200 => 2 }, 2], [a.sent, a.responses, a.error_count, a.statuses, a.corrected.count]
     assert_in_delta 100.001, a.first_sent
     assert_in_delta 101.5, a.last_sent

@@ -16,7 +16,7 @@ class SummaryTest < Minitest::Test
     assert_equal({ "in" => 500, "out" => 300 }, report["bytes"])
     assert_in_delta 50.0, report["rate"]["achieved"], 0.01
     assert_in_delta 1.98, report["duration_s"]["attack"], 0.001
-    assert_equal({ "cpu_s" => 0.25, "cpu_us_per_request" => 2500.0 }, report["generator"])
+    assert_equal({ "cpu_s" => 0.25, "cpu_us_per_request" => 2500.0, "gc_count" => 3, "gc_ms" => 12 }, report["generator"])
   end
 
   def test_latency_stats

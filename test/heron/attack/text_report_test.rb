@@ -11,7 +11,7 @@ class TextReportTest < Minitest::Test
     assert_match %r{\AHeron attack: GET http://127.0.0.1:1/x at 50.00/s for 100 requests \(1 process, no connection cap\)}, text
     assert_match(/^Requests +sent 100 +responses 100 +errors 2 +success 99.00%$/, text)
     assert_match(%r{^Rate +target 50.00/s +achieved 50.00/s}, text)
-    assert_match(%r{^Generator +cpu 0.25s +2500 us/request$}, text)
+    assert_match(%r{^Generator +cpu 0.25s +2500 us/request +gc 3 \(12 ms\)$}, text)
     assert_match(/^Latency \(ms\) +min +mean +p50 +p75 +p90 +p95 +p99 +p99.9 +max$/, text)
     assert_match(/^  corrected +10.00 /, text)
     assert_match(/^  uncorrected /, text)
@@ -43,7 +43,7 @@ class TextReportTest < Minitest::Test
     assert_includes text, "Heron attack: targets from t.txt"
     assert_includes text, "achieved -/s"
     assert_includes text, "attack -"
-    assert_match(/^Generator +cpu 0.00s +-$/, text)
+    assert_match(/^Generator +cpu 0.00s +- +gc 0 \(0 ms\)$/, text)
     assert_match(/^Status codes +none$/, text)
     assert_includes text, "warning: stopped early: 0 of 5 planned requests were sent"
   end

@@ -42,4 +42,17 @@ class WorkerPoolTest < Minitest::Test
     end
     assert_equal 2, peak
   end
+
+  def test_handing_a_request_to_an_idle_worker_allocates_fewer_than_four_objects
+    allocated = nil
+    Sync do |task|
+      pool = Heron::Attack::WorkerPool.new(nil) { nil }
+      pool.dispatch(task, 0, 0.0)
+      before = GC.stat(:total_allocated_objects)
+      100.times { |i| pool.dispatch(task, i, 0.0) }
+      allocated = (GC.stat(:total_allocated_objects) - before) / 100.0
+      pool.stop
+    end
+    assert_operator allocated, :<, 4, "the request's [index, due] and the scheduler's argument lists"
+  end
 end

@@ -14,6 +14,8 @@ module ReportFixture
     end
     2.times { recorder.error!(1.0, 1.2, Async::TimeoutError.new("execution expired")) }
     recorder.cpu = 0.25
+    recorder.gc_count = 3
+    recorder.gc_ms = 12
     recorder
   end
 
