@@ -12,7 +12,6 @@ require_relative "accept_backoff"
 require_relative "load_shedder"
 require_relative "parking_lot"
 require_relative "connection_workers"
-require_relative "reactor"
 
 module Heron
   class Server
@@ -59,7 +58,7 @@ module Heron
       # @yield once the listeners are being accepted from.
       # @return [void]
       def run(&ready)
-        Server::Reactor.sync do |task|
+        Sync do |task|
           attach(task)
           @workers = Server::ConnectionWorkers.new(task)
           @parking = parking_lot(task)
