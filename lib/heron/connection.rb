@@ -215,7 +215,7 @@ module Heron
       until (length = @socket.parse_head(@parser, env))
         @socket.fill(time_left(deadline)) or return nil
       end
-      @socket.consume(length)
+      @socket.skip(length)
       started
     end
 
@@ -262,12 +262,20 @@ module Heron
       length = body_length
       expect = Request::Expectation.for(env, @parser.http_minor, length)
       @pace = body_pace(length)
-      input = Request::Input.new(@socket, @parser, length, @config, continue_hook(expect), @pace, @context.gc_pacer)
+      input = new_input(length, expect)
       input = Request::RewindableInput.new(input, threshold: @config.body_spool_threshold) if @config.rewindable_input?
       @env.complete(env, input, started)
       send_continue(expect) if expect.pending? && @config.continue_mode == :eager
       @expectation = expect
       Request.new(env, input, @parser.keepalive?, @parser.http_minor, started)
+    end
+
+    # The request's `rack.input`: for a request without a body, the connection's one empty input,
+    # which has nothing to read, holds neither the socket nor the parser and never changes
+    # (frozen), so one is made per connection instead of one per request.
+    def new_input(length, expect)
+      return @empty_input ||= Request::Input.new(nil, nil, 0, @config).freeze if length&.zero?
+      Request::Input.new(@socket, @parser, length, @config, continue_hook(expect), @pace, @context.gc_pacer)
     end
 
     def body_length

@@ -151,6 +151,14 @@ module Heron
       # @return [Boolean] whether the body's last chunk was decoded.
       def decode_chunked(parser, out) = parser.filter_body(out, @buffer)
 
+      # Drops `length` bytes from the front of the buffer (a parsed head, whose fields the parser
+      # already copied), in place: unlike {#consume}, no String is made of them.
+      # @param length [Integer]
+      # @return [void]
+      def skip(length)
+        drop_front(length)
+      end
+
       # Removes and returns up to `length` bytes from the front of the buffer, moving what is left
       # down in place: taking a large buffer (a prebuffered body) apart in small pieces allocates
       # each piece once, where `slice!` also copied all that was left on every call.

