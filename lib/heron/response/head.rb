@@ -27,14 +27,11 @@ module Heron
       # @param date [String] the `date` line, or "" (see HTTPDate#line).
       # @param connection [String] the `connection` line, or "".
       # @return [String] the whole head, ending in the blank line (binary, mutable), built in one
-      #   String: the lines are appended, not concatenated first.
+      #   String by `assemble` (C: ext/heron/heron_response_head.c), with room for the body.
       # @raise [Response::Invalid] for a header name that is not a token, or a value with CR or NUL
-      #   in it (see `append_fields`, in C: ext/heron/heron_response_head.c); LF splits a value
-      #   into lines.
+      #   in it (see `append_fields`, in C); LF splits a value into lines.
       def self.build(status, headers, extra, date = "", connection = "")
-        head = start(STATUS_LINES[status]) # C: String.new(line, capacity: 512) without the keyword's Hash
-        append_fields(head, headers)
-        head << extra << date << connection << "\r\n"
+        assemble(STATUS_LINES[status], headers, extra, date, connection)
       end
 
       # @param length [Integer] body bytes.

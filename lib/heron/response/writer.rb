@@ -80,7 +80,7 @@ module Heron
       end
 
       def known_length(request, headers, body)
-        return body.to_ary.sum(&:bytesize) if body.respond_to?(:to_ary)
+        return Head.bytesize_of(body.to_ary) if body.respond_to?(:to_ary)
         FileBody.new(body, headers, request.status).length if FileBody.sendable?(body, headers, request.status)
       end
 
@@ -96,12 +96,11 @@ module Heron
       end
 
       def parts(request, headers, parts)
-        length = parts.sum(&:bytesize)
+        length = Head.bytesize_of(parts)
         framing = headers["content-length"] ? "" : Head.content_length(length)
         head = head_for(request, headers, framing)
         if length + head.bytesize <= COALESCE
-          parts.each { |part| Bytes.append(head, part) }
-          @socket.write(head, @timeout)
+          @socket.write(Head.append_parts(head, parts), @timeout)
         else
           @socket.write(head, @timeout)
           parts.each { |part| @socket.write(part, @timeout) }
