@@ -1,7 +1,8 @@
 # frozen_string_literal: true
 
 # Builds Heron's core C classes: Heron::HTTPParser, Heron::Response::Head,
-# Heron::Connection::IdleSet and Heron::Log::RequestId (heron_ext.c lists them). The profiler's
+# Heron::Connection::IdleSet, Heron::Log::RequestId and Heron::Server::EnvTemplate (heron_ext.c
+# lists them). The profiler's
 # are in ext/heron_profiler.
 #
 # Environment:
@@ -17,6 +18,9 @@ require_relative "compiler_flags"
 
 # Ruby >= 3.0: deduplicated frozen strings for env keys built at run time.
 have_func("rb_interned_str", "ruby.h")
+# A Hash made with room for a whole env (Heron::Server::EnvTemplate.with_room): public from Ruby
+# 3.2, exported but undeclared in 3.1.
+have_func("rb_hash_new_capa", "ruby.h") || have_func("rb_hash_new_with_size", "ruby.h")
 # Linux: epoll for Heron::Connection::IdleSet (elsewhere idle connections are not parked).
 have_header("sys/epoll.h")
 

@@ -5,6 +5,7 @@
  *   Heron::Response::Head   heron_response_head.c
  *   Heron::Connection::IdleSet  heron_connection_idle_set.c (epoll, for parked connections)
  *   Heron::Log::RequestId   heron_log_request_id.c (generate and assign; the rest is Ruby)
+ *   Heron::Server::EnvTemplate  heron_server_env_template.c (with_room; the rest is Ruby)
  *
  * The profiler's C classes are a separate extension (ext/heron_profiler), loaded only when
  * profiling or metrics are on.
@@ -15,6 +16,7 @@ void Init_Heron_HTTPParser(VALUE mHeron);
 void Init_Heron_Response_Head(VALUE mHeron);
 void Init_Heron_Connection_IdleSet(VALUE mHeron);
 void Init_Heron_Log_RequestId(VALUE mHeron);
+void Init_Heron_Server_EnvTemplate(VALUE mHeron);
 
 void Init_heron_ext(void)
 {
@@ -23,4 +25,5 @@ void Init_heron_ext(void)
   Init_Heron_Response_Head(mHeron);
   Init_Heron_Connection_IdleSet(mHeron);
   Init_Heron_Log_RequestId(mHeron);
+  Init_Heron_Server_EnvTemplate(mHeron);
 }
