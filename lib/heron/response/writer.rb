@@ -40,6 +40,7 @@ module Heron
         request.headers = headers
         request.keepalive = false if headers["connection"] == "close"
         return hijack(request, headers) if headers["rack.hijack"]
+        return array(request, headers, body) if body.instance_of?(Array) # most bodies: neither a stream nor a file
         return upgrade(request, headers, body) if upgrade?(status, headers, body)
         return bodiless(request, headers, body) if bodiless?(request, status)
         return stream(request, headers, body) if callable?(body)
@@ -82,6 +83,14 @@ module Heron
       def known_length(request, headers, body)
         return Head.bytesize_of(body.to_ary) if body.respond_to?(:to_ary)
         FileBody.new(body, headers, request.status).length if FileBody.sendable?(body, headers, request.status)
+      end
+
+      # An Array body, decided without asking it what else it responds to: its length and parts
+      # after the head, or nothing after the head for HEAD, 1xx, 204 and 304.
+      def array(request, headers, body)
+        return bodiless(request, headers, body) if bodiless?(request, request.status)
+        parts(request, headers, body)
+        :done
       end
 
       # An Array is written with its length (in one write when small); any other `each` body goes
