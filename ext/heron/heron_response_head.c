@@ -57,24 +57,59 @@ static void Heron_Response_Head_check_name(VALUE name)
   }
 }
 
-/* Makes room for `need` more bytes at the end of `head` (modifiable afterwards) and returns
- * where they go; the caller writes them and sets the length. rb_str_modify_expand reallocates
- * to exactly the size asked, even to shrink: it is called only when the bytes do not fit, and
- * then to at least double the buffer. */
-static char *Heron_Response_Head_reserve(VALUE head, long need)
+/* The head being written: its String, and where its bytes end, set as the String's length once
+ * at the end (Heron_Response_Head_done) rather than after every line (rb_str_set_len looks up
+ * the encoding each time). */
+typedef struct {
+  VALUE str;
+  long len;
+  long capa;
+  VALUE pairs; /* Head.fields: an Array of [name, value] receives the fields instead (str unused) */
+} Heron_Response_Head_buffer;
+
+/* Starts writing at the end of `head`, made modifiable once (not frozen, not shared, code range
+ * cleared). */
+static void Heron_Response_Head_begin(Heron_Response_Head_buffer *buffer, VALUE head)
 {
-  long at = RSTRING_LEN(head);
-  if ((long)rb_str_capacity(head) - at < need) rb_str_modify_expand(head, need + at);
-  else rb_str_modify(head);
-  return RSTRING_PTR(head) + at;
+  StringValue(head);
+  rb_str_modify(head);
+  buffer->str = head;
+  buffer->len = RSTRING_LEN(head);
+  buffer->capa = (long)rb_str_capacity(head);
+  buffer->pairs = Qnil;
+}
+
+/* Makes room for `need` more bytes and returns where they go; the caller writes them and adds
+ * `need` to buffer->len. rb_str_modify_expand reallocates to exactly the size asked: it is
+ * called only when the bytes do not fit, and then to at least double the buffer. */
+static char *Heron_Response_Head_reserve(Heron_Response_Head_buffer *buffer, long need)
+{
+  if (buffer->capa - buffer->len < need) {
+    rb_str_set_len(buffer->str, buffer->len);
+    rb_str_modify_expand(buffer->str, need + buffer->len);
+    buffer->capa = (long)rb_str_capacity(buffer->str);
+  }
+  return RSTRING_PTR(buffer->str) + buffer->len;
+}
+
+static VALUE Heron_Response_Head_done(Heron_Response_Head_buffer *buffer)
+{
+  rb_str_set_len(buffer->str, buffer->len);
+  return buffer->str;
+}
+
+static void Heron_Response_Head_append_raw(Heron_Response_Head_buffer *buffer, const char *bytes, long len)
+{
+  memcpy(Heron_Response_Head_reserve(buffer, len), bytes, (size_t)len);
+  buffer->len += len;
 }
 
 /* Appends "name: value\r\n" with one capacity check (rb_str_cat would check the encodings four
  * times; head is binary). */
-static void Heron_Response_Head_append_line(VALUE head, VALUE name, const char *value, long value_len)
+static void Heron_Response_Head_append_line(Heron_Response_Head_buffer *buffer, VALUE name, const char *value, long value_len)
 {
-  long name_len = RSTRING_LEN(name), at = RSTRING_LEN(head), need = name_len + value_len + 4;
-  char *out = Heron_Response_Head_reserve(head, need);
+  long name_len = RSTRING_LEN(name), need = name_len + value_len + 4;
+  char *out = Heron_Response_Head_reserve(buffer, need);
   memcpy(out, RSTRING_PTR(name), (size_t)name_len);
   out += name_len;
   *out++ = ':';
@@ -82,22 +117,22 @@ static void Heron_Response_Head_append_line(VALUE head, VALUE name, const char *
   memcpy(out, value, (size_t)value_len);
   out += value_len;
   *out++ = '\r';
-  *out++ = '\n';
-  rb_str_set_len(head, at + need);
+  *out = '\n';
+  buffer->len += need;
 }
 
-/* Emits one field: a "name: value\r\n" line when out is the head String, a [name, value] pair
- * when out is an Array (HTTP/2's field list). */
-static void Heron_Response_Head_emit(VALUE out, VALUE name, const char *value, long value_len)
+/* Emits one field: a "name: value\r\n" line in the head, or a [name, value] pair when the
+ * buffer collects HTTP/2's field list (Head.fields). */
+static void Heron_Response_Head_emit(Heron_Response_Head_buffer *buffer, VALUE name, const char *value, long value_len)
 {
-  if (RB_TYPE_P(out, T_ARRAY)) rb_ary_push(out, rb_assoc_new(name, rb_str_new(value, value_len)));
-  else Heron_Response_Head_append_line(out, name, value, value_len);
+  if (!NIL_P(buffer->pairs)) rb_ary_push(buffer->pairs, rb_assoc_new(name, rb_str_new(value, value_len)));
+  else Heron_Response_Head_append_line(buffer, name, value, value_len);
 }
 
 /* One line per value; a value with LF in it is several values joined the Rack 2 way
  * ("a=1\nb=2" for two Set-Cookie fields), so each part gets its own line. CR and NUL are
  * refused: they are what splits or smuggles a response. */
-static void Heron_Response_Head_add_line(VALUE head, VALUE name, VALUE value)
+static void Heron_Response_Head_add_line(Heron_Response_Head_buffer *buffer, VALUE name, VALUE value)
 {
   const char *p, *end, *newline;
   long len;
@@ -108,23 +143,37 @@ static void Heron_Response_Head_add_line(VALUE head, VALUE name, VALUE value)
   if (memchr(p, '\0', (size_t)len)) Heron_Response_Head_invalid("header %s contains a NUL byte", name);
   end = p + len;
   while ((newline = memchr(p, '\n', (size_t)(end - p)))) {
-    Heron_Response_Head_emit(head, name, p, newline - p);
+    Heron_Response_Head_emit(buffer, name, p, newline - p);
     p = newline + 1;
   }
-  Heron_Response_Head_emit(head, name, p, end - p);
+  Heron_Response_Head_emit(buffer, name, p, end - p);
 }
 
-static int Heron_Response_Head_add_field(VALUE name, VALUE value, VALUE head)
+static int Heron_Response_Head_add_field(VALUE name, VALUE value, VALUE arg)
 {
+  Heron_Response_Head_buffer *buffer = (Heron_Response_Head_buffer *)arg;
   long i;
   if (RB_TYPE_P(name, T_STRING) && Heron_Response_Head_skipped(RSTRING_PTR(name), RSTRING_LEN(name))) return ST_CONTINUE;
   Heron_Response_Head_check_name(name);
   if (!RB_TYPE_P(value, T_ARRAY)) {
-    Heron_Response_Head_add_line(head, name, value);
+    Heron_Response_Head_add_line(buffer, name, value);
     return ST_CONTINUE;
   }
-  for (i = 0; i < RARRAY_LEN(value); i++) Heron_Response_Head_add_line(head, name, RARRAY_AREF(value, i));
+  for (i = 0; i < RARRAY_LEN(value); i++) Heron_Response_Head_add_line(buffer, name, RARRAY_AREF(value, i));
   return ST_CONTINUE;
+}
+
+static void Heron_Response_Head_add_fields(Heron_Response_Head_buffer *buffer, VALUE headers)
+{
+  if (!RB_TYPE_P(headers, T_HASH)) headers = rb_convert_type(headers, T_HASH, "Hash", "to_h");
+  rb_hash_foreach(headers, Heron_Response_Head_add_field, (VALUE)buffer);
+}
+
+/* Appends a String's bytes as they are (head is binary: no encoding check or conversion). */
+static void Heron_Response_Head_append_bytes(Heron_Response_Head_buffer *buffer, VALUE part)
+{
+  StringValue(part);
+  Heron_Response_Head_append_raw(buffer, RSTRING_PTR(part), RSTRING_LEN(part));
 }
 
 static int Heron_Response_Head_has_upper(VALUE name)
@@ -209,10 +258,10 @@ static VALUE Heron_Response_Head_normalize(VALUE self, VALUE headers)
  */
 static VALUE Heron_Response_Head_append_fields(VALUE self, VALUE head, VALUE headers)
 {
-  StringValue(head);
-  if (!RB_TYPE_P(headers, T_HASH)) headers = rb_convert_type(headers, T_HASH, "Hash", "to_h");
-  rb_hash_foreach(headers, Heron_Response_Head_add_field, head);
-  return head;
+  Heron_Response_Head_buffer buffer;
+  Heron_Response_Head_begin(&buffer, head);
+  Heron_Response_Head_add_fields(&buffer, headers);
+  return Heron_Response_Head_done(&buffer);
 }
 
 /*
@@ -224,10 +273,10 @@ static VALUE Heron_Response_Head_append_fields(VALUE self, VALUE head, VALUE hea
  */
 static VALUE Heron_Response_Head_fields(VALUE self, VALUE headers)
 {
-  VALUE fields = rb_ary_new();
-  if (!RB_TYPE_P(headers, T_HASH)) headers = rb_convert_type(headers, T_HASH, "Hash", "to_h");
-  rb_hash_foreach(headers, Heron_Response_Head_add_field, fields);
-  return fields;
+  Heron_Response_Head_buffer buffer = {Qnil, 0, 0, Qnil};
+  buffer.pairs = rb_ary_new();
+  Heron_Response_Head_add_fields(&buffer, headers);
+  return buffer.pairs;
 }
 
 /*
@@ -242,21 +291,9 @@ static VALUE Heron_Response_Head_start(VALUE self, VALUE status_line)
   VALUE head;
   StringValue(status_line);
   head = rb_str_buf_new(512);
-  rb_enc_associate(head, rb_ascii8bit_encoding());
+  rb_enc_associate_index(head, rb_ascii8bit_encindex());
   rb_str_buf_cat(head, RSTRING_PTR(status_line), RSTRING_LEN(status_line));
   return head;
-}
-
-/* Appends a String's bytes as they are (head is binary: no encoding check or conversion). */
-static void Heron_Response_Head_append_bytes(VALUE head, VALUE part)
-{
-  long len;
-  char *out;
-  StringValue(part);
-  len = RSTRING_LEN(part);
-  out = Heron_Response_Head_reserve(head, len);
-  memcpy(out, RSTRING_PTR(part), (size_t)len);
-  rb_str_set_len(head, RSTRING_LEN(head) + len);
 }
 
 /*
@@ -271,13 +308,14 @@ static void Heron_Response_Head_append_bytes(VALUE head, VALUE part)
 static VALUE Heron_Response_Head_assemble(VALUE self, VALUE status_line, VALUE headers, VALUE extra, VALUE date,
                                           VALUE connection)
 {
-  VALUE head = Heron_Response_Head_start(self, status_line);
-  Heron_Response_Head_append_fields(self, head, headers);
-  Heron_Response_Head_append_bytes(head, extra);
-  Heron_Response_Head_append_bytes(head, date);
-  Heron_Response_Head_append_bytes(head, connection);
-  rb_str_buf_cat(head, "\r\n", 2);
-  return head;
+  Heron_Response_Head_buffer buffer;
+  Heron_Response_Head_begin(&buffer, Heron_Response_Head_start(self, status_line));
+  Heron_Response_Head_add_fields(&buffer, headers);
+  Heron_Response_Head_append_bytes(&buffer, extra);
+  Heron_Response_Head_append_bytes(&buffer, date);
+  Heron_Response_Head_append_bytes(&buffer, connection);
+  Heron_Response_Head_append_raw(&buffer, "\r\n", 2);
+  return Heron_Response_Head_done(&buffer);
 }
 
 /*
@@ -289,11 +327,12 @@ static VALUE Heron_Response_Head_assemble(VALUE self, VALUE status_line, VALUE h
  */
 static VALUE Heron_Response_Head_append_parts(VALUE self, VALUE head, VALUE parts)
 {
+  Heron_Response_Head_buffer buffer;
   long i;
-  StringValue(head);
   Check_Type(parts, T_ARRAY);
-  for (i = 0; i < RARRAY_LEN(parts); i++) Heron_Response_Head_append_bytes(head, RARRAY_AREF(parts, i));
-  return head;
+  Heron_Response_Head_begin(&buffer, head);
+  for (i = 0; i < RARRAY_LEN(parts); i++) Heron_Response_Head_append_bytes(&buffer, RARRAY_AREF(parts, i));
+  return Heron_Response_Head_done(&buffer);
 }
 
 /*
