@@ -134,7 +134,7 @@ module Heron
         first = false
         break if respond(request) == :hijacked
         break unless request.keepalive && request.input.finished? || settle(request)
-        request = @expectation = @pace = nil # an idle keep-alive connection holds no finished request
+        request = @expectation = @pace = recycle(request) # an idle keep-alive connection holds no finished request
       end
     rescue StandardError => e
       connection_failed(e)
@@ -267,7 +267,16 @@ module Heron
       @env.complete(env, input, started)
       send_continue(expect) if expect.pending? && @config.continue_mode == :eager
       @expectation = expect
-      Request.new(env, input, @parser.keepalive?, @parser.http_minor, started)
+      request = @spare&.reuse(env, input, @parser.keepalive?, @parser.http_minor, started)
+      @spare = nil
+      request || Request.new(env, input, @parser.keepalive?, @parser.http_minor, started)
+    end
+
+    # Keeps the finished request's object, emptied, for the connection's next request, unless
+    # the listener still uses it (its after-reply callbacks are queued). Returns nil.
+    def recycle(request)
+      @spare = request.clear if @recyclable
+      nil
     end
 
     # The request's `rack.input`: for a request without a body, the connection's one empty input,
@@ -324,7 +333,7 @@ module Heron
       @request = nil # an idle connection holds no finished request
       close_body(request, body)
       release_input(request)
-      @listener.finished(request)
+      @recyclable = !@listener.finished(request)
     end
 
     def call_app(request)

@@ -32,12 +32,30 @@ module Heron
     # @param http_minor [Integer] 0 or 1.
     # @param started_at [Float]
     def initialize(env, input, keepalive, http_minor, started_at)
+      reuse(env, input, keepalive, http_minor, started_at)
+    end
+
+    # Makes this object the next request on its connection, as new: a connection keeps its
+    # finished request's object (see {#clear}) instead of making one per request.
+    # @param (see #initialize)
+    # @return [Request] self.
+    def reuse(env, input, keepalive, http_minor, started_at)
       @env = env
       @input = input
       @keepalive = keepalive
       @http_minor = http_minor
       @started_at = started_at
       @bytes = 0
+      @status = @app_started_at = @headers = @error = @upgraded = nil
+      self
+    end
+
+    # Drops what the finished request refers to (env, body, headers, error), so a connection
+    # that keeps this object for its next request holds none of them while idle.
+    # @return [Request] self.
+    def clear
+      @env = @input = @headers = @error = nil
+      self
     end
 
     # @return [Float, nil] seconds between the request's first byte (or accept) and the app call.

@@ -30,12 +30,13 @@ module Heron
       # one started, so a request with callbacks costs a queue push, not a new fiber.
       # @param request [Request]
       # @param parent [Async::Task] the task the workers run under.
-      # @return [void]
+      # @return [Boolean] whether the request was queued (it had callbacks), so is still in use.
       def schedule(request, parent)
-        return unless callbacks?(request.env)
+        return false unless callbacks?(request.env)
         @observer&.after_reply_enqueued
         @queue << request
         dispatch(parent) unless @hold
+        true
       end
 
       # @return [Integer] requests whose callbacks are queued or running.

@@ -138,6 +138,8 @@ module Heron
 
       # Called by a connection after each response: access log line, then callbacks.
       # @param request [Request]
+      # @return [Boolean] whether the request is still in use (its callbacks are queued), so
+      #   the connection must not reuse its object for the next request.
       def finished(request)
         @in_flight -= 1
         @served += 1
