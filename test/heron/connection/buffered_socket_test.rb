@@ -27,6 +27,15 @@ class HeronConnectionBufferedSocketTest < Minitest::Test
     refute_predicate @socket, :buffered?
   end
 
+  def test_skip_drops_bytes_from_the_front_without_returning_them
+    @peer.write("GET / HTTP/1.1\r\n\r\nnext")
+    @socket.fill(1)
+    @socket.skip(18)
+    assert_equal "next", @socket.peek(100)
+    @socket.skip(4)
+    refute_predicate @socket, :buffered?
+  end
+
   def test_fill_times_out_and_returns_nil_at_end_of_stream
     error = assert_raises(BufferedSocket::Timeout) { @socket.fill(0.05) }
     assert_match(/timed out/, error.message)

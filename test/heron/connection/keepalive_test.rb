@@ -21,6 +21,32 @@ class KeepaliveTest < Minitest::Test
     end
   end
 
+  # A bodiless request on a kept-alive connection makes neither a Heron::Request (the finished
+  # one's object is reused) nor a rack.input (one frozen empty input per connection), unless its
+  # after-reply callbacks still hold the last one.
+  def test_requests_after_the_first_reuse_the_request_and_share_the_empty_input
+    app = lambda do |env|
+      env["rack.response_finished"] << ->(*) {} if env["PATH_INFO"] == "/callback"
+      [200, { "content-type" => "text/plain" }, ["ok"]]
+    end
+    with_server(app) do |port|
+      socket = connect(port)
+      assert_equal [0, 0], made_per_ten(socket, "/"), "no Request or Input per request"
+      assert_equal 10, made_per_ten(socket, "/callback")[0], "a request its callbacks still hold is not reused"
+    end
+  end
+
+  def made_per_ten(socket, path)
+    request = "GET #{path} HTTP/1.1\r\nHost: x\r\n\r\n"
+    socket.write(request) && read_response(socket) # the first may make them
+    GC.disable
+    before = [Heron::Request, Heron::Request::Input].map { |kind| ObjectSpace.each_object(kind).count }
+    10.times { socket.write(request) && assert_equal(200, read_response(socket)[0]) }
+    [Heron::Request, Heron::Request::Input].zip(before).map { |kind, count| ObjectSpace.each_object(kind).count - count }
+  ensure
+    GC.enable
+  end
+
   def test_http10_closes_unless_keep_alive_asked
     with_server(ECHO) do |port|
       response = raw_request(port, "GET / HTTP/1.0\r\n\r\n")

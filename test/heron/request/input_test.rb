@@ -26,6 +26,16 @@ class InputTest < Minitest::Test
     end
   end
 
+  # The input of a bodiless request is shared by the connection's bodiless requests, frozen:
+  # every read gives the end of the body without changing it.
+  def test_an_empty_body_reads_the_same_when_frozen
+    input = Heron::Request::Input.new(nil, nil, 0, Heron::Configuration.new).freeze
+    buffer = +"old"
+    assert_equal ["", nil, nil, nil, []], [input.read, input.read(4), input.read(4, buffer), input.gets, input.to_enum(:each).to_a]
+    assert_equal "", buffer
+    assert input.finished? && input.discard(10)
+  end
+
   def test_gets_and_each_over_chunked_body
     app = lambda do |env|
       input = env["rack.input"]

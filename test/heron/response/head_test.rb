@@ -78,4 +78,33 @@ class HeadTest < Minitest::Test
   def test_headers_that_are_not_a_hash_are_converted
     assert_includes build([%w[x-a 1]]), "x-a: 1\r\n"
   end
+
+  def test_assemble_writes_status_line_fields_server_lines_and_blank_line_in_one_string
+    head = Heron::Response::Head.assemble("HTTP/1.1 404 Not Found\r\n".b, { "x-a" => "1" }, "content-length: 3\r\n",
+                                          "date: D\r\n", "connection: close\r\n")
+    assert_equal "HTTP/1.1 404 Not Found\r\nx-a: 1\r\ncontent-length: 3\r\ndate: D\r\nconnection: close\r\n\r\n", head
+    assert_equal Encoding::BINARY, head.encoding
+    refute_predicate head, :frozen?
+  end
+
+  def test_assemble_grows_past_its_first_512_bytes
+    headers = Array.new(40) { |i| ["x-field-#{i}", "v" * 30] }.to_h
+    head = Heron::Response::Head.assemble("HTTP/1.1 200 OK\r\n".b, headers, "", "", "")
+    assert_equal headers.sum { |name, value| name.bytesize + value.bytesize + 4 } + 19, head.bytesize
+    assert head.end_with?("x-field-39: #{'v' * 30}\r\n\r\n")
+  end
+
+  def test_append_parts_adds_the_bytes_of_every_part_whatever_its_encoding
+    head = Heron::Response::Head.build(200, {}, "")
+    parts = ["caf\u00e9", "\xFF".b, "!"]
+    assert_same head, Heron::Response::Head.append_parts(head, parts)
+    assert_equal "HTTP/1.1 200 OK\r\n\r\ncaf\u00e9\xFF!".b, head
+    assert_equal Encoding::BINARY, head.encoding
+    assert_equal 7, Heron::Response::Head.bytesize_of(parts)
+  end
+
+  def test_parts_that_are_not_strings_are_refused
+    assert_raises(TypeError) { Heron::Response::Head.append_parts(+"".b, ["a", 1]) }
+    assert_raises(TypeError) { Heron::Response::Head.bytesize_of(["a", nil]) }
+  end
 end

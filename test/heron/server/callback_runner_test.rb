@@ -45,6 +45,14 @@ class CallbackRunnerTest < Minitest::Test
     end
   end
 
+  def test_schedule_says_whether_it_kept_the_request
+    runner = Heron::Server::CallbackRunner.new(nil, 1, hold: true)
+    kept = Heron::Request.new({ "rack.after_reply" => [-> {}], "rack.response_finished" => [] }, nil, true, 1, 0.0)
+    left = Heron::Request.new({ "rack.after_reply" => [], "rack.response_finished" => [] }, nil, true, 1, 0.0)
+    assert_equal [true, false], [runner.schedule(kept, nil), runner.schedule(left, nil)]
+    assert_equal 1, runner.backlog
+  end
+
   def test_order_arguments_and_errors
     calls = []
     app = app_with do |env|
