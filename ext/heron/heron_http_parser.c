@@ -366,10 +366,41 @@ static void Heron_HTTPParser_add_field(VALUE env, VALUE key, const char *buf, co
   rb_str_cat(old, buf + f->value.off, (long)f->value.len);
 }
 
+/* Keys of this head's fields so far, to tell a field's first occurrence without a Hash lookup:
+ * the env holds no field before the head's own (the template and the request line give no
+ * HTTP_* key but an absolute-form target's Host, whose fields are skipped), and a key is the
+ * same object for the same name (a shared key, or one from Ruby's interned-string table) when
+ * Heron_HTTPParser_new_key interns it. Past HERON_HTTP_SEEN_MAX fields, and for names too long
+ * to intern, the lookup decides. */
+#define HERON_HTTP_SEEN_MAX 64
+
+typedef struct {
+  VALUE keys[HERON_HTTP_SEEN_MAX];
+  size_t count;
+} Heron_HTTPParser_seen;
+
+/* Whether `key` (of a name `len` bytes long) is surely new to the env; records it. */
+static int Heron_HTTPParser_first_time(Heron_HTTPParser_seen *seen, VALUE key, size_t len)
+{
+  size_t i;
+#ifdef HAVE_RB_INTERNED_STR
+  if (len + 5 > 256 || seen->count == HERON_HTTP_SEEN_MAX) return 0;
+#else
+  return 0;
+#endif
+  for (i = 0; i < seen->count; i++) {
+    if (seen->keys[i] == key) return 0;
+  }
+  seen->keys[seen->count++] = key;
+  return 1;
+}
+
 static void Heron_HTTPParser_fill_fields(Heron_HTTPParser *parser, VALUE env, const char *buf)
 {
   const heron_http_parser *hp = &parser->head;
+  Heron_HTTPParser_seen seen;
   size_t i;
+  seen.count = 0;
   for (i = 0; i < hp->nfields; i++) {
     const heron_http_field *f = &hp->fields[i];
     const char *name = buf + f->name.off;
@@ -381,7 +412,8 @@ static void Heron_HTTPParser_fill_fields(Heron_HTTPParser *parser, VALUE env, co
     key = Heron_HTTPParser_field_key(name, f->name.len);
     /* absolute-form: the target's authority wins over Host (RFC 9112 §3.2.2) */
     if (key == k_HTTP_HOST && hp->target_form == HERON_TARGET_ABSOLUTE) continue;
-    Heron_HTTPParser_add_field(env, key, buf, f);
+    if (Heron_HTTPParser_first_time(&seen, key, f->name.len)) rb_hash_aset(env, key, Heron_HTTPParser_span_str(buf, f->value));
+    else Heron_HTTPParser_add_field(env, key, buf, f);
   }
 }
 

@@ -57,9 +57,7 @@ module Heron
         env["heron.request_start"] = started
         env[TrustedProxies::UNIX_PEER_KEY] = true if @unix
         Log::RequestId.assign(env)
-        tls(env) if @tls
-        env["rack.url_scheme"] = forwarded_scheme(env) if @trust_proto && !@tls # the template says "http"
-        server_name(env)
+        server_name(env, scheme(env))
         env
       end
 
@@ -70,9 +68,16 @@ module Heron
         @proxies.remote_addr(env, @remote_addr)
       end
 
+      # Sets the scheme where it is not the template's "http"; returns it.
+      def scheme(env)
+        return tls(env) if @tls
+        return "http" unless @trust_proto
+        env["rack.url_scheme"] = forwarded_scheme(env)
+      end
+
       def tls(env)
-        env["rack.url_scheme"] = "https"
         env["HTTPS"] = "on"
+        env["rack.url_scheme"] = "https"
       end
 
       # Rack 2's SPEC requires a rewindable `rack.input`. Under Rack 2 `rewindable_input` is on
@@ -91,10 +96,9 @@ module Heron
         proto == "https" ? "https" : "http"
       end
 
-      def server_name(env)
+      def server_name(env, scheme)
         host = env["HTTP_HOST"]
         return use_local(env) unless host
-        scheme = env["rack.url_scheme"]
         @host = [host, scheme, *split_host(host, scheme)] unless @host && @host[0] == host && @host[1] == scheme
         env["SERVER_NAME"] = @host[2]
         env["SERVER_PORT"] = @host[3]

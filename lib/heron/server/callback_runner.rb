@@ -86,6 +86,7 @@ module Heron
       end
 
       def list_present?(list)
+        return !list.empty? if list.instance_of?(Array) # what the env holds unless the app replaced it
         list.respond_to?(:each) && !list.empty?
       end
 
