@@ -11,45 +11,68 @@
 #   HERON_AB_AFTER_FLAGS="--keepalive-park-after 20" ...   (flags for the AFTER server only: one build, two settings)
 #   HERON_AB_CONNECTIONS=256 ...       (wrk -c for both, default 16); "16,256": BEFORE at 16, AFTER at 256,
 #                                        which pairs one build against itself across connection counts
+#   bundle exec ruby bench/builds_ab.rb iodine . [ROUNDS] [APP.ru]   (BEFORE a peer: iodine or itsi)
 #
-# Prints each round (req/s and server CPU per request of both) and the median after/before.
+# BEFORE may name a peer of bench/run.rb (installed by bin/setup-bench-peers, run as there: one
+# process, one thread), so "after/before" is Heron against it per CPU-second, side by side.
+# Prints each round (req/s and server CPU per request of both: the process group's, which counts
+# a peer's forked worker) and the medians of after/before: of req/s, and per server CPU-second
+# (before's CPU per request over after's). Two Heron builds are both always busy, so the two
+# agree; a peer that waits for its client part of the time gets less than half of CPU 0, and
+# then only the per-CPU-second ratio compares the servers' cost.
 # Not a test: numbers depend on the machine. Needs wrk, taskset and chrt.
+require "socket"
+require_relative "lib/peers"
+
 before, after, rounds, app = ARGV
-abort "usage: #{$PROGRAM_NAME} BEFORE_DIR AFTER_DIR [ROUNDS] [APP.ru]" unless before && after
+abort "usage: #{$PROGRAM_NAME} BEFORE_DIR|iodine|itsi AFTER_DIR [ROUNDS] [APP.ru]" unless before && after
 rounds = Integer(rounds || 5)
 FLAGS = ENV.fetch("HERON_AB_FLAGS", "--no-profile").split # e.g. "--profile --no-metrics" to compare profiled builds
 AFTER_FLAGS = ENV.fetch("HERON_AB_AFTER_FLAGS", "").split
 CONNECTIONS = ENV.fetch("HERON_AB_CONNECTIONS", "16").split(",").map { |count| Integer(count) }
 app = File.expand_path(app || File.join(__dir__, "hello.ru"))
 
+def command(dir, port, app, flags)
+  if Bench::Peers::NAMES.include?(dir)
+    home = Bench::Peers.gem_home or abort "#{dir} is not installed (bin/setup-bench-peers)"
+    return [Bench::Peers.env(home), *Bench::Peers.argv(dir, home, port, app), { chdir: Dir.pwd }]
+  end
+  [{ "BUNDLE_GEMFILE" => File.join(dir, "Gemfile") }, "bundle", "exec", "ruby", File.join(dir, "exe/heron"), "-e", "production",
+   "-q", *flags, "-b", "tcp://127.0.0.1:#{port}", app, { chdir: dir }]
+end
+
 def start(dir, port, app, flags = FLAGS)
   log = "/tmp/heron-ab-#{port}.log"
-  pid = Process.spawn({ "BUNDLE_GEMFILE" => File.join(dir, "Gemfile") }, "taskset", "-c", "0", "chrt", "-b", "0",
-                      "bundle", "exec", "ruby", File.join(dir, "exe/heron"), "-e", "production", "-q", *flags,
-                      "-b", "tcp://127.0.0.1:#{port}", app, chdir: dir, out: log, err: [:child, :out], pgroup: true)
-  100.times { break if File.exist?(log) && File.read(log).include?("Listening"); sleep 0.2 }
+  env, *argv, options = command(dir, port, app, flags)
+  pid = Process.spawn(env, "taskset", "-c", "0", "chrt", "-b", "0", *argv, **options, out: log, err: [:child, :out], pgroup: true)
+  100.times { break if listening?(port); sleep 0.2 }
   pid
 end
 
-def server_pid(group) = `pgrep -g #{group}`.split.map(&:to_i).find { |pid| File.read("/proc/#{pid}/comm").start_with?("ruby") } || group
-def cpu_seconds(pid) = File.read("/proc/#{pid}/stat").split[13, 2].sum(&:to_i) / 100.0
+def listening?(port)
+  TCPSocket.new("127.0.0.1", port).close.nil?
+rescue SystemCallError
+  false
+end
+
+def cpu_seconds(group) = `pgrep -g #{group}`.split.sum { |pid| File.read("/proc/#{pid}/stat").split[13, 2].sum(&:to_i) rescue 0 } / 100.0
 def wrk(port, seconds, connections) = `taskset -c 1 wrk -t1 -c#{connections} -d#{seconds}s http://127.0.0.1:#{port}/`[/Requests\/sec:\s+([\d.]+)/, 1].to_f
 
 groups = { before: start(before, 9801, app), after: start(after, 9802, app, FLAGS + AFTER_FLAGS) }
 ports = { before: 9801, after: 9802 }
 connections = { before: CONNECTIONS.first, after: CONNECTIONS.last }
 begin
-  pids = groups.transform_values { |group| server_pid(group) }
   ports.each { |name, port| wrk(port, 2, connections[name]) } # warm-up
   ratios = Array.new(rounds) do
-    cpu = pids.transform_values { |pid| cpu_seconds(pid) }
+    cpu = groups.transform_values { |group| cpu_seconds(group) }
     rps = ports.map { |name, port| [name, Thread.new { wrk(port, 5, connections[name]) }] }.to_h.transform_values(&:value)
-    us = pids.to_h { |name, pid| [name, (cpu_seconds(pid) - cpu[name]) / (rps[name] * 5) * 1e6] }
-    puts format("before %.0f req/s %.1f us/req | after %.0f req/s %.1f us/req | after/before %.3f",
-                rps[:before], us[:before], rps[:after], us[:after], rps[:after] / rps[:before])
-    rps[:after] / rps[:before]
+    us = groups.to_h { |name, group| [name, (cpu_seconds(group) - cpu[name]) / (rps[name] * 5) * 1e6] }
+    puts format("before %.0f req/s %.1f us/req | after %.0f req/s %.1f us/req | after/before %.3f, per CPU-second %.3f",
+                rps[:before], us[:before], rps[:after], us[:after], rps[:after] / rps[:before], us[:before] / us[:after])
+    [rps[:after] / rps[:before], us[:before] / us[:after]]
   end
-  puts format("median after/before req/s: %.3f", ratios.sort[ratios.size / 2])
+  median = ->(values) { values.sort[values.size / 2] }
+  puts format("median after/before req/s: %.3f; per CPU-second: %.3f", median.(ratios.map(&:first)), median.(ratios.map(&:last)))
 ensure
   groups.each_value { |group| Process.kill("TERM", -group) rescue nil }
 end
