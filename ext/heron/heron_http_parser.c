@@ -21,6 +21,7 @@
 #include <string.h>
 #include "http_parser.h"
 #include "heron_str.h"
+#include "heron_asan.h"
 
 static VALUE cHeron_HTTPParser;
 static VALUE eHeron_HTTPParser_Error;
@@ -395,7 +396,7 @@ static int Heron_HTTPParser_first_time(Heron_HTTPParser_seen *seen, VALUE key, s
   return 1;
 }
 
-static void Heron_HTTPParser_fill_fields(Heron_HTTPParser *parser, VALUE env, const char *buf)
+HERON_RAISES_THROUGH static void Heron_HTTPParser_fill_fields(Heron_HTTPParser *parser, VALUE env, const char *buf)
 {
   const heron_http_parser *hp = &parser->head;
   Heron_HTTPParser_seen seen;

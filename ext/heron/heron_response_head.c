@@ -9,6 +9,7 @@
 #include <ruby.h>
 #include <ruby/encoding.h>
 #include <string.h>
+#include "heron_asan.h"
 
 static VALUE mHeron_Response, cHeron_Response_Head;
 static ID id_Invalid;
@@ -71,7 +72,7 @@ typedef struct {
  * cleared). */
 static void Heron_Response_Head_begin(Heron_Response_Head_buffer *buffer, VALUE head)
 {
-  StringValue(head);
+  Check_Type(head, T_STRING); /* not StringValue: taking head's address would put it in ASan's stack redzones */
   rb_str_modify(head);
   buffer->str = head;
   buffer->len = RSTRING_LEN(head);
@@ -172,7 +173,7 @@ static void Heron_Response_Head_add_fields(Heron_Response_Head_buffer *buffer, V
 /* Appends a String's bytes as they are (head is binary: no encoding check or conversion). */
 static void Heron_Response_Head_append_bytes(Heron_Response_Head_buffer *buffer, VALUE part)
 {
-  StringValue(part);
+  Check_Type(part, T_STRING);
   Heron_Response_Head_append_raw(buffer, RSTRING_PTR(part), RSTRING_LEN(part));
 }
 
@@ -256,7 +257,7 @@ static VALUE Heron_Response_Head_normalize(VALUE self, VALUE headers)
  * skipped: the server writes its own framing. Raises Heron::Response::Invalid, naming the
  * header, for a name that is not a token, or a value holding CR or NUL.
  */
-static VALUE Heron_Response_Head_append_fields(VALUE self, VALUE head, VALUE headers)
+HERON_RAISES_THROUGH static VALUE Heron_Response_Head_append_fields(VALUE self, VALUE head, VALUE headers)
 {
   Heron_Response_Head_buffer buffer;
   Heron_Response_Head_begin(&buffer, head);
@@ -271,7 +272,7 @@ static VALUE Heron_Response_Head_append_fields(VALUE self, VALUE head, VALUE hea
  * skipped names and the same checks (Heron::Response::Invalid naming the header). HTTP/2
  * sends these as its header list, so both protocols refuse and split values by one rule.
  */
-static VALUE Heron_Response_Head_fields(VALUE self, VALUE headers)
+HERON_RAISES_THROUGH static VALUE Heron_Response_Head_fields(VALUE self, VALUE headers)
 {
   Heron_Response_Head_buffer buffer = {Qnil, 0, 0, Qnil};
   buffer.pairs = rb_ary_new();
@@ -305,7 +306,7 @@ static VALUE Heron_Response_Head_start(VALUE self, VALUE status_line)
  * `start` + `append_fields` + four `String#<<`, each of those checking encodings (about 3,000
  * instructions a response).
  */
-static VALUE Heron_Response_Head_assemble(VALUE self, VALUE status_line, VALUE headers, VALUE extra, VALUE date,
+HERON_RAISES_THROUGH static VALUE Heron_Response_Head_assemble(VALUE self, VALUE status_line, VALUE headers, VALUE extra, VALUE date,
                                           VALUE connection)
 {
   Heron_Response_Head_buffer buffer;
@@ -325,7 +326,7 @@ static VALUE Heron_Response_Head_assemble(VALUE self, VALUE status_line, VALUE h
  * (Response::Bytes.append for a whole Array, without a block call per part). Raises TypeError
  * for a part that is not a String.
  */
-static VALUE Heron_Response_Head_append_parts(VALUE self, VALUE head, VALUE parts)
+HERON_RAISES_THROUGH static VALUE Heron_Response_Head_append_parts(VALUE self, VALUE head, VALUE parts)
 {
   Heron_Response_Head_buffer buffer;
   long i;
@@ -347,7 +348,8 @@ static VALUE Heron_Response_Head_bytesize_of(VALUE self, VALUE parts)
   Check_Type(parts, T_ARRAY);
   for (i = 0; i < RARRAY_LEN(parts); i++) {
     VALUE part = RARRAY_AREF(parts, i);
-    total += RSTRING_LEN(StringValue(part));
+    Check_Type(part, T_STRING);
+    total += RSTRING_LEN(part);
   }
   return LONG2NUM(total);
 }
