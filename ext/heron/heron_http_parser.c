@@ -21,7 +21,6 @@
 #include <string.h>
 #include "http_parser.h"
 #include "heron_str.h"
-#include "heron_asan.h"
 
 static VALUE cHeron_HTTPParser;
 static VALUE eHeron_HTTPParser_Error;
@@ -367,41 +366,29 @@ static void Heron_HTTPParser_add_field(VALUE env, VALUE key, const char *buf, co
   rb_str_cat(old, buf + f->value.off, (long)f->value.len);
 }
 
-/* Keys of this head's fields so far, to tell a field's first occurrence without a Hash lookup:
- * the env holds no field before the head's own (the template and the request line give no
- * HTTP_* key but an absolute-form target's Host, whose fields are skipped), and a key is the
- * same object for the same name (a shared key, or one from Ruby's interned-string table) when
- * Heron_HTTPParser_new_key interns it. Past HERON_HTTP_SEEN_MAX fields, and for names too long
- * to intern, the lookup decides. */
-#define HERON_HTTP_SEEN_MAX 64
-
-typedef struct {
-  VALUE keys[HERON_HTTP_SEEN_MAX];
-  size_t count;
-} Heron_HTTPParser_seen;
-
-/* Whether `key` (of a name `len` bytes long) is surely new to the env; records it. */
-static int Heron_HTTPParser_first_time(Heron_HTTPParser_seen *seen, VALUE key, size_t len)
+/* Whether an earlier field of this head has the same name, so its key may be in the env
+ * already: only then does a field pay the Hash lookup that joins repeated values. The env holds
+ * no field before the head's own (the template and the request line give no HTTP_* key but an
+ * absolute-form target's Host, whose fields are skipped), and two names give one key exactly
+ * when they are equal but for case (names with "_" are dropped). Comparing the names in the
+ * buffer needs no memory (a list of the keys seen, 264 bytes on the C stack, left an idle
+ * fiber's stack holding its last env for the GC's conservative scan; in the parser, it grew
+ * every parser). */
+static int Heron_HTTPParser_repeated(const heron_http_parser *hp, const char *buf, size_t i)
 {
-  size_t i;
-#ifdef HAVE_RB_INTERNED_STR
-  if (len + 5 > 256 || seen->count == HERON_HTTP_SEEN_MAX) return 0;
-#else
-  return 0;
-#endif
-  for (i = 0; i < seen->count; i++) {
-    if (seen->keys[i] == key) return 0;
+  const heron_http_field *f = &hp->fields[i];
+  size_t j;
+  for (j = 0; j < i; j++) {
+    const heron_http_field *g = &hp->fields[j];
+    if (g->name.len == f->name.len && strncasecmp(buf + g->name.off, buf + f->name.off, f->name.len) == 0) return 1;
   }
-  seen->keys[seen->count++] = key;
-  return 1;
+  return 0;
 }
 
-HERON_RAISES_THROUGH static void Heron_HTTPParser_fill_fields(Heron_HTTPParser *parser, VALUE env, const char *buf)
+static void Heron_HTTPParser_fill_fields(Heron_HTTPParser *parser, VALUE env, const char *buf)
 {
   const heron_http_parser *hp = &parser->head;
-  Heron_HTTPParser_seen seen;
   size_t i;
-  seen.count = 0;
   for (i = 0; i < hp->nfields; i++) {
     const heron_http_field *f = &hp->fields[i];
     const char *name = buf + f->name.off;
@@ -413,7 +400,7 @@ HERON_RAISES_THROUGH static void Heron_HTTPParser_fill_fields(Heron_HTTPParser *
     key = Heron_HTTPParser_field_key(name, f->name.len);
     /* absolute-form: the target's authority wins over Host (RFC 9112 §3.2.2) */
     if (key == k_HTTP_HOST && hp->target_form == HERON_TARGET_ABSOLUTE) continue;
-    if (Heron_HTTPParser_first_time(&seen, key, f->name.len)) rb_hash_aset(env, key, Heron_HTTPParser_span_str(buf, f->value));
+    if (!Heron_HTTPParser_repeated(hp, buf, i)) rb_hash_aset(env, key, Heron_HTTPParser_span_str(buf, f->value));
     else Heron_HTTPParser_add_field(env, key, buf, f);
   }
 }

@@ -60,15 +60,6 @@ class HeronParserHeadersTest < Minitest::Test
     assert_equal "1, 2", env["HTTP_X_Y"]
   end
 
-  # A field's first occurrence is told by its key's identity for up to 64 fields of names short
-  # enough to intern; past them, and for longer names, by a lookup in the env.
-  def test_repeated_fields_are_joined_past_64_fields_and_for_long_names
-    long = "X-#{'n' * 300}"
-    fields = Array.new(70) { |i| "X-F#{i}: #{i}" } + ["X-F1: again", "X-F69: again", "#{long}: 1", "#{long}: 2"]
-    env, = parse(get(*fields))
-    assert_equal ["1, again", "69, again", "1, 2"], env.values_at("HTTP_X_F1", "HTTP_X_F69", "HTTP_X_#{'N' * 300}")
-  end
-
   def test_names_with_underscore_are_dropped
     env, = parse(get("X_Forwarded_For: 6.6.6.6", "X-Forwarded-For: 1.2.3.4", "Content_Length: 5"))
     assert_equal "1.2.3.4", env["HTTP_X_FORWARDED_FOR"]
