@@ -20,30 +20,70 @@ module Heron
       # Idle workers kept per reactor; more end once their job is done.
       MAX_IDLE = 64
 
+      # An idle worker: its fiber, and the job handed to it (nil until one is).
+      Waiter = Struct.new(:fiber, :job)
+      private_constant :Waiter
+
       # @param root [Async::Task] the parent of the workers.
       def initialize(root)
         @root = root
-        @idle = [] # the wakeups of idle workers, the most recently idle last
+        @idle = [] # idle workers' Waiters, the most recently idle last
+        @pending = [] # jobs waiting for a new worker
+        @root.async(transient: true, annotation: "heron connection workers") { spawn_workers }
       end
 
       # @return [Integer] workers waiting for a job.
       def idle = @idle.size
 
-      # Runs the job at once (as starting a task would) in an idle worker, or in a new worker.
+      # Hands the job to an idle worker, which runs it at the event loop's next turn, or queues it
+      # for a new worker. Neither switches to the job: a caller handing off a batch (the accept
+      # loop, the parking lot's watcher) hands off all of it in one turn. Switching to each job at
+      # once would send the caller to the back of the ready queue after every hand-off, one
+      # connection per turn of a loop that may be serving hundreds.
       # @yield the job (it must handle its own errors).
       # @return [void]
       def run(&job)
-        return @idle.pop.signal(job) unless @idle.empty?
-        @root.async(annotation: "heron connection") { |task| work(task, job) }
+        waiter = @idle.pop
+        return hand(waiter, job) if waiter
+        @pending << job
+        wake_spawner
       end
 
       private
 
+      def hand(waiter, job)
+        waiter.job = job
+        Fiber.scheduler.unblock(nil, waiter.fiber)
+      end
+
+      # New workers are started by one transient task, at the loop's next turn after jobs were
+      # queued for them: starting a task switches to it.
+      def wake_spawner
+        return if @spawner_woken
+        @spawner_woken = true
+        Fiber.scheduler.unblock(nil, @spawner)
+      end
+
+      def spawn_workers
+        @spawner = Fiber.current
+        loop do
+          @spawner_woken = false
+          start_worker unless @pending.empty?
+          Fiber.scheduler.block(nil, nil) until @spawner_woken
+        end
+      end
+
+      def start_worker
+        @root.async(annotation: "heron connection") { |task| work(task, @pending.shift) }
+      end
+
+      # Each new worker starts the next one (if jobs are pending) before running its own job, so
+      # one start from the spawner gives every pending job its worker in the same turn.
       def work(task, job)
-        wakeup = Async::Condition.new
         while job
+          start_worker unless @pending.empty?
           job.call
-          job = task.children? ? nil : next_job(wakeup)
+          job = task.children? ? nil : next_job
           forget_locals if job
         end
       end
@@ -56,12 +96,15 @@ module Heron
         thread.keys.each { |key| thread[key] = nil }
       end
 
-      def next_job(wakeup)
+      # Waits idle for a job (nil at once when MAX_IDLE workers are idle already).
+      def next_job
         return nil if @idle.size >= MAX_IDLE
-        @idle << wakeup
-        wakeup.wait
+        waiter = Waiter.new(Fiber.current, nil)
+        @idle << waiter
+        Fiber.scheduler.block(nil, nil) until waiter.job
+        waiter.job
       ensure
-        @idle.delete(wakeup)
+        @idle.delete(waiter) if waiter && !waiter.job # stopped while idle
       end
     end
   end

@@ -242,10 +242,11 @@ module Heron
         end
       end
 
-      # Gives each accepted socket a fiber: a worker's (Server::ConnectionWorkers). A drain's stop
-      # waits until all of them have one: handing off runs the worker at once, and if the stop
-      # landed between two hand-offs, the sockets not yet handed off would be dropped and their
-      # clients reset.
+      # Gives each accepted socket a fiber: a worker's (Server::ConnectionWorkers), at the loop's
+      # next turn, the whole batch in this one. A drain's stop waits until all of them are handed
+      # off: if it landed between two hand-offs, the sockets not yet handed off would be dropped
+      # and their clients reset. The workers are the root task's children, which a drain does not
+      # stop.
       def hand_off(batch, proxy)
         Async::Task.current.defer_stop do
           batch.each { |io| @workers.run { serve(io, proxy) } }

@@ -2,16 +2,20 @@
 
 require "test_helper"
 
-# Server::ConnectionWorkers: jobs run at once, in reused fibers, and only MAX_IDLE workers stay.
+# Server::ConnectionWorkers: jobs run at the loop's next turn, in reused fibers, and only MAX_IDLE
+# workers stay.
 class ConnectionWorkersTest < Minitest::Test
-  def test_a_job_runs_at_once_and_the_next_reuses_the_idle_workers_fiber
+  def test_a_job_runs_at_the_next_turn_and_the_next_reuses_the_idle_workers_fiber
     fibers = []
     Sync do |task|
       workers = Heron::Server::ConnectionWorkers.new(task)
       workers.run { fibers << Fiber.current }
-      assert_equal 1, fibers.size, "ran before #run returned"
+      assert_empty fibers, "#run does not switch to the job"
+      task.yield
+      assert_equal 1, fibers.size, "ran at the loop's next turn"
       assert_equal 1, workers.idle
       workers.run { fibers << Fiber.current }
+      task.yield
       assert_equal 1, workers.idle
       task.children.each(&:stop)
     end
@@ -24,6 +28,8 @@ class ConnectionWorkersTest < Minitest::Test
       workers = Heron::Server::ConnectionWorkers.new(task)
       gate = Async::Condition.new
       fibers = Array.new(max + 10) { [].tap { |seen| workers.run { seen << Fiber.current && gate.wait } } }
+      assert_empty fibers.flatten, "#run does not switch to a new worker either"
+      2.times { task.yield } # new workers start at the next turn, their jobs run at the one after
       assert_equal max + 10, fibers.flatten.uniq.size, "a job waiting holds its worker"
       gate.signal
       sleep 0.01
@@ -54,7 +60,9 @@ class ConnectionWorkersTest < Minitest::Test
     Sync do |task|
       workers = Heron::Server::ConnectionWorkers.new(task)
       workers.run { (first = Fiber.current) && Thread.current[:user] = "alice" }
+      sleep 0.01
       workers.run { seen = [Fiber.current, Thread.current[:user], Thread.current.keys] }
+      sleep 0.01
       task.children.each(&:stop)
     end
     assert_equal [first, nil, []], seen, "the same fiber, without the first job's locals"
