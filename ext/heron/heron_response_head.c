@@ -1,9 +1,9 @@
 /*
- * Heron::Response::Head.append_fields(head, headers): writes a Rack 3 headers Hash into a response head,
- * one "name: value\r\n" line per value, validating as it goes. Every response goes through
- * it, once per header; in Ruby (a regexp for the name, two scans of the value, four appends)
- * it cost about half a microsecond per header. Head.assemble builds the whole head around it,
- * and Head.append_parts and Head.bytesize_of handle an Array body, so a small response is made
+ * Heron::Response::Head.assemble(status_line, headers, ...): writes a Rack 3 headers Hash into a
+ * response head, one "name: value\r\n" line per value, validating as it goes. Every response
+ * goes through it, once per header; in Ruby (a regexp for the name, two scans of the value, four appends)
+ * it cost about half a microsecond per header. assemble builds the whole head around the
+ * fields, Head.fields gives the same fields as pairs (HTTP/2), and Head.append_parts and Head.bytesize_of handle an Array body, so a small response is made
  * in one String without a Ruby call per line or per part (lib/heron/response/head.rb).
  */
 #include <ruby.h>
@@ -248,27 +248,9 @@ static VALUE Heron_Response_Head_normalize(VALUE self, VALUE headers)
 }
 
 /*
- * call-seq: Heron::Response::Head.append_fields(head, headers) -> head
- *
- * head: the String being built (binary). headers: the app's headers (see normalize), a Hash of
- * names to a String (or anything with #to_s) or an Array of them (one line each; a String with
- * LF in it is one line per part, as Rack 2 joined them); anything else answering #to_h is
- * converted first. `connection`, `transfer-encoding` and names starting with `rack.` are
- * skipped: the server writes its own framing. Raises Heron::Response::Invalid, naming the
- * header, for a name that is not a token, or a value holding CR or NUL.
- */
-HERON_RAISES_THROUGH static VALUE Heron_Response_Head_append_fields(VALUE self, VALUE head, VALUE headers)
-{
-  Heron_Response_Head_buffer buffer;
-  Heron_Response_Head_begin(&buffer, head);
-  Heron_Response_Head_add_fields(&buffer, headers);
-  return Heron_Response_Head_done(&buffer);
-}
-
-/*
  * call-seq: Heron::Response::Head.fields(headers) -> Array
  *
- * The fields append_fields would write, as [name, value] pairs: one per value, the same
+ * The fields assemble would write, as [name, value] pairs: one per value, the same
  * skipped names and the same checks (Heron::Response::Invalid naming the header). HTTP/2
  * sends these as its header list, so both protocols refuse and split values by one rule.
  */
@@ -280,14 +262,9 @@ HERON_RAISES_THROUGH static VALUE Heron_Response_Head_fields(VALUE self, VALUE h
   return buffer.pairs;
 }
 
-/*
- * call-seq: Heron::Response::Head.start(status_line) -> String
- *
- * A new binary String holding status_line with room for a typical head (512 bytes), so the
- * header lines appended to it do not reallocate it. In Ruby this is
- * `String.new(status_line, capacity: 512)`, whose keyword costs a Hash per response.
- */
-static VALUE Heron_Response_Head_start(VALUE self, VALUE status_line)
+/* A new binary String holding status_line with room for a typical head (512 bytes), so the
+ * header lines appended to it do not reallocate it. */
+static VALUE Heron_Response_Head_new_head(VALUE status_line)
 {
   VALUE head;
   StringValue(status_line);
@@ -301,16 +278,20 @@ static VALUE Heron_Response_Head_start(VALUE self, VALUE status_line)
  * call-seq: Heron::Response::Head.assemble(status_line, headers, extra, date, connection) -> String
  *
  * The whole head in one new binary String with room for a typical head (512 bytes): the status
- * line, the app's fields (see append_fields), then extra, date and connection (the lines the
- * server adds, each a String, "" for none) and the blank line. In Ruby this was
- * `start` + `append_fields` + four `String#<<`, each of those checking encodings (about 3,000
- * instructions a response).
+ * line, the app's fields, then extra, date and connection (the lines the server adds, each a
+ * String, "" for none) and the blank line. headers: the app's (see normalize), a Hash of names
+ * to a String (or anything with #to_s) or an Array of them, one line each; a String with LF in
+ * it is one line per part, as Rack 2 joined them; anything else answering #to_h is converted
+ * first. `connection`, `transfer-encoding` and names starting with `rack.` are skipped: the
+ * server writes its own framing. Raises Heron::Response::Invalid, naming the header, for a name
+ * that is not a token, or a value holding CR or NUL. In Ruby this was a new String, the fields
+ * appended, then four `String#<<`, each checking encodings (about 3,000 instructions a response).
  */
 HERON_RAISES_THROUGH static VALUE Heron_Response_Head_assemble(VALUE self, VALUE status_line, VALUE headers, VALUE extra, VALUE date,
                                           VALUE connection)
 {
   Heron_Response_Head_buffer buffer;
-  Heron_Response_Head_begin(&buffer, Heron_Response_Head_start(self, status_line));
+  Heron_Response_Head_begin(&buffer, Heron_Response_Head_new_head(status_line));
   Heron_Response_Head_add_fields(&buffer, headers);
   Heron_Response_Head_append_bytes(&buffer, extra);
   Heron_Response_Head_append_bytes(&buffer, date);
@@ -360,10 +341,8 @@ void Init_Heron_Response_Head(VALUE heron)
   cHeron_Response_Head = rb_define_class_under(mHeron_Response, "Head", rb_cObject);
   id_Invalid = rb_intern("Invalid");
   Heron_Response_Head_init_name_chars();
-  rb_define_singleton_method(cHeron_Response_Head, "append_fields", Heron_Response_Head_append_fields, 2);
   rb_define_singleton_method(cHeron_Response_Head, "fields", Heron_Response_Head_fields, 1);
   rb_define_singleton_method(cHeron_Response_Head, "normalize", Heron_Response_Head_normalize, 1);
-  rb_define_singleton_method(cHeron_Response_Head, "start", Heron_Response_Head_start, 1);
   rb_define_singleton_method(cHeron_Response_Head, "assemble", Heron_Response_Head_assemble, 5);
   rb_define_singleton_method(cHeron_Response_Head, "append_parts", Heron_Response_Head_append_parts, 2);
   rb_define_singleton_method(cHeron_Response_Head, "bytesize_of", Heron_Response_Head_bytesize_of, 1);

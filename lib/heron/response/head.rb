@@ -29,7 +29,7 @@ module Heron
       # @return [String] the whole head, ending in the blank line (binary, mutable), built in one
       #   String by `assemble` (C: ext/heron/heron_response_head.c), with room for the body.
       # @raise [Response::Invalid] for a header name that is not a token, or a value with CR or NUL
-      #   in it (see `append_fields`, in C); LF splits a value into lines.
+      #   in it (see `assemble`, in C); LF splits a value into lines.
       def self.build(status, headers, extra, date = "", connection = "")
         assemble(STATUS_LINES[status], headers, extra, date, connection)
       end
