@@ -157,8 +157,7 @@ module Heron
 
       def fixed_into(length, buffer)
         max = [length, @remaining].min
-        got = @pace ? @pace.read_into(@socket, max, buffer) : @socket.read_into(max, buffer, @timeout)
-        got or raise Incomplete, "client closed the connection mid-body"
+        arrived(@pace ? @pace.read_into(@socket, max, buffer) : @socket.read_into(max, buffer, @timeout))
         @remaining -= buffer.bytesize
         @done = @remaining.zero?
         count(buffer.bytesize)
@@ -194,8 +193,7 @@ module Heron
       end
 
       def append_fixed(data)
-        got = @pace ? @pace.append_to(@socket, @remaining, data) : @socket.append_to(data, @remaining, @timeout)
-        got or raise Incomplete, "client closed the connection mid-body"
+        got = arrived(@pace ? @pace.append_to(@socket, @remaining, data) : @socket.append_to(data, @remaining, @timeout))
         @remaining -= got
         @done = @remaining.zero?
         count(got)
@@ -241,15 +239,17 @@ module Heron
       # @return [Boolean] whether the body's last chunk was decoded.
       def decode_into(max, out)
         unless @socket.buffered?
-          got = @pace ? @pace.fill_decoded(@socket, @parser, out, max) : @socket.fill_decoded(@parser, out, max, @timeout)
-          got or raise Incomplete, "client closed the connection mid-body"
+          arrived(@pace ? @pace.fill_decoded(@socket, @parser, out, max) : @socket.fill_decoded(@parser, out, max, @timeout))
         end
         @socket.decode_chunked(@parser, out) # what is buffered; else only whether the body ended
       end
 
       def wait_for_bytes
-        (@pace ? @pace.fill(@socket) : @socket.fill(@timeout)) or raise Incomplete, "client closed the connection mid-body"
+        arrived(@pace ? @pace.fill(@socket) : @socket.fill(@timeout))
       end
+
+      # A read's result, or Incomplete when it got nil: the client closed the connection.
+      def arrived(got) = got || raise(Incomplete, "client closed the connection mid-body")
 
       def count(bytes)
         @received += bytes
