@@ -109,26 +109,28 @@ module Heron
     # A connection's first bytes: a plain one that has sent nothing yet parks until it does (so a
     # burst of new connections holds no fibers while their requests travel); then HTTP/2 or the
     # HTTP/1 request loop.
+    # Whether it parked is this call's own result, never @parked: once parked, the connection
+    # may be resumed by another worker (which clears @parked) before this fiber gets here.
     def serve_first
-      return park(:fresh) if @parkable && !@socket.buffered? && :wait_readable.equal?(@socket.fill_now)
+      return parked = park(:fresh) if @parkable && !@socket.buffered? && :wait_readable.equal?(@socket.fill_now)
       case @config.http2 && HTTP2::Connection.wanted?(@socket, @config.first_byte_timeout)
       when true then return serve_http2
       when nil then return # nothing came in time
       end
-      serve_requests(true)
+      parked = serve_requests(true)
     rescue StandardError => e
       connection_failed(e)
     ensure
-      close_socket(nil) unless @parked # HTTP/2, or no request came (the request loop closes its own)
+      close_socket(nil) unless :parked.equal?(parked) # HTTP/2, or no request came (the request loop closes its own)
     end
 
     # The request loop. Returns :parked when the connection waits on in the parking lot, having
     # given up its fiber; the socket stays open for {#resume}.
     def serve_requests(first, request = nil)
       while (request ||= next_request(first))
-        return park(:idle) if :idle.equal?(request)
+        return parked = park(:idle) if :idle.equal?(request)
         case @prebuffer && @parser.content_length && prebuffered_body
-        when :waiting then return park(:body, request)
+        when :waiting then return parked = park(:body, request)
         when :gone then break # the client closed before its body was complete: the app is not called
         end
         first = false
@@ -139,7 +141,7 @@ module Heron
     rescue StandardError => e
       connection_failed(e)
     ensure
-      close_socket(request) unless @parked
+      close_socket(request) unless parked # (see #serve_first)
     end
 
     # Hands the connection to the parking lot: an idle one until its keep-alive deadline (counted
@@ -412,7 +414,10 @@ module Heron
       @linger = true
     end
 
+    # Also forgets the worker's task: the worker goes on to other connections, and a graceful
+    # stop's #stop_if_idle, which may still reach this connection, must not stop them.
     def close_socket(request)
+      @task = nil
       return if @hijacked || @socket.closed?
       return @socket.linger_close if @linger || (request && !request.input.finished?)
       @socket.close

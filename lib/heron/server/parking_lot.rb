@@ -38,7 +38,6 @@ module Heron
         # lane => { fileno => [connection, deadline] }. In the ORDERED lanes every connection
         # waits the same time, so parking order is deadline order and expiry looks at the oldest.
         @lanes = { fresh: {}, idle: {}, body: {} }
-        @parked = Async::Condition.new # wakes the timer when the lot stops being empty
         @watcher = root.async(transient: true, annotation: "heron parking lot") { watch }
         @timer = root.async(transient: true, annotation: "heron parking timer") { tick }
       end
@@ -90,18 +89,23 @@ module Heron
         end
       end
 
-      # Makes the timer wake by `deadline` (within TICK) unless it wakes earlier already.
+      # Makes the timer wake by `deadline` (within TICK) unless it wakes earlier already. An idle
+      # timer (the lot was empty) is woken at the loop's next turn, never switched to: a
+      # connection that parks must not lose its turn inside #park, or the socket could become
+      # readable and be served by another worker before the parking fiber has returned.
       def schedule(deadline)
         return if @wake_at && @wake_at <= deadline
         idle = @wake_at.nil?
         @wake_at = deadline
-        @parked.signal if idle
+        Fiber.scheduler.unblock(nil, @ticker) if idle
       end
 
       # One long-lived task (a task per deadline would be a fiber, and a fiber's stack, each).
       def tick
+        @ticker = Fiber.current
         loop do
-          @wake_at ? sleep((@wake_at - now).clamp(0, TICK)) : @parked.wait
+          Fiber.scheduler.block(nil, nil) until @wake_at
+          sleep((@wake_at - now).clamp(0, TICK))
           expire_due if @wake_at && @wake_at <= now
         end
       end
