@@ -102,9 +102,18 @@ module Heron
         waiter = Waiter.new(Fiber.current, nil)
         @idle << waiter
         Fiber.scheduler.block(nil, nil) until waiter.job
-        waiter.job
+        taken = waiter.job
       ensure
-        @idle.delete(waiter) if waiter && !waiter.job # stopped while idle
+        forsake(waiter) if waiter && !taken
+      end
+
+      # A worker stopped while idle leaves the idle list; a job handed to it before it could run
+      # goes to another worker (lost, it left a parked connection that nothing would serve or
+      # close, and a graceful stop waited for it until shutdown_timeout).
+      def forsake(waiter)
+        return @idle.delete(waiter) unless waiter.job
+        @pending << waiter.job
+        wake_spawner
       end
     end
   end

@@ -22,6 +22,25 @@ class ConnectionWorkersTest < Minitest::Test
     assert_equal 1, fibers.uniq.size
   end
 
+  # A graceful stop stops the tasks of idle connections, and one may be an idle worker that was
+  # just handed a job (a parked connection's wake-up): the job must still run, or that connection
+  # is neither served nor closed and the stop waits for it until shutdown_timeout.
+  def test_a_job_handed_to_an_idle_worker_that_is_stopped_runs_in_another
+    ran = []
+    Sync do |task|
+      workers = Heron::Server::ConnectionWorkers.new(task)
+      worker = nil
+      workers.run { worker = Async::Task.current }
+      task.yield
+      assert_equal 1, workers.idle
+      workers.run { ran << Async::Task.current }
+      worker.stop
+      2.times { task.yield }
+      task.children.each(&:stop)
+    end
+    assert_equal 1, ran.size, "the job ran"
+  end
+
   def test_busy_workers_mean_new_workers_and_at_most_max_idle_stay
     max = Heron::Server::ConnectionWorkers::MAX_IDLE
     Sync do |task|
