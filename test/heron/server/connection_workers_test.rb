@@ -48,13 +48,30 @@ class ConnectionWorkersTest < Minitest::Test
       gate = Async::Condition.new
       fibers = Array.new(max + 10) { [].tap { |seen| workers.run { seen << Fiber.current && gate.wait } } }
       assert_empty fibers.flatten, "#run does not switch to a new worker either"
+      per_turn = Heron::Server::ConnectionWorkers::STARTS_PER_TURN
       2.times { task.yield } # new workers start at the next turn, their jobs run at the one after
-      assert_equal max + 10, fibers.flatten.uniq.size, "a job waiting holds its worker"
+      assert_equal per_turn, fibers.flatten.uniq.size, "STARTS_PER_TURN workers start in one turn"
+      ((max + 10) / per_turn * 2).times { task.yield }
+      assert_equal max + 10, fibers.flatten.uniq.size, "the rest at the next turns; a job waiting holds its worker"
       gate.signal
       sleep 0.01
       assert_equal max, workers.idle
       task.children.each(&:stop)
     end
+  end
+
+  # A burst of new connections that park until their first bytes: each job ends without
+  # waiting, and workers take the next pending job instead of one worker (and fiber) each.
+  def test_jobs_that_end_without_waiting_share_workers
+    fibers = []
+    Sync do |task|
+      workers = Heron::Server::ConnectionWorkers.new(task)
+      500.times { workers.run { fibers << Fiber.current } }
+      3.times { task.yield }
+      task.children.each(&:stop)
+    end
+    assert_equal 500, fibers.size
+    assert_operator fibers.uniq.size, :<=, Heron::Server::ConnectionWorkers::STARTS_PER_TURN
   end
 
   def test_a_worker_whose_job_left_a_task_behind_is_not_reused
