@@ -21,7 +21,8 @@ class ControlTest < Minitest::Test
   def test_ready_turns_503_as_soon_as_a_drain_starts_while_requests_finish
     pid, port, log = spawn_heron(HELD_APP, "--control-bind", "tcp://127.0.0.1:0", "--shutdown-timeout", "20")
     control = control_port(log)
-    assert_equal [200, "ready\n"], http(control, "GET /health/ready")
+    # The port takes connections (the kernel's backlog) a moment before the reactor reports ready.
+    eventually { http(control, "GET /health/ready") == [200, "ready\n"] }
     dir = File.dirname(log)
     held = Thread.new { http(port, "GET /hold") }
     eventually { File.exist?(File.join(dir, "held")) }
