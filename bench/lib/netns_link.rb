@@ -13,6 +13,10 @@ module Bench
 
     # @return [String] the address the server binds, on the server's end of the pair.
     attr_reader :server_host
+    # @return [Integer] the CPU the server runs on and its side's packets are processed on.
+    attr_reader :server_cpu
+    # @return [Integer] the clients' CPU, likewise.
+    attr_reader :client_cpu
 
     # @param server_cpu [Integer] where the server runs and its side's packets are processed.
     # @param client_cpu [Integer] where the clients run and their side's packets are processed.
