@@ -78,8 +78,11 @@ module Heron
         @spawner = Fiber.current
         loop do
           @spawner_woken = false
-          next spawn_turn unless @pending.empty?
-          Fiber.scheduler.block(nil, nil) until @spawner_woken
+          if @pending.empty?
+            Fiber.scheduler.block(nil, nil) until @spawner_woken
+          else
+            spawn_turn
+          end
         end
       end
 
