@@ -2,11 +2,11 @@
 
 require "test_helper"
 require "json"
-require "heron/profiler/metrics"
+require "heron/metrics"
 
 class MetricsTest < Minitest::Test
   def setup
-    @metrics = Heron::Profiler::Metrics.new
+    @metrics = Heron::Metrics.new
   end
 
   def test_counts_connections_and_in_flight_requests
@@ -60,14 +60,14 @@ class MetricsTest < Minitest::Test
   end
 
   def test_snapshot_without_live_gc_reports_only_merged_counts
-    assert_equal({ "count" => 0, "major" => 0, "minor" => 0 }, Heron::Profiler::Metrics.new(live_gc: false).snapshot["gc"])
+    assert_equal({ "count" => 0, "major" => 0, "minor" => 0 }, Heron::Metrics.new(live_gc: false).snapshot["gc"])
   end
 
   def test_merge_adds_a_json_round_tripped_snapshot
     @metrics.connection_opened
     @metrics.request_started
     @metrics.request_finished(200, 0.2, 0.01)
-    total = Heron::Profiler::Metrics.new(live_gc: false)
+    total = Heron::Metrics.new(live_gc: false)
     2.times { total.merge(JSON.parse(JSON.generate(@metrics.snapshot))) }
     snapshot = total.snapshot
     assert_equal 2, snapshot["requests"]["2xx"]
@@ -80,7 +80,7 @@ class MetricsTest < Minitest::Test
 
   def test_merge_without_gauges_keeps_only_monotonic_counts
     @metrics.connection_opened
-    total = Heron::Profiler::Metrics.new(live_gc: false).merge(@metrics.snapshot, gauges: false)
+    total = Heron::Metrics.new(live_gc: false).merge(@metrics.snapshot, gauges: false)
     assert_equal 1, total.value("connections_total")
     assert_equal 0, total.value("connections_open")
     assert_equal 1, total.snapshot["processes"]
@@ -94,18 +94,18 @@ class MetricsTest < Minitest::Test
   end
 
   def test_process_wide_registry_and_reset
-    first = Heron::Profiler.metrics
-    assert_same first, Heron::Profiler.metrics
-    fresh = Heron::Profiler.reset_metrics
+    first = Heron::Metrics.current
+    assert_same first, Heron::Metrics.current
+    fresh = Heron::Metrics.reset
     refute_same first, fresh
-    assert_same fresh, Heron::Profiler.metrics
+    assert_same fresh, Heron::Metrics.current
   end
 
   def test_status_class_and_number_formatting
-    assert_equal "2xx", Heron::Profiler::Metrics.status_class(299)
-    assert_equal "5xx", Heron::Profiler::Metrics.status_class(999)
-    assert_equal "1", Heron::Profiler::Metrics.format_number(1.0)
-    assert_equal "0.25", Heron::Profiler::Metrics.format_number(0.25)
+    assert_equal "2xx", Heron::Metrics.status_class(299)
+    assert_equal "5xx", Heron::Metrics.status_class(999)
+    assert_equal "1", Heron::Metrics.format_number(1.0)
+    assert_equal "0.25", Heron::Metrics.format_number(0.25)
   end
 
   def test_to_prometheus_renders_the_snapshot

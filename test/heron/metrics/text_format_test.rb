@@ -1,15 +1,15 @@
 # frozen_string_literal: true
 
 require "test_helper"
-require "heron/profiler/metrics"
+require "heron/metrics"
 require "open3"
 
 class MetricsTextFormatTest < Minitest::Test
   def setup
-    @metrics = Heron::Profiler::Metrics.new
+    @metrics = Heron::Metrics.new
     @metrics.request_started
     @metrics.request_finished(200, 0.02, 0.0002)
-    @text = Heron::Profiler::Metrics::TextFormat.new(@metrics.snapshot).render
+    @text = Heron::Metrics::TextFormat.new(@metrics.snapshot).render
   end
 
   def test_every_family_has_help_and_type_before_its_samples
@@ -37,7 +37,7 @@ class MetricsTextFormatTest < Minitest::Test
   def test_label_values_are_escaped
     snapshot = @metrics.snapshot
     snapshot["requests"] = { %(a"b\\c\nd) => 1 }
-    text = Heron::Profiler::Metrics::TextFormat.new(snapshot).render
+    text = Heron::Metrics::TextFormat.new(snapshot).render
     assert_includes text, %(heron_requests_total{status="a\\"b\\\\c\\nd"} 1\n)
   end
 
@@ -55,7 +55,7 @@ class MetricsTextFormatTest < Minitest::Test
   def test_promtool_accepts_a_single_process_and_a_cluster_exposition
     skip "promtool not installed (apt-get install prometheus, or bin/setup)" unless system("command -v promtool >/dev/null")
     cluster = [[{ worker: "master" }, @metrics.snapshot], [{ worker: "0" }, @metrics.snapshot], [{ worker: "1" }, @metrics.snapshot]]
-    [@text, Heron::Profiler::Metrics::TextFormat.new(cluster).render].each do |text|
+    [@text, Heron::Metrics::TextFormat.new(cluster).render].each do |text|
       output, status = Open3.capture2e("promtool", "check", "metrics", stdin_data: text)
       assert status.success?, "promtool check metrics:\n#{output}"
       assert_empty output.strip, "promtool's lint warnings"

@@ -2,13 +2,13 @@
 
 require "test_helper"
 require "tmpdir"
-require "heron/profiler/metrics"
+require "heron/metrics"
 
 class MetricsSnapshotDirectoryTest < Minitest::Test
   def setup
     @path = File.join(Dir.mktmpdir("heron-metrics-test"), "snapshots")
-    @directory = Heron::Profiler::Metrics::SnapshotDirectory.new(@path)
-    @metrics = Heron::Profiler::Metrics.new
+    @directory = Heron::Metrics::SnapshotDirectory.new(@path)
+    @metrics = Heron::Metrics.new
   end
 
   def teardown

@@ -1,14 +1,14 @@
 # frozen_string_literal: true
 
 require "test_helper"
-require "heron/profiler/metrics/cluster_exporter"
+require "heron/metrics/cluster_exporter"
 
 class MetricsClusterExporterTest < Minitest::Test
   def setup
     # Other tests in this process may hold SQLite connections; these forks never touch them.
     SQLite3::ForkSafety.suppress_warnings! if defined?(SQLite3::ForkSafety)
     config = Heron::Configuration.new
-    @exporter = Heron::Profiler::Metrics::ClusterExporter.new(config, local: Heron::Profiler::Metrics.new,
+    @exporter = Heron::Metrics::ClusterExporter.new(config, local: Heron::Metrics.new,
                                                                       interval: 0.05)
   end
 

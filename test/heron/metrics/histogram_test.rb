@@ -1,10 +1,10 @@
 # frozen_string_literal: true
 
 require "test_helper"
-require "heron/profiler/metrics"
+require "heron/metrics"
 
 class MetricsHistogramTest < Minitest::Test
-  Histogram = Heron::Profiler::Metrics::Histogram
+  Histogram = Heron::Metrics::Histogram
 
   def test_observations_land_in_the_first_bucket_that_holds_them
     histogram = Histogram.new([0.1, 1])
