@@ -157,6 +157,29 @@ class BodyMemoryTest < Minitest::Test
     stop_heron(pid)
   end
 
+  # Counts the requests holding a body read whole at once, and answers the most it saw.
+  COUNTING_HOLDERS_APP = <<~RU
+    holding = 0
+    most = 0
+    run lambda { |env|
+      body = env["rack.input"].read
+      holding += 1
+      most = [most, holding].max
+      sleep 0.2
+      holding -= 1
+      [200, { "content-type" => "text/plain" }, ["\#{body.bytesize} \#{most}"]]
+    }
+  RU
+
+  # Bodies each larger than body_memory_limit never deadlock: each runs alone, in turn.
+  def test_bodies_larger_than_the_limit_are_read_one_at_a_time
+    pid, port, = spawn_heron(COUNTING_HOLDERS_APP, "--body-memory-limit", MIB.to_s)
+    results = Array.new(3) { |index| Thread.new { upload(port, "/", 4 * MIB, chunked: index.odd?) } }.map(&:value)
+    assert_equal [[200, "#{4 * MIB} 1"]] * 3, results
+  ensure
+    stop_heron(pid)
+  end
+
   def test_declared_length_over_the_default_limit_is_refused_before_the_app_runs
     pid, port, = spawn_heron(READ_ALL_APP)
     response = raw_request(port, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: #{UPLOAD + 1}\r\n\r\n")
