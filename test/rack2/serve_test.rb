@@ -73,7 +73,7 @@ class Rack2ServeTest < Minitest::Test
     env = { "BUNDLE_GEMFILE" => GEMFILE, "RUBYOPT" => "-rbundler/setup" }
     command = rackup.is_a?(Array) ? rackup : [RbConfig.ruby, File.join(ROOT, "exe/heron"), "-b", "tcp://127.0.0.1:0", "-e", "production", rackup]
     pid = Process.spawn(env, *command, chdir: DIR, out: log, err: [:child, :out], pgroup: true)
-    port = wait_for_port(log, pid, timeout: 30)
+    port = wait_for_port(log, pid)
     Net::HTTP.start("127.0.0.1", port) { |http| yield http }
     refute_match(/ERROR/, File.read(log))
   ensure
