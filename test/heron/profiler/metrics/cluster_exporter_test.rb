@@ -43,7 +43,7 @@ class MetricsClusterExporterTest < Minitest::Test
     end
     writer.close
     reader.read
-    Timeout.timeout(5) { sleep 0.02 until @exporter.directory.snapshots.any? { |s| s["gauges"]["connections_open"] == 1 } }
+    Timeout.timeout(ProcessHelper::PATIENCE) { sleep 0.02 until @exporter.directory.snapshots.any? { |s| s["gauges"]["connections_open"] == 1 } }
   ensure
     Process.kill("KILL", pid)
     Process.wait(pid)
