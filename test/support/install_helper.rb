@@ -41,7 +41,7 @@ module InstallHelper
     if pid
       Process.kill("TERM", -pid) rescue nil
       begin
-        wait_exit(pid, timeout: 15)
+        wait_exit(pid)
       rescue Errno::ECHILD
         nil # already reaped by get_when_up
       end
