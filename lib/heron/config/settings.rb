@@ -244,22 +244,22 @@ module Heron
           shown: "on in development, off otherwise",
           flags: ["--[no-]profile"], help: "per-request profiler",
           doc: "`profile false`" },
-        { name: :profile_path, default: "/__heron", type: [:url_path],
+        { name: :profile_path, default: "/__heron", type: [:url_path], owner: :profiler,
           group: "Profiling and metrics", directive: :value, usage: "profile_path PATH",
           shown: "`\"/__heron\"`",
           flags: ["--profile-path PATH"], help: "profiler pages' path",
           doc: "`profile_path \"/_debug\"`" },
-        { name: :profile_sample, default: 1, type: [:positive_integer],
+        { name: :profile_sample, default: 1, type: [:positive_integer], owner: :profiler,
           group: "Profiling and metrics", directive: :value, usage: "profile_sample N",
           shown: "`1`",
           flags: ["--profile-sample N"], help: "profile one request in N",
           doc: "`profile_sample 10`: only one request in 10 is measured (and gets Server-Timing); the others pass straight to the app. For production, where measuring every request costs too much (see [profiling.md](../heron-profiler/docs/profiling.md#what-it-costs))" },
-        { name: :profile_cpu_sample, default: 100, type: [:positive_integer],
+        { name: :profile_cpu_sample, default: 100, type: [:positive_integer], owner: :profiler,
           group: "Profiling and metrics", directive: :value, usage: "profile_cpu_sample N",
           shown: "`100`",
           flags: ["--profile-cpu-sample N"], help: "read thread CPU time on one profiled request in N",
           doc: "`profile_cpu_sample 1`: every profiled request also gets its thread CPU time (`cpu` in Server-Timing, `cpu_ms` in the record), at the cost of a system call at each of its fiber switches; by default the first profiled request and one in 100 after it do, and every profiled request gets `reactor` (the time its fibers held the reactor, from the vDSO's monotonic clock; see [profiling.md](../heron-profiler/docs/profiling.md#reading-the-cpu-clock))" },
-        { name: :profile_token, default: nil, type: [:optional_string],
+        { name: :profile_token, default: nil, type: [:optional_string], owner: :profiler,
           group: "Profiling and metrics", directive: :value, usage: "profile_token TOKEN",
           shown: "none",
           doc: "`profile_token ENV[\"HERON_PROFILE_TOKEN\"]`: the profiler's pages then need this token, sent as `X-Heron-Token: TOKEN`, `Authorization: Bearer TOKEN` or `?token=TOKEN` (redacted in the access log)" },
@@ -299,21 +299,21 @@ module Heron
           shown: "none",
           flags: ["--trusted-proxies CIDRS"], help: "comma-separated proxies to believe",
           doc: "`trusted_proxies \"10.0.0.0/8\", \"127.0.0.1\"`: see below" },
-        { name: :n_plus_one_threshold, default: 2, type: [:positive_integer],
+        { name: :n_plus_one_threshold, default: 2, type: [:positive_integer], owner: :profiler,
           group: "Profiling and metrics", directive: :value, usage: "n_plus_one_threshold COUNT",
           shown: "`2`",
           flags: ["--n-plus-one-threshold COUNT"], help: "repeated-query warning",
           doc: "`n_plus_one_threshold 5`: a query repeated this often in one request is flagged" },
-        { name: :query_backtrace, default: 5, type: [:positive_integer],
+        { name: :query_backtrace, default: 5, type: [:positive_integer], owner: :profiler,
           group: "Profiling and metrics", directive: :value, usage: "query_backtrace FRAMES",
           shown: "`5`",
           flags: ["--query-backtrace FRAMES"], help: "app frames kept per query",
           doc: "`query_backtrace 10`: application frames (gems, Ruby's library and Heron left out) the profiler keeps per SQL query, shown folded on the request page; `1` keeps the call site only, the cheapest (see [profiling.md](../heron-profiler/docs/profiling.md#call-sites))" },
-        { name: :query_backtrace_exclude, default: [], type: [:strings],
+        { name: :query_backtrace_exclude, default: [], type: [:strings], owner: :profiler,
           group: "Profiling and metrics", directive: :list, usage: "query_backtrace_exclude DIR, ...",
           shown: "none",
           doc: "`query_backtrace_exclude \"lib/instrumentation\", \"vendor\"`: more directories whose frames are not application code (relative to the working directory), for call sites and query backtraces" },
-        { name: :n_plus_one_safelist, default: [], type: [:strings],
+        { name: :n_plus_one_safelist, default: [], type: [:strings], owner: :profiler,
           group: "Profiling and metrics", directive: :list, usage: "n_plus_one_safelist ENTRY, ...",
           shown: "none",
           flags: ["--n-plus-one-safelist LIST"], help: "comma-separated call sites or tables",
@@ -327,6 +327,10 @@ module Heron
 
       # @return [Hash{Symbol => Object}] each setting's default.
       def defaults = ALL.to_h { |setting| [setting.name, setting.default] }.freeze
+
+      # @param owner [Symbol, nil] :profiler, or nil for the server's own.
+      # @return [Array<Symbol>] the names of the settings that owner reads.
+      def owned_by(owner) = ALL.select { |setting| setting.owner == owner }.map(&:name)
 
       # @return [Hash{Symbol => Array}] each setting's type: a {Types} method and its arguments.
       def types = ALL.to_h { |setting| [setting.name, setting.type] }.freeze

@@ -5,6 +5,7 @@ Heron::Native.load("profiler_ext", root: File.expand_path("../../..", __dir__))
 require "heron/trusted_proxies"
 require_relative "dashboard/access_control"
 require "heron/log/logger"
+require_relative "options"
 
 module Heron
   module Profiler
@@ -37,14 +38,15 @@ module Heron
       UNAVAILABLE = "The Heron profiler dashboard is not available in this build.\n"
 
       # @param app [#call] the Rack app.
-      # @param config [Heron::Configuration] profile_path, n_plus_one_threshold, error_io,
-      #   environment, trusted_proxies, profile_token.
-      # @param logger [#warn, nil] where N+1 warnings go; when nil, a Heron::Log::Logger on
-      #   config.error_io (or config.logger) in config.log_format, so JSON logs get them as JSON
-      #   with the finding's fields.
+      # @param config [Options, Heron::Configuration] the profiler's options, or the server's
+      #   configuration they are taken from ({Options.for}).
+      # @param logger [#warn, nil] where N+1 warnings go; when nil, the options' logger (under
+      #   Heron a Heron::Log::Logger on config.error_io, or config.logger, in config.log_format,
+      #   so JSON logs get them as JSON with the finding's fields).
       # @param store [Store] where finished records go.
       # @param accounting [FiberAccounting] the per-fiber counters.
       def initialize(app, config, logger: nil, store: Profiler.store, accounting: Profiler.accounting)
+        config = Options.for(config)
         @app, @config, @logger, @store = app, config, logger, store
         Profiler.recorder.configure(config) # process-wide, like the SQL hooks it serves
         @routes = RouteStats.new
@@ -117,7 +119,7 @@ module Heron
       # One warning per finding: text for any logger, and its fields for Heron's own (JSON).
       def warn_n_plus_one(finding, where)
         message = @detector.message([finding], where).chomp
-        logger = @logger || (@default_logger ||= Log::Logger.new(@config))
+        logger = @logger || @config.logger
         return logger.warn(message) unless Log::Logger === logger # === asks the class: any logger (or mock) works
         details = { event: "n_plus_one", request: where, count: finding[:count], call_site: finding[:call_site],
                     query: finding[:normalized], advice: finding[:advice] }
