@@ -91,7 +91,7 @@ module Heron
       start_metrics if @config.metrics?
       @control = Control.for_cluster(self, listeners, @config, @logger, @exporter&.aggregate)
       app = @config.preload ? AppLoader.load(@config) : nil
-      @logger.banner(addresses: @binder.addresses, mode: mode)
+      @logger.banner(addresses: @binder.addresses, mode: mode, control: @control.url)
       Control::ProcessTitle.set("master", @config, @binder.addresses)
       @binder.ignored.each { |uri| @logger.info("bind #{uri} ignored: serving the sockets systemd passed") }
       @config.before_fork.each(&:call)
