@@ -13,8 +13,9 @@ require_relative "../support/rails_burst_app"
 # connection time for 5 connections: the last waits about 8 s) all answer 200, while 500
 # concurrent requests that sleep 1 s without the database are all in the app at once, on SQLite
 # and on PostgreSQL. Without Heron::PoolWait a third of the burst fails with
-# ActiveRecord::ConnectionTimeoutError after 5 s. And a request whose deadline (`pool_timeout`)
-# passes gets 503 and a log line that says why.
+# ActiveRecord::ConnectionTimeoutError after 5 s. Waiting requests get connections first come,
+# first served; and a request whose deadline (`pool_timeout`) passes gets 503 and a log line that
+# says why.
 class PoolWaitTest < Minitest::Test
   include InstallHelper
 
@@ -31,6 +32,25 @@ class PoolWaitTest < Minitest::Test
 
   def test_postgresql_burst_on_the_default_pool_all_answer_while_sleepers_run_at_once
     with_rails_app(RailsBurstApp::POSTGRES_YML, "production", "DATABASE_URL" => TestPostgres.url) { |port, _log| assert_burst(port) }
+  end
+
+  # Five requests hold the 5 connections for 7 s; then 10 more arrive one after another, each
+  # once the one before is seen waiting. They get connections in the order they came (the 5 first
+  # after waiting past checkout_timeout), each holding it 0.2 s.
+  def test_waiting_requests_get_connections_in_arrival_order_past_checkout_timeout
+    with_rails_app(RailsBurstApp::SQLITE_YML, "development") do |port, _log|
+      holders = Array.new(5) { Thread.new { get(port, "/hold?seconds=7") } }
+      eventually(timeout: 60) { pool_stat(port)["busy"] == 5 }
+      waiters = Array.new(10) do |i|
+        thread = Thread.new { get(port, "/hold") }
+        eventually(timeout: 60) { pool_stat(port)["waiting"] == i + 1 }
+        thread
+      end
+      assert_equal ["200"] * 5, holders.map { |thread| thread.value.code }
+      answers = waiters.map(&:value)
+      assert_equal ["200"] * 10, answers.map(&:code), answers.map(&:body).join("\n")
+      assert_equal (6..15).to_a, answers.map { |response| JSON.parse(response.body)["turn"] }
+    end
   end
 
   # Five requests hold the 5 connections for 8 s; a sixth waits past its deadline (pool_timeout
@@ -63,6 +83,10 @@ class PoolWaitTest < Minitest::Test
     assert_operator holds.map { |response, _| JSON.parse(response.body)["connection"] }.uniq.size, :<=, 5
     assert_equal [["200", NAPS]] * NAPS, naps.map { |response, _| [response.code, JSON.parse(response.body)["together"]] }
     report(started, holds, naps)
+  end
+
+  def pool_stat(port)
+    JSON.parse(get(port, "/pool").body)
   end
 
   def timed

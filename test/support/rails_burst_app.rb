@@ -32,6 +32,7 @@ module RailsBurstApp
         get "/hold" => "posts#hold"
         get "/nap" => "posts#nap"
         get "/up" => "posts#up"
+        get "/pool" => "posts#pool"
       end
     RUBY
     "config/environment.rb" => %(require_relative "application"\nRails.application.initialize!\n),
@@ -42,13 +43,22 @@ module RailsBurstApp
       class PostsController < ActionController::API
         NAPPERS = { arrived: 0 }
         NAPPERS_LOCK = Mutex.new
+        TURNS = { given: 0 }
+        TURNS_LOCK = Mutex.new
 
-        # Holds a database connection for params[:seconds] (0.2 by default), as issue 27 does.
+        # Holds a database connection for params[:seconds] (0.2 by default), as issue 27 does;
+        # `turn` counts the requests that got a connection before this one, itself included.
         def hold
           connection = Post.connection
+          turn = TURNS_LOCK.synchronize { TURNS[:given] += 1 }
           connection.select_value("SELECT 1")
           sleep Float(params.fetch(:seconds, 0.2))
-          render json: JSON.generate(connection: connection.object_id)
+          render json: JSON.generate(connection: connection.object_id, turn: turn)
+        end
+
+        # The pool's counts (no connection taken): busy, waiting, ...
+        def pool
+          render json: JSON.generate(Post.connection_pool.stat)
         end
 
         # Sleeps 1 s without the database, once params[:of] requests have arrived (or after 60 s):
