@@ -8,14 +8,14 @@ require_relative "../support/postgres"
 require_relative "../support/rails_burst_app"
 
 # Rails with its defaults under a burst (issue 27): a Rails 7.1 API app whose config/database.yml
-# is the one `rails new` writes (pool 5, checkout_timeout left at its 5 s; test/support/
-# rails_burst_app.rb), served by `heron` with no Heron settings. 200 concurrent requests that each hold a connection for 200 ms (40 s of
-# connection time for 5 connections: the last waits about 8 s) all answer 200, while 500
-# concurrent requests that sleep 1 s without the database are all in the app at once, on SQLite
-# and on PostgreSQL. Without Heron::PoolWait a third of the burst fails with
-# ActiveRecord::ConnectionTimeoutError after 5 s. Waiting requests get connections first come,
-# first served; and a request whose deadline (`pool_timeout`) passes gets 503 and a log line that
-# says why.
+# is the one `rails new` writes (pool 5, checkout_timeout left at its 5 s; see
+# test/support/rails_burst_app.rb), served by `heron` with no Heron settings. 200 concurrent
+# requests that each hold a connection for 200 ms (40 s of connection time for 5 connections: the
+# last waits about 8 s) all answer 200, while 500 concurrent requests that sleep 1 s without the
+# database are all in the app at once, on SQLite and on PostgreSQL. Without Heron::PoolWait a
+# third of the burst fails with ActiveRecord::ConnectionTimeoutError after 5 s. Waiting requests
+# get connections first come, first served; and a request whose deadline (`pool_timeout`) passes
+# gets 503 and a log line that says why.
 class PoolWaitTest < Minitest::Test
   include InstallHelper
 
