@@ -43,6 +43,7 @@ module RailsBurstApp
       class PostsController < ActionController::API
         NAPPERS = { arrived: 0 }
         NAPPERS_LOCK = Mutex.new
+        NAPPERS_ALL_IN = ConditionVariable.new
         TURNS = { given: 0 }
         TURNS_LOCK = Mutex.new
 
@@ -62,12 +63,17 @@ module RailsBurstApp
         end
 
         # Sleeps 1 s without the database, once params[:of] requests have arrived (or after 60 s):
-        # `together` says how many were in the app at once.
+        # `together` says how many were in the app at once. Waiting parks the fiber (no polling).
         def nap
-          NAPPERS_LOCK.synchronize { NAPPERS[:arrived] += 1 }
-          give_up = Process.clock_gettime(Process::CLOCK_MONOTONIC) + 60
-          sleep 0.01 until NAPPERS[:arrived] >= Integer(params[:of]) || Process.clock_gettime(Process::CLOCK_MONOTONIC) > give_up
-          together = NAPPERS[:arrived]
+          together = NAPPERS_LOCK.synchronize do
+            NAPPERS[:arrived] += 1
+            NAPPERS_ALL_IN.broadcast if NAPPERS[:arrived] >= Integer(params[:of])
+            give_up = Process.clock_gettime(Process::CLOCK_MONOTONIC) + 60
+            until NAPPERS[:arrived] >= Integer(params[:of]) || (left = give_up - Process.clock_gettime(Process::CLOCK_MONOTONIC)) <= 0
+              NAPPERS_ALL_IN.wait(NAPPERS_LOCK, left)
+            end
+            NAPPERS[:arrived]
+          end
           sleep 1
           render json: JSON.generate(together: together)
         end
