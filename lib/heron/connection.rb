@@ -9,6 +9,7 @@ require_relative "request/expectation"
 require_relative "request/env_builder"
 require_relative "response/writer"
 require_relative "response/error_response"
+require_relative "response/early_hints"
 require_relative "http2/connection"
 
 module Heron
@@ -271,7 +272,16 @@ module Heron
       @expectation = expect
       request = @spare&.reuse(env, input, @parser.keepalive?, @parser.http_minor, started)
       @spare = nil
-      request || Request.new(env, input, @parser.keepalive?, @parser.http_minor, started)
+      request ||= Request.new(env, input, @parser.keepalive?, @parser.http_minor, started)
+      offer_early_hints(request) if @config.early_hints && request.http11?
+      request
+    end
+
+    # `rack.early_hints`: a 103 written at once, between the request and its response.
+    def offer_early_hints(request)
+      request.env["rack.early_hints"] = Response::EarlyHints.new(request) do |headers|
+        @socket.write(Response::Head.build(103, Response::Head.normalize(headers), ""), @config.write_timeout)
+      end
     end
 
     # Keeps the finished request's object, emptied, for the connection's next request, unless
@@ -356,15 +366,13 @@ module Heron
     end
 
     def app_error(request, error)
-      request.error = error
       request.keepalive = false
-      status = Response::ErrorResponse.status_for(error)
-      @context.logger.error("app error on #{request.env['REQUEST_METHOD']} #{request.env['PATH_INFO']}", error) if status == 500
-      Response::ErrorResponse.rack(status)
+      @context.app_failure.response(request, error)
     end
 
     def fail_response(request, error)
       @context.logger.error("invalid response to #{request.env['PATH_INFO']}", error)
+      @context.app_failure.report(request, error)
       request.error = error
       request.keepalive = false
       @writer.write(request, *Response::ErrorResponse.rack(500)) unless request.bytes.positive?
