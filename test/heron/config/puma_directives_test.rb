@@ -14,7 +14,6 @@ require "logger"
 # it with exit status 2 and a line naming what to use; and every Puma directive is known by
 # name, none a NoMethodError.
 class HeronConfigPumaDirectivesTest < Minitest::Test
-  PumaDirectives = Heron::Config::PumaDirectives
   DOCS = File.expand_path("../../../docs/configuration.md", __dir__)
 
   # Rails 7.1's `config/puma.rb`, as `rails new` writes it, then lines Puma users add.
@@ -90,7 +89,7 @@ class HeronConfigPumaDirectivesTest < Minitest::Test
   def test_every_puma_directive_is_known_by_name
     samples = { port: [3000, "127.0.0.1"], threads: [5, 5], plugin: [:tmp_restart], force_shutdown_after: [10], before_worker_boot: [],
                 stdout_redirect: ["log/heron.log"], custom_logger: [Logger.new(nil)], activate_control_app: ["tcp://127.0.0.1:9494", { auth_token: "t" }] }
-    PumaDirectives::TABLE.each do |name, entry|
+    Heron::Config::PumaDirectives::TABLE.each do |name, entry|
       config = Heron::Configuration.new(error_io: StringIO.new)
       dsl = Heron::Config::DSL.new(config, "heron.rb")
       args = samples.fetch(name) { entry[:kind] == :maps ? [5] : [] }
@@ -100,7 +99,7 @@ class HeronConfigPumaDirectivesTest < Minitest::Test
         assert_match(/note: #{name}.* is Puma's|note: threads 5, 5/, config.error_io.string, name) if entry[:kind] == :ignored || name == :threads
       rescue Heron::ConfigError => e
         assert_equal :refused, entry[:kind], "#{name}: #{e.message}"
-        assert_equal PumaDirectives.message(name), e.message
+        assert_equal Heron::Config::PumaDirectives.message(name), e.message
       end
     end
   end
@@ -124,8 +123,8 @@ class HeronConfigPumaDirectivesTest < Minitest::Test
 
   def test_the_docs_table_is_current
     docs = File.read(DOCS)
-    assert_equal PumaDirectives.update_docs(docs), docs, "docs/configuration.md is out of date: run `bundle exec rake docs:settings`"
-    assert_includes docs, PumaDirectives::DOC_BEGIN
+    assert_equal Heron::Config::PumaDirectives.update_docs(docs), docs, "docs/configuration.md is out of date: run `bundle exec rake docs:settings`"
+    assert_includes docs, Heron::Config::PumaDirectives::DOC_BEGIN
   end
 
   private

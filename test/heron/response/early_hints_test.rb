@@ -2,6 +2,7 @@
 
 require "test_helper"
 require "open3"
+require_relative "../../support/curl_helper"
 require "openssl"
 require "base64"
 require_relative "../../support/tls_certificates"
@@ -13,6 +14,7 @@ require_relative "../../support/tls_certificates"
 # the page. With the setting off (the default) the env has no `rack.early_hints`.
 class HeronResponseEarlyHintsTest < Minitest::Test
   include ServerHelper
+  include CurlHelper
 
   LINK = ["</style.css>; rel=preload; as=style", "</app.js>; rel=preload; as=script"].freeze
 
@@ -46,7 +48,7 @@ class HeronResponseEarlyHintsTest < Minitest::Test
 
   def test_curl_sees_a_103_before_the_response_over_http11
     with_server(app, early_hints: true) do |port|
-      out = curl("--http1.1", "http://127.0.0.1:#{port}/")
+      out = curl_trace("--http1.1", "http://127.0.0.1:#{port}/")
       assert_match(%r{< HTTP/1.1 103 Early Hints\r?\n< link: </style.css>; rel=preload; as=style\r?\n< link: </app.js>; rel=preload; as=script\r?\n}, out)
       assert_operator out.index("103 Early Hints"), :<, out.index("HTTP/1.1 200 OK")
       assert_includes out, "hints offered over HTTP/1.1"
@@ -56,7 +58,7 @@ class HeronResponseEarlyHintsTest < Minitest::Test
 
   def test_curl_sees_a_103_over_cleartext_http2
     with_server(app, early_hints: true) do |port|
-      out = curl("--http2-prior-knowledge", "http://127.0.0.1:#{port}/")
+      out = curl_trace("--http2-prior-knowledge", "http://127.0.0.1:#{port}/")
       assert_match(%r{< HTTP/2 103\s*\r?\n< link: </style.css>; rel=preload; as=style}, out)
       assert_operator out.index("HTTP/2 103"), :<, out.index("HTTP/2 200")
       assert_includes out, "hints offered over HTTP/2"
@@ -109,15 +111,9 @@ class HeronResponseEarlyHintsTest < Minitest::Test
 
   # No 103 in curl's trace, and no `rack.early_hints` in the env.
   def assert_no_hints(port, flag, protocol)
-    out = curl(flag, "http://127.0.0.1:#{port}/")
+    out = curl_trace(flag, "http://127.0.0.1:#{port}/")
     refute_includes out, "103"
     assert_includes out, "hints absent over #{protocol}"
   end
 
-  # `curl -v`: the interim and final heads (stderr) and the body (stdout).
-  def curl(*args)
-    out, status = Open3.capture2e("curl", "-sS", "-v", "--max-time", "30", *args)
-    assert status.success?, out
-    out
-  end
 end
