@@ -10,6 +10,11 @@ if ENV["COVERAGE"] == "1"
 end
 
 require "minitest/autorun"
+# heron-profiler's and heron-attack's lib/ (Bundler adds them too, as path gems in the Gemfile).
+%w[heron-profiler heron-attack].each do |gem_dir|
+  lib = File.expand_path("../#{gem_dir}/lib", __dir__)
+  $LOAD_PATH.unshift(lib) unless $LOAD_PATH.include?(lib)
+end
 require_relative "support/warning_guard"
 require "socket"
 require "timeout"

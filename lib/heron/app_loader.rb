@@ -24,7 +24,7 @@ module Heron
 
     # @return [#call] the app wrapped by Heron's profiler.
     def self.profile(app, config)
-      require_relative "profiler"
+      require "heron/profiler"
       Profiler.wrap(app, config)
     end
     private_class_method :parse, :profile

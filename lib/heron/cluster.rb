@@ -106,8 +106,8 @@ module Heron
 
     # Workers publish their counters to a shared directory; the master serves the totals.
     def start_metrics
-      require_relative "profiler/metrics/cluster_exporter"
-      @exporter = Profiler::Metrics::ClusterExporter.new(@config).start
+      require_relative "metrics/cluster_exporter"
+      @exporter = Metrics::ClusterExporter.new(@config).start
       @metrics ||= @exporter.local
     end
 

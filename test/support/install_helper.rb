@@ -14,7 +14,7 @@ module InstallHelper
   # @return [String] `dir`.
   def copy_checkout(dir)
     files = Dir.chdir(ROOT) do
-      Dir["{lib/**/*.rb,ext/heron/*.{c,h,rb},ext/heron_profiler/*.{c,h,rb},exe/*,heron.gemspec,README.md,CHANGELOG.md,LICENSE,docs/*.md}"]
+      Dir["{lib/**/*.rb,ext/heron/*.{c,h,rb},exe/*,heron.gemspec,README.md,CHANGELOG.md,LICENSE,docs/*.md}"]
     end
     files.each do |file|
       FileUtils.mkdir_p(File.join(dir, File.dirname(file)))

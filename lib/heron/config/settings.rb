@@ -262,12 +262,12 @@ module Heron
           group: "Profiling and metrics", directive: :value, usage: "profile_sample N",
           shown: "`1`",
           flags: ["--profile-sample N"], help: "profile one request in N",
-          doc: "`profile_sample 10`: only one request in 10 is measured (and gets Server-Timing); the others pass straight to the app. For production, where measuring every request costs too much (see [profiling.md](profiling.md#what-it-costs))" },
+          doc: "`profile_sample 10`: only one request in 10 is measured (and gets Server-Timing); the others pass straight to the app. For production, where measuring every request costs too much (see [profiling.md](../heron-profiler/docs/profiling.md#what-it-costs))" },
         { name: :profile_cpu_sample, default: 100, type: [:positive_integer],
           group: "Profiling and metrics", directive: :value, usage: "profile_cpu_sample N",
           shown: "`100`",
           flags: ["--profile-cpu-sample N"], help: "read thread CPU time on one profiled request in N",
-          doc: "`profile_cpu_sample 1`: every profiled request also gets its thread CPU time (`cpu` in Server-Timing, `cpu_ms` in the record), at the cost of a system call at each of its fiber switches; by default the first profiled request and one in 100 after it do, and every profiled request gets `reactor` (the time its fibers held the reactor, from the vDSO's monotonic clock; see [profiling.md](profiling.md#reading-the-cpu-clock))" },
+          doc: "`profile_cpu_sample 1`: every profiled request also gets its thread CPU time (`cpu` in Server-Timing, `cpu_ms` in the record), at the cost of a system call at each of its fiber switches; by default the first profiled request and one in 100 after it do, and every profiled request gets `reactor` (the time its fibers held the reactor, from the vDSO's monotonic clock; see [profiling.md](../heron-profiler/docs/profiling.md#reading-the-cpu-clock))" },
         { name: :profile_token, default: nil, type: [:optional_string],
           group: "Profiling and metrics", directive: :value, usage: "profile_token TOKEN",
           shown: "none",
@@ -317,7 +317,7 @@ module Heron
           group: "Profiling and metrics", directive: :value, usage: "query_backtrace FRAMES",
           shown: "`5`",
           flags: ["--query-backtrace FRAMES"], help: "app frames kept per query",
-          doc: "`query_backtrace 10`: application frames (gems, Ruby's library and Heron left out) the profiler keeps per SQL query, shown folded on the request page; `1` keeps the call site only, the cheapest (see [profiling.md](profiling.md#call-sites))" },
+          doc: "`query_backtrace 10`: application frames (gems, Ruby's library and Heron left out) the profiler keeps per SQL query, shown folded on the request page; `1` keeps the call site only, the cheapest (see [profiling.md](../heron-profiler/docs/profiling.md#call-sites))" },
         { name: :query_backtrace_exclude, default: [], type: [:strings],
           group: "Profiling and metrics", directive: :list, usage: "query_backtrace_exclude DIR, ...",
           shown: "none",
@@ -326,7 +326,7 @@ module Heron
           group: "Profiling and metrics", directive: :list, usage: "n_plus_one_safelist ENTRY, ...",
           shown: "none",
           flags: ["--n-plus-one-safelist LIST"], help: "comma-separated call sites or tables",
-          doc: "`n_plus_one_safelist \"app/views/feed.rb\", \"app/models/user.rb:14\", \"settings\"`: repeated queries from these call sites (a file, or file:line) or on these tables are not reported as N+1 (see [profiling.md](profiling.md#n1-queries))" },
+          doc: "`n_plus_one_safelist \"app/views/feed.rb\", \"app/models/user.rb:14\", \"settings\"`: repeated queries from these call sites (a file, or file:line) or on these tables are not reported as N+1 (see [profiling.md](../heron-profiler/docs/profiling.md#n1-queries))" },
       ].map { |fields| Setting.new(**fields).freeze }.freeze
 
       DOC_BEGIN = "<!-- settings: %s (made from lib/heron/config/settings.rb) -->"
