@@ -22,7 +22,7 @@ module Rackup
       OPTIONS = {
         host: :host, port: :port, environment: :environment, workers: :workers, threads: :threads,
         quiet: :quiet, log_requests: :log_requests, preload: :preload, max_connections: :max_connections, log_format: :log_format,
-        shutdown_timeout: :shutdown_timeout, bind: :binds,
+        shutdown_timeout: :shutdown_timeout, bind: :binds, early_hints: :early_hints,
       }.freeze
 
       # Serves a Rack app until stopped. Exits with status 2 and one line on stderr for a bad value.
@@ -86,6 +86,7 @@ module Rackup
           "Max_connections=COUNT" => "Open connections per process (default: 4096)",
           "Log_format=FORMAT" => "common or json (default: common)",
           "Shutdown_timeout=SECONDS" => "Graceful stop deadline (default: 30)",
+          "Early_hints" => "103 Early Hints through rack.early_hints (rails server --early-hints)",
         }
       end
 
@@ -97,14 +98,15 @@ module Rackup
         options.partition { |name, _| !supplied.include?(name) }.map(&:to_h)
       end
 
-      # Applies the options Heron knows; Host or Port replace the config file's binds.
+      # Applies the options Heron knows (an option that is nil, as Rails' `early_hints` when
+      # `--early-hints` is not given, sets nothing); Host or Port replace the config file's binds.
       # @param config [::Heron::Configuration]
       # @param options [Hash] e.g. { Port: "9292", Workers: "2" }.
       # @return [void]
       def self.apply_all(config, options)
         known = options.filter_map do |name, value|
           key = OPTIONS[name.to_s.downcase.to_sym]
-          [key, value, name] if key
+          [key, value, name] if key && !value.nil?
         end
         config.binds = [] if known.any? { |key, _| key == :host || key == :port }
         known.each { |key, value, name| config.set(key, value, label: name.to_s) }

@@ -7,8 +7,8 @@ require "open3"
 require_relative "../../support/curl_helper"
 require_relative "../../support/install_helper"
 
-# A real Rails 7.1 app under `bin/rails server -u heron` in development, with no `-b` (so Rails
-# asks for `localhost`) and a config/heron.rb holding `early_hints` and `log_format :json`:
+# A real Rails 7.1 app under `bin/rails server -u heron --early-hints` in development, with no
+# `-b` (so Rails asks for `localhost`) and a config/heron.rb holding `log_format :json`:
 # - it answers on 127.0.0.1 and on ::1 (`curl -4` and `curl -6 http://localhost:PORT`), as Puma;
 # - Rails' `send_early_hints` and `preload_link_tag` reach curl as a `103 Early Hints` over
 #   HTTP/1.1 and HTTP/2, and never reach an HTTP/1.0 client;
@@ -34,7 +34,7 @@ class HeronRailtieRailsServerTest < Minitest::Test
     RUBY
     "config/environment.rb" => %(require_relative "application"\nRails.application.initialize!\n),
     "config.ru" => %(require_relative "config/environment"\nrun Rails.application\n),
-    "config/heron.rb" => "metrics false # its fixed development port may be taken\nearly_hints\nlog_format :json\n",
+    "config/heron.rb" => "metrics false # its fixed development port may be taken\nlog_format :json\n",
     "app/controllers/pages_controller.rb" => <<~'RUBY',
       class PagesController < ActionController::Base
         # A hint of its own, then a page whose preload_link_tag sends another.
@@ -60,7 +60,7 @@ class HeronRailtieRailsServerTest < Minitest::Test
     Dir.mktmpdir("heron-rails") do |dir|
       write_app(dir)
       port = free_port
-      serving(rails_env, %W[bin/rails server -u heron -p #{port}], chdir: dir) do |log|
+      serving(rails_env, %W[bin/rails server -u heron -p #{port} --early-hints], chdir: dir) do |log|
         assert_equal "200", get_when_up(port, "/hints", log).code
         assert_localhost_on_both_families(port)
         assert_early_hints(port)
