@@ -9,7 +9,7 @@ require_relative "../../support/tls_certificates"
 
 # `rack.early_hints` with `early_hints` on: curl sees the `103 Early Hints` before the 200 over
 # HTTP/1.1 and over HTTP/2 (cleartext prior knowledge and TLS with ALPN), an HTTP/1.0 client
-# never gets one (nor the callable), a hint sent after the head is dropped, bad header values are
+# never gets one (nor the callable), a hint sent once the head is out is dropped, bad header values are
 # refused, and a headless Chromium fetches the hinted stylesheet while the app still works on
 # the page. With the setting off (the default) the env has no `rack.early_hints`.
 class HeronResponseEarlyHintsTest < Minitest::Test
@@ -31,6 +31,13 @@ class HeronResponseEarlyHintsTest < Minitest::Test
         hinted << true
         [200, { "content-type" => "text/css" }, ["p { color: green }"]]
       when "/app.js" then [200, { "content-type" => "text/javascript" }, [""]]
+      when "/late" # a streaming body: by the time it runs the head is out, so hints are too late
+        body = lambda do |stream|
+          env["rack.early_hints"].call("link" => "</late.css>; rel=preload")
+          stream.write("streamed after the head\n")
+          stream.close
+        end
+        [200, { "content-type" => "text/plain" }, body]
       when "/bad"
         env["rack.early_hints"].call("link" => "</ok.css>; rel=preload")
         env["rack.early_hints"].call("link" => "</x>\r\nset-cookie: evil=1")
@@ -71,6 +78,15 @@ class HeronResponseEarlyHintsTest < Minitest::Test
       raw = raw_request(port, "GET / HTTP/1.0\r\n\r\n")
       assert raw.start_with?("HTTP/1.1 200 OK\r\n"), raw
       assert_includes raw, "hints absent over HTTP/1.0"
+    end
+  end
+
+  def test_a_hint_after_the_head_is_dropped
+    with_server(app, lint: false, early_hints: true) do |port|
+      out = curl_trace("--http1.1", "http://127.0.0.1:#{port}/late")
+      assert_includes out, "streamed after the head"
+      refute_includes out, "late.css"
+      refute_includes out, "103"
     end
   end
 
