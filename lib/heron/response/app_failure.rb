@@ -43,12 +43,19 @@ module Heron
 
       def handled(error, env, status)
         return nil unless @handler
-        response = @handler.call(error, env, status)
+        response = @handler.call(*[error, env, status].first(arguments))
         response if rack_response?(response)
       rescue StandardError, ScriptError => e
         @logger.error("lowlevel_error_handler raised while handling #{error.class} on #{describe(env)}; " \
                       "sending Heron's #{status}", e)
         nil
+      end
+
+      # As Puma: a handler that takes one or two arguments (a lambda `->(error) { }`) gets that
+      # many; a block or a method with optional ones gets all three.
+      def arguments
+        arity = @handler.respond_to?(:arity) ? @handler.arity : @handler.method(:call).arity
+        arity.between?(1, 2) ? arity : 3
       end
 
       def rack_response?(response)

@@ -59,6 +59,16 @@ class HeronResponseAppFailureTest < Minitest::Test
     end
   end
 
+  def test_a_lambda_taking_only_the_error_gets_only_the_error
+    reports = @reports
+    with_server(APP, lowlevel_error_handler: ->(error) { reports << error.message }) do |port|
+      raw = raw_request(port, "GET /one HTTP/1.1\r\nhost: x\r\n\r\n")
+      assert raw.start_with?("HTTP/1.1 500 Internal Server Error\r\n"), raw
+      assert_equal "kaboom /one", report
+      refute_includes server_log, "lowlevel_error_handler raised"
+    end
+  end
+
   def test_a_handler_that_raises_leaves_the_500_and_is_logged
     handler = ->(_error, _env, _status) { raise ArgumentError, "the reporter is down" }
     with_server(APP, lowlevel_error_handler: handler) do |port|
