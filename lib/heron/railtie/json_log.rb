@@ -4,6 +4,7 @@ require "rails/railtie"
 require "active_support/tagged_logging"
 require "active_support/isolated_execution_state"
 require_relative "../log/json_format"
+require_relative "../log/logger"
 require_relative "../serving"
 require_relative "log_request_id"
 
@@ -24,10 +25,10 @@ module Heron
     # Rails' log lines in Heron's JSON format, when Heron serves the app with `log_format :json`:
     # `Rails.logger` (and every logger it broadcasts to: log/production.log, stdout under
     # `rails server` in development) gets this formatter, so each line is one JSON object with
-    # the keys Heron's own events have (`time`, `level`, `pid`, `message`), plus `source:
-    # "rails"`, the request's `request_id` (the one in Heron's access line and the response's
-    # `x-request-id`; set by {LogRequestId}) and the logger's `tags` when it has any. Terminal
-    # colours (ActiveRecord's SQL lines) are left out. See docs/rails.md.
+    # the keys Heron's own events have (`time`, `level`, `pid`, `worker` in cluster mode,
+    # `message`), plus `source: "rails"`, the request's `request_id` (the one in Heron's access
+    # line and the response's `x-request-id`; set by {LogRequestId}) and the logger's `tags`
+    # when it has any. Terminal colours (ActiveRecord's SQL lines) are left out. See docs/rails.md.
     class JSONLog
       include ::ActiveSupport::TaggedLogging::Formatter
 
@@ -54,7 +55,7 @@ module Heron
         tags = current_tags
         details[:tags] = tags unless tags.empty?
         details[:progname] = progname if progname
-        @format.event(severity.downcase.to_sym, text(message), nil, details)
+        @format.event(severity.downcase.to_sym, text(message), nil, details, Log::Logger.worker)
       end
 
       private

@@ -69,6 +69,33 @@ class HeronRailtieRailsServerTest < Minitest::Test
     end
   end
 
+  # Production, two workers, started with `heron`; the app logs to stdout with Rails' generated
+  # `log_tags [:request_id]`: Rails' lines are JSON with the worker's index and the tags.
+  def test_production_cluster_rails_lines_are_json_with_the_worker_and_tags
+    Dir.mktmpdir("heron-rails") do |dir|
+      write_app(dir)
+      write_files(dir, "config/environments/production.rb" => <<~RUBY)
+        Rails.application.configure do
+          config.logger = ActiveSupport::TaggedLogging.new(ActiveSupport::Logger.new($stdout))
+          config.log_tags = [:request_id]
+          config.log_level = :info
+        end
+      RUBY
+      port = free_port
+      argv = [RbConfig.ruby, File.join(ROOT, "exe/heron"), "-e", "production", "-w", "2", "-b", "tcp://127.0.0.1:#{port}", "config.ru"]
+      serving(rails_env.merge("RAILS_ENV" => "production"), argv, chdir: dir) do |log|
+        assert_equal "200", get_when_up(port, "/hints", log).code
+        id = "cluster-json-check-1"
+        assert_equal "200", Net::HTTP.start("127.0.0.1", port) { |http| http.get("/hints", "x-request-id" => id) }.code
+        lines = nil
+        eventually(timeout: 30) { (lines = File.readlines(log).select { |line| line.include?(id) }).size >= 3 }
+        rails = lines.map { |line| JSON.parse(line) }.select { |object| object["source"] == "rails" }
+        assert(rails.any? { |object| object["message"].start_with?('Started GET "/hints"') }, lines.join)
+        assert(rails.all? { |object| object["request_id"] == id && object["tags"] == [id] && [0, 1].include?(object["worker"]) }, lines.join)
+      end
+    end
+  end
+
   private
 
   def assert_localhost_on_both_families(port)
