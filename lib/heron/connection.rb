@@ -277,11 +277,13 @@ module Heron
       request
     end
 
-    # `rack.early_hints`: a 103 written at once, between the request and its response.
+    # `rack.early_hints`: a 103 written at once, between the request and its response (the
+    # writer is made once per connection: one object per request, not two).
     def offer_early_hints(request)
-      request.env["rack.early_hints"] = Response::EarlyHints.new(request) do |headers|
+      @hint_writer ||= lambda do |headers|
         @socket.write(Response::Head.build(103, Response::Head.normalize(headers), ""), @config.write_timeout)
       end
+      request.env["rack.early_hints"] = Response::EarlyHints.new(request, @hint_writer)
     end
 
     # Keeps the finished request's object, emptied, for the connection's next request, unless

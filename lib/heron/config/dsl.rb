@@ -159,8 +159,9 @@ module Heron
       # @param name [Symbol, String]
       # @return [nil]
       def plugin(name)
-        raise ConfigError, "plugin #{name.inspect}: Puma plugins do not run under Heron (see docs/configuration.md, Directives from Puma)" unless %w[tmp_restart systemd].include?(name.to_s)
-        note("plugin #{name.inspect} is Puma's: Heron does this itself (#{name.to_s == 'systemd' ? 'it notifies systemd' : 'in development, the Railtie restarts on tmp/restart.txt'})")
+        done = PumaDirectives::PLUGINS[name.to_s]
+        raise ConfigError, "plugin #{name.inspect}: Puma plugins do not run under Heron (docs/configuration.md, Directives from Puma)" unless done
+        note("plugin #{name.inspect} is Puma's: Heron does this itself (#{done})")
       end
 
       # Puma's graceful-stop deadline: a number of seconds, or :immediately.

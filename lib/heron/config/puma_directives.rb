@@ -20,6 +20,12 @@ module Heron
       NOT_NEEDED = "not needed under Heron"
       NO_HOOK = "Heron has no such hook: run the code in `before_fork` (master, once) or `on_worker_boot` (each worker), or from the deploy script"
 
+      # Puma's plugins whose work Heron does itself: what does it.
+      PLUGINS = {
+        "tmp_restart" => "in development, the Railtie restarts on tmp/restart.txt",
+        "systemd" => "it notifies systemd",
+      }.freeze
+
       TABLE = {
         threads: { kind: :custom, why: "`threads MIN, MAX` (Puma's thread pool, two numbers) is accepted and does nothing, with a note: every connection is a fiber, so there is no pool to size (size the database pool instead: docs/rails.md). One number, `threads COUNT`, is Heron's own directive: reactor threads, for code that blocks without yielding" },
         plugin: { kind: :custom, why: "`plugin :tmp_restart` is accepted and does nothing: in development the Railtie restarts on `tmp/restart.txt`, elsewhere use signals or `heron ctl restart`. `plugin :systemd` likewise: Heron notifies systemd itself. Any other plugin is refused" },

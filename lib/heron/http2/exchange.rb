@@ -64,9 +64,8 @@ module Heron
 
       # `rack.early_hints`: a HEADERS frame with `:status 103`, before the response's own.
       def offer_early_hints(request)
-        @env["rack.early_hints"] = Response::EarlyHints.new(request) do |headers|
-          @stream.send_headers(app_fields(headers).unshift([":status", "103"]))
-        end
+        sender = ->(headers) { @stream.send_headers(app_fields(headers).unshift([":status", "103"])) }
+        @env["rack.early_hints"] = Response::EarlyHints.new(request, sender)
       end
 
       def respond(request)

@@ -18,8 +18,9 @@ module Heron
 
       # @param request [Request] the request whose env gets this.
       # @param sender [#call] sends a 103 with the given Hash of headers (an HTTP/1.1 head or an
-      #   HTTP/2 HEADERS frame), checking them as a response's.
-      def initialize(request, &sender)
+      #   HTTP/2 HEADERS frame), checking them as a response's; an HTTP/1.1 connection makes one
+      #   for all its requests.
+      def initialize(request, sender)
         @request = request
         @env = request.env
         @sender = sender
