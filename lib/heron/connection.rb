@@ -9,6 +9,7 @@ require_relative "request/expectation"
 require_relative "request/env_builder"
 require_relative "response/writer"
 require_relative "response/error_response"
+require_relative "response/early_hints"
 require_relative "http2/connection"
 
 module Heron
@@ -291,7 +292,18 @@ module Heron
       @expectation = expect
       request = @spare&.reuse(env, input, @parser.keepalive?, @parser.http_minor, started)
       @spare = nil
-      request || Request.new(env, input, @parser.keepalive?, @parser.http_minor, started)
+      request ||= Request.new(env, input, @parser.keepalive?, @parser.http_minor, started)
+      offer_early_hints(request) if @config.early_hints && request.http11?
+      request
+    end
+
+    # `rack.early_hints`: a 103 written at once, between the request and its response (the
+    # writer is made once per connection: one object per request, not two).
+    def offer_early_hints(request)
+      @hint_writer ||= lambda do |headers|
+        @socket.write(Response::Head.build(103, Response::Head.normalize(headers), ""), @config.write_timeout)
+      end
+      request.env["rack.early_hints"] = Response::EarlyHints.new(request, @hint_writer)
     end
 
     # Keeps the finished request's object, emptied, for the connection's next request, unless
@@ -378,15 +390,13 @@ module Heron
     end
 
     def app_error(request, error)
-      request.error = error
       request.keepalive = false
-      status = Response::ErrorResponse.status_for(error)
-      @context.logger.error("app error on #{request.env['REQUEST_METHOD']} #{request.env['PATH_INFO']}", error) if status == 500
-      Response::ErrorResponse.rack(status)
+      @context.app_failure.response(request, error)
     end
 
     def fail_response(request, error)
       @context.logger.error("invalid response to #{request.env['PATH_INFO']}", error)
+      @context.app_failure.report(request, error)
       request.error = error
       request.keepalive = false
       @writer.write(request, *Response::ErrorResponse.rack(500)) unless request.bytes.positive?

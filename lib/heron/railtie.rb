@@ -4,6 +4,7 @@ require "rails/railtie"
 require_relative "serving"
 require_relative "restart"
 require_relative "pool_wait/railtie"
+require_relative "railtie/json_log" # Rails' lines as JSON under log_format :json (its own initializers)
 
 module Heron
   # Rails integration, loaded only when Rails is (lib/heron.rb, or {Serving.start!} for a Rails

@@ -25,6 +25,15 @@ module InstallHelper
     dir
   end
 
+  # Writes files (relative path => text) under `dir`, making their directories.
+  # @return [void]
+  def write_files(dir, files)
+    files.each do |path, text|
+      FileUtils.mkdir_p(File.dirname(File.join(dir, path)))
+      File.write(File.join(dir, path), text)
+    end
+  end
+
   # Runs a command outside the repository's bundle; fails the test when it fails.
   # @return [String] its stdout and stderr.
   def run!(env, *argv, chdir:)
