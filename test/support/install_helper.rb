@@ -10,11 +10,13 @@ require "rbconfig"
 module InstallHelper
   ROOT = File.expand_path("../..", __dir__)
 
-  # Copies what a source checkout has (no compiled extension) into `dir`.
+  # Copies what a source checkout has (no compiled extension) into `dir`: the server's files and
+  # heron-profiler's, in heron-profiler/.
   # @return [String] `dir`.
   def copy_checkout(dir)
     files = Dir.chdir(ROOT) do
-      Dir["{lib/**/*.rb,ext/heron/*.{c,h,rb},exe/*,heron.gemspec,README.md,CHANGELOG.md,LICENSE,docs/*.md}"]
+      Dir["{lib/**/*.rb,ext/heron/*.{c,h,rb},exe/*,heron.gemspec,README.md,CHANGELOG.md,LICENSE,docs/*.md}"] +
+        Dir["heron-profiler/{lib/**/*.rb,ext/heron_profiler/*.{c,h,rb},heron-profiler.gemspec,README.md,CHANGELOG.md,LICENSE,docs/*.md}"]
     end
     files.each do |file|
       FileUtils.mkdir_p(File.join(dir, File.dirname(file)))
@@ -50,7 +52,7 @@ module InstallHelper
     if pid
       Process.kill("TERM", -pid) rescue nil
       begin
-        wait_exit(pid, timeout: 15)
+        wait_exit(pid)
       rescue Errno::ECHILD
         nil # already reaped by get_when_up
       end
