@@ -73,10 +73,11 @@ module Heron
         write(request, status.to_i, headers, body)
       rescue Response::Invalid => e
         invalid(request, e)
-      rescue Protocol::HTTP2::Error, EOFError, IOError, SystemCallError, Connection::BufferedSocket::Timeout => e
+      rescue Protocol::HTTP2::Error, EOFError, IOError, SystemCallError, Heron::Connection::BufferedSocket::Timeout => e
         request.error ||= e
       rescue StandardError => e
         @context.logger.error("response body raised on #{@env['REQUEST_METHOD']} #{@env['PATH_INFO']}", e)
+        @context.app_failure.report(request, e)
         request.error ||= e
         reset(Protocol::HTTP2::INTERNAL_ERROR)
       ensure

@@ -137,7 +137,7 @@ module Heron
       def wait
         Async::Task.current.with_timeout(@timeout) { @arrived.wait }
       rescue Async::TimeoutError
-        raise Connection::BufferedSocket::Timeout, "request body timed out"
+        raise Heron::Connection::BufferedSocket::Timeout, "request body timed out"
       end
 
       # @return [String] the next `length` bytes of the first chunk (all that is left of it at most).

@@ -95,7 +95,7 @@ module Heron
         end
         [size, bytes].min
       rescue Async::TimeoutError
-        raise Connection::BufferedSocket::Timeout, "flow-control window stayed closed"
+        raise Heron::Connection::BufferedSocket::Timeout, "flow-control window stayed closed"
       end
 
       private
