@@ -8,7 +8,7 @@ require "rbconfig"
 # HERON_RAILS_GEM_HOME (bin/setup-rails fills it); {#rails_env} points a child process at it.
 module RailsApp
   LIB = File.expand_path("../../lib", __dir__)
-  # heron-profiler's lib, as for an app with the gem in its Gemfile's development group.
+  # The app runs as one with heron-profiler in its Gemfile's development group: on its load path.
   PROFILER_LIB = File.expand_path("../../heron-profiler/lib", __dir__)
 
   # Skips the test when Rails is not installed (bin/test sets HERON_RAILS_GEM_HOME).
@@ -52,8 +52,7 @@ module RailsApp
   end
 
   # @param environment [String] RAILS_ENV.
-  # @return [Hash{String => String}] the environment of a child process that runs the app
-  #   (heron-profiler loadable, as with the gem in the Gemfile).
+  # @return [Hash{String => String}] the environment of a child process that runs the app.
   def rails_env(environment)
     { "RAILS_ENV" => environment, "GEM_HOME" => @gem_home, "GEM_PATH" => [@gem_home, *Gem.path].join(File::PATH_SEPARATOR),
       "RUBYLIB" => PROFILER_LIB }

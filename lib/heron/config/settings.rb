@@ -305,7 +305,7 @@ module Heron
           doc: "`tag \"api\"`: process titles read `heron master [api] http://0.0.0.0:9292`, `heron worker 0 [api]`" },
         { name: :metrics, default: nil, type: [:optional_boolean],
           group: "Profiling and metrics", directive: :switch, usage: "metrics",
-          shown: "on when profiling is on",
+          shown: "as `profile` is set, else on in development",
           flags: ["--[no-]metrics"], help: "metrics endpoint",
           doc: "`metrics true`" },
         { name: :max_in_flight, default: nil, type: [:optional_size],
