@@ -20,7 +20,7 @@ module ServerHelper
 
   # Starts a server; the caller must call {#stop_server}.
   # @return [Heron::Server]
-  # @param metrics [Heron::Profiler::Metrics, nil] a registry the server reports to.
+  # @param metrics [Heron::Metrics, nil] a registry the server reports to.
   def start_server(app, lint: true, metrics: nil, **config)
     app = Rack::Lint.new(app) if lint
     @server_log = StringIO.new

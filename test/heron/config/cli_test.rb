@@ -282,8 +282,9 @@ class HeronConfigCLITest < Minitest::Test
   end
 
   def test_default_attack_runs_heron_attack_cli
-    status = cli("attack", "--help").run
-    assert_kind_of Integer, status
+    skip "heron-attack is not on the load path (test/heron/core_alone_test.rb covers its absence)" if Gem.find_files("heron/attack.rb").empty?
+    assert_equal 0, cli("attack", "--help").run
+    assert_includes @stdout.string, "Usage: heron attack URL"
   end
 
   def test_default_launcher_runs_heron_launcher

@@ -10,6 +10,8 @@ require "rackup/handler/heron"
 require "heron/launcher"
 
 class RackupHandlerHeronTest < Minitest::Test
+  include EnvHelper
+
   ROOT = File.expand_path("../../..", __dir__)
   HANDLER = Rackup::Handler::Heron
   APP = ->(_env) { [200, { "content-type" => "text/plain" }, ["ok"]] }
@@ -54,6 +56,20 @@ class RackupHandlerHeronTest < Minitest::Test
     in_dir("workers 2\nport 4000\nthreads 2\n") do
       config = HANDLER.configuration(APP, Port: 5000)
       assert_equal [2, 2, ["tcp://0.0.0.0:5000"]], [config.workers, config.threads, config.bind_uris]
+    end
+  end
+
+  # rackup's own default (`development` when neither -E nor RACK_ENV says) does not beat
+  # RAILS_ENV or the config file; a name the user chose does.
+  def test_rackups_default_environment_yields_to_rails_env_and_the_config_file
+    with_env("RAILS_ENV" => "production", "APP_ENV" => nil, "RACK_ENV" => "development") do
+      in_dir(nil) do
+        assert_equal "production", HANDLER.configuration(APP, environment: "development").environment_name
+        assert_equal "staging", HANDLER.configuration(APP, environment: "staging").environment_name
+      end
+      in_dir(%(environment "test"\n)) do
+        assert_equal "test", HANDLER.configuration(APP, environment: "development").environment_name
+      end
     end
   end
 
