@@ -125,8 +125,8 @@ module Heron
     end
 
     def load_metrics
-      require_relative "profiler/metrics"
-      Profiler.metrics
+      require_relative "metrics"
+      Metrics.current
     end
   end
 end

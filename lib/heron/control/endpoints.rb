@@ -76,7 +76,7 @@ module Heron
 
       def metrics
         return text(404, "metrics are off (turn them on with `metrics true`)\n") unless @metrics
-        [200, { "content-type" => Profiler::Metrics::TextFormat::CONTENT_TYPE }, @metrics.to_prometheus + @state.capacity_metrics]
+        [200, { "content-type" => Metrics::TextFormat::CONTENT_TYPE }, @metrics.to_prometheus + @state.capacity_metrics]
       end
 
       def action(method, name, headers, origin)
