@@ -74,20 +74,30 @@ class ControlSameOriginTest < Minitest::Test
     assert_nil Process.wait(@victim, Process::WNOHANG)
   end
 
+  def test_an_ipv6_listener_is_named_by_its_bracketed_address
+    @server.close
+    listen(uri: "tcp://[::1]:0", host: "::1")
+    assert_equal 200, request("GET /stats", "host" => "[::1]:#{@port}").first
+    assert_equal 200, request("GET /stats", "host" => "localhost:#{@port}").first
+    assert_equal 403, request("GET /stats", "host" => "[::2]:#{@port}").first
+    assert_equal 403, request("GET /stats", "host" => "127.0.0.1:#{@port}").first, "not the address it arrived on"
+  end
+
   private
 
   # A control listener on 127.0.0.1 whose actions signal the victim process.
-  def listen(token: nil)
+  def listen(token: nil, uri: "tcp://127.0.0.1:0", host: "127.0.0.1")
     state = Heron::Control::State.new(mode: "single", draining: -> { false }, counters: -> { {} })
     log = StringIO.new
     logger = Heron::Log::Logger.new(Heron::Configuration.new(log_io: log, error_io: log))
     endpoints = Heron::Control::Endpoints.new(state, pid: @victim, token: token)
-    @server = Heron::Control::Server.new("tcp://127.0.0.1:0", endpoints, logger).start
-    @port = @server.port
+    @server = Heron::Control::Server.new(uri, endpoints, logger).start
+    @port = @server.port or skip("cannot listen on #{uri}")
+    @host = host
   end
 
   def request(line, headers)
-    socket = TCPSocket.new("127.0.0.1", @port)
+    socket = TCPSocket.new(@host, @port)
     fields = headers.map { |name, value| "#{name}: #{value}\r\n" }.join
     socket.write("#{line} HTTP/1.1\r\n#{fields}content-length: 0\r\n\r\n")
     status, _, body = read_response(socket)
