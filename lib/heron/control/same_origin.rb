@@ -70,9 +70,10 @@ module Heron
         [match[1], Integer(match[2] || "80", 10)]
       end
 
+      # "http://HOST:PORT" → "HOST:PORT" ("" for anything else: `null`, https, garbage).
       def authority(origin)
         uri = URI.parse(origin)
-        uri.scheme == "http" && uri.host ? "#{uri.host.include?(':') ? "[#{uri.host.delete('[]')}]" : uri.host}:#{uri.port}" : ""
+        uri.scheme == "http" && uri.hostname ? "#{bracketed(uri.hostname)}:#{uri.port}" : ""
       rescue URI::InvalidURIError
         ""
       end
