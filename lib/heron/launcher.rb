@@ -100,6 +100,7 @@ module Heron
       @restarting = true
       @notifier.reloading
       restart = @restart = HotRestart.new(binder.by_key.merge(control.handover), @logger).start
+      restart.cancel if server.draining? # a stop that came while it was being spawned
       return handed_over(server, binder, control) if restart.wait == :ready
       restart.cancelled? ? restart_cancelled(restart) : restart_failed
     ensure
