@@ -92,7 +92,7 @@ module Heron
       start_metrics if @config.metrics?
       @control = Control.for_cluster(self, listeners, @config, @logger, @exporter&.aggregate)
       app = @config.preload ? AppLoader.load(@config) : nil
-      @logger.banner(addresses: @binder.addresses, mode: mode)
+      @logger.banner(addresses: @binder.addresses, mode: mode, control: @control.url)
       Control::ProcessTitle.set("master", @config, @binder.addresses)
       @binder.ignored.each { |uri| @logger.info("bind #{uri} ignored: serving the sockets systemd passed") }
       @config.before_fork.each(&:call)
@@ -107,8 +107,8 @@ module Heron
 
     # Workers publish their counters to a shared directory; the master serves the totals.
     def start_metrics
-      require_relative "profiler/metrics/cluster_exporter"
-      @exporter = Profiler::Metrics::ClusterExporter.new(@config).start
+      require_relative "metrics/cluster_exporter"
+      @exporter = Metrics::ClusterExporter.new(@config).start
       @metrics ||= @exporter.local
     end
 

@@ -27,7 +27,7 @@ module Rackup
       OPTIONS = {
         host: :host, port: :port, environment: :environment, workers: :workers, threads: :threads,
         quiet: :quiet, log_requests: :log_requests, preload: :preload, max_connections: :max_connections, log_format: :log_format,
-        shutdown_timeout: :shutdown_timeout, bind: :binds, pid: :pidfile,
+        shutdown_timeout: :shutdown_timeout, bind: :binds, pid: :pidfile, early_hints: :early_hints,
       }.freeze
 
       # Serves a Rack app until stopped. Exits with status 2 and one line on stderr for a bad value.
@@ -91,6 +91,7 @@ module Rackup
           "Max_connections=COUNT" => "Open connections per process (default: 4096)",
           "Log_format=FORMAT" => "common or json (default: common)",
           "Shutdown_timeout=SECONDS" => "Graceful stop deadline (default: 30)",
+          "Early_hints" => "103 Early Hints through rack.early_hints (rails server --early-hints)",
         }
       end
 
@@ -113,7 +114,8 @@ module Rackup
         options.reject { |name, value| name.to_s.casecmp?("environment") && value.to_s == RACKUP_DEFAULT_ENVIRONMENT }
       end
 
-      # Applies the options Heron knows; Host or Port replace the config file's binds.
+      # Applies the options Heron knows (an option that is nil, as Rails' `early_hints` when
+      # `--early-hints` is not given, sets nothing); Host or Port replace the config file's binds.
       # @param config [::Heron::Configuration]
       # @param options [Hash] e.g. { Port: "9292", Workers: "2" }.
       # @return [void]

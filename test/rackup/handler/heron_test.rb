@@ -144,7 +144,7 @@ class RackupHandlerHeronTest < Minitest::Test
       serve(%W[bundle exec rackup -s heron -E development -o 127.0.0.1 -p #{port} hello.ru], dir) do |log|
         get(port, log, "/logged-once")
         get(port, log, "/second")
-        Timeout.timeout(10) { sleep 0.05 until File.read(log).include?("/second") }
+        Timeout.timeout(PATIENCE) { sleep 0.05 until File.read(log).include?("/second") }
         sleep 0.3
         assert_equal 1, File.read(log).scan("GET /logged-once").size, File.read(log)
       end
@@ -243,7 +243,7 @@ class RackupHandlerHeronTest < Minitest::Test
 
   def stop(pid)
     Process.kill("TERM", -pid)
-    Timeout.timeout(15) { Process.wait(pid) }
+    Timeout.timeout(PATIENCE) { Process.wait(pid) }
   rescue Timeout::Error
     Process.kill("KILL", -pid)
     Process.wait(pid)
@@ -252,7 +252,7 @@ class RackupHandlerHeronTest < Minitest::Test
   end
 
   def get(port, log, path = "/")
-    deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + 30
+    deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + PATIENCE
     begin
       Net::HTTP.start("127.0.0.1", port, open_timeout: 1, read_timeout: 5) { |http| http.get(path) }
     rescue Errno::ECONNREFUSED, Errno::ECONNRESET, Net::OpenTimeout
