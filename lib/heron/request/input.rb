@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require_relative "gc_pacer"
+require_relative "../timeout_error"
 
 module Heron
   class Request
@@ -108,7 +109,7 @@ module Heron
           @pending.clear
         end
         finished?
-      rescue Incomplete, Connection::BufferedSocket::Timeout
+      rescue Incomplete, Heron::TimeoutError
         false
       end
 
