@@ -9,7 +9,8 @@ Gem::Specification.new do |spec|
   spec.summary = "A fiber-concurrent HTTP/1.1 server for Rack 3 and Rack 2.2 apps"
   spec.description = "Heron serves Rack apps with a fiber per connection under Ruby's " \
                      "Fiber::Scheduler, a strict C request parser, after-reply callbacks, " \
-                     "100-continue, built-in request profiling and an open-loop load generator."
+                     "100-continue and Prometheus metrics. Its profiler and load generator are " \
+                     "the heron-profiler and heron-attack gems."
   spec.license = "MIT"
   spec.required_ruby_version = ">= 3.1"
 
@@ -23,11 +24,10 @@ Gem::Specification.new do |spec|
     "rubygems_mfa_required" => "true",
   }
 
-  spec.files = Dir["lib/**/*.rb", "ext/heron/*.{c,h,rb,rl}", "ext/heron_profiler/*.{c,h,rb}", "exe/*", "README.md",
-                   "CHANGELOG.md", "LICENSE", "docs/*.md"]
+  spec.files = Dir["lib/**/*.rb", "ext/heron/*.{c,h,rb,rl}", "exe/*", "README.md", "CHANGELOG.md", "LICENSE", "docs/*.md"]
   spec.bindir = "exe"
   spec.executables = ["heron"]
-  spec.extensions = ["ext/heron/extconf.rb", "ext/heron_profiler/extconf.rb"]
+  spec.extensions = ["ext/heron/extconf.rb"]
   spec.require_paths = ["lib"]
 
   # async: only its public API is used (Task#async/#with_timeout/#stop, Notification, Condition,

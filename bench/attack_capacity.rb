@@ -21,7 +21,7 @@ require "etc"
 class AttackCapacity
   ROOT = File.expand_path("..", __dir__)
   HELLO = "run ->(_env) { [200, { \"content-type\" => \"text/plain\" }, [\"Hello, world!\"]] }\n"
-  ATTACK = ["-Ilib", "-e", 'require "heron/attack"; exit Heron::Attack::CLI.new(ARGV).run', "--"].freeze
+  ATTACK = ["-Ilib", "-Iheron-attack/lib", "-e", 'require "heron/attack"; exit Heron::Attack::CLI.new(ARGV).run', "--"].freeze
 
   def initialize(argv)
     @duration = 5

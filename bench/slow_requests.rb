@@ -36,7 +36,7 @@ require_relative "lib/clock"
 # Runs the rows and writes the markdown report.
 class SlowRequests
   ROOT = File.expand_path("..", __dir__)
-  ATTACK = ["-Ilib", "-e", 'require "heron/attack"; exit Heron::Attack::CLI.new(ARGV).run', "--"].freeze
+  ATTACK = ["-Ilib", "-Iheron-attack/lib", "-e", 'require "heron/attack"; exit Heron::Attack::CLI.new(ARGV).run', "--"].freeze
   SERVER = %w[bundle exec exe/heron -q -e production --control-bind tcp://127.0.0.1:0].freeze
 
   def initialize(argv)

@@ -2,7 +2,9 @@
 
 if ENV["COVERAGE"] == "1"
   require "simplecov"
+  require_relative "support/coverage_formatter"
   SimpleCov.start do
+    formatter CoverageFormatter
     enable_coverage :branch
     add_filter "/test/"
     command_name "minitest-#{Process.pid}"

@@ -15,7 +15,7 @@ module Demo
   #   GET /users?eager=1        the same JSON from 5 queries (Sequel eager loading)
   #   GET /users?roles=admin    only users holding one of these roles (comma-separated)
   #
-  # and seed 004's walk, one step each (docs/profiling.md, "Walking through seed 004"):
+  # and seed 004's walk, one step each (heron-profiler/docs/profiling.md, "Walking through seed 004"):
   #
   #   GET /users?step=1         the show serializer for the index, lazily: 7 queries a user
   #   GET /users?step=2         the same, every association eager-loaded in one JOIN (eager_graph,

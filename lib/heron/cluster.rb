@@ -39,7 +39,8 @@ module Heron
     # @param config [Configuration]
     # @param logger [Log::Logger]
     # @param metrics [#worker_restarted, nil]
-    # @param readiness [#ready!, nil] told once every first worker serves (pidfile, systemd, handover).
+    # @param readiness [#ready!, #worker_exited, nil] told once every first worker serves (pidfile,
+    #   systemd, handover), and each time a worker exits (the pidfile).
     # @param log_file [Launcher::LogFile, nil] reopened on SIGHUP.
     # @param notifier [Systemd::Notifier]
     def initialize(config, logger, metrics: nil, readiness: nil, log_file: nil, notifier: Systemd::Notifier.new)
@@ -91,7 +92,7 @@ module Heron
       start_metrics if @config.metrics?
       @control = Control.for_cluster(self, listeners, @config, @logger, @exporter&.aggregate)
       app = @config.preload ? AppLoader.load(@config) : nil
-      @logger.banner(addresses: @binder.addresses, mode: mode)
+      @logger.banner(addresses: @binder.addresses, mode: mode, control: @control.url)
       Control::ProcessTitle.set("master", @config, @binder.addresses)
       @binder.ignored.each { |uri| @logger.info("bind #{uri} ignored: serving the sockets systemd passed") }
       @config.before_fork.each(&:call)
@@ -106,8 +107,8 @@ module Heron
 
     # Workers publish their counters to a shared directory; the master serves the totals.
     def start_metrics
-      require_relative "profiler/metrics/cluster_exporter"
-      @exporter = Profiler::Metrics::ClusterExporter.new(@config).start
+      require_relative "metrics/cluster_exporter"
+      @exporter = Metrics::ClusterExporter.new(@config).start
       @metrics ||= @exporter.local
     end
 
@@ -211,6 +212,7 @@ module Heron
       while (pid, status = Process.wait2(-1, Process::WNOHANG))
         worker = @workers.delete(pid) or next
         @exporter&.worker_exited(pid)
+        @readiness&.worker_exited unless @handed_over
         exited(worker, status)
       end
     rescue Errno::ECHILD

@@ -103,9 +103,10 @@ module Heron
       @rack2
     end
 
-    # @return [Boolean] whether per-request profiling is on.
+    # @return [Boolean] whether per-request profiling is on: as set, else in development when the
+    #   heron-profiler gem can be loaded (it is in the app's bundle, or installed).
     def profile?
-      profile.nil? ? environment_name == "development" : profile
+      profile.nil? ? environment_name == "development" && profiler_installed? : profile
     end
 
     # @return [Boolean] whether the Prometheus metrics endpoint runs.
@@ -114,6 +115,11 @@ module Heron
     end
 
     private
+
+    def profiler_installed?
+      @profiler_installed = !Gem.find_files("heron/profiler.rb").empty? if @profiler_installed.nil?
+      @profiler_installed
+    end
 
     def rack2?
       require "rack/version"

@@ -9,6 +9,7 @@ require_relative "request/expectation"
 require_relative "request/env_builder"
 require_relative "response/writer"
 require_relative "response/error_response"
+require_relative "response/early_hints"
 require_relative "http2/connection"
 
 module Heron
@@ -42,6 +43,7 @@ module Heron
       @env = Request::EnvBuilder.new(context.env_template, io, @config, hijack: -> { hijack! }, peer: peer)
       @peer = peer
       @accepted_at = accepted_at
+      @client_since = accepted_at # waiting for the client's first request
       @idle = true
       @task = Async::Task.current
       @parkable = listener.parking? && @socket.parkable?
@@ -56,6 +58,23 @@ module Heron
     # @return [Boolean] whether the connection is idle after serving at least one request (the
     #   first to close when the connection limit is reached and another client is waiting).
     def kept_alive_idle? = @idle && @kept_alive
+
+    # @return [Float, nil] while the connection waits on its client for a request (its first
+    #   bytes, its head, or a body the app has not been given yet), the monotonic time that wait
+    #   began; nil while the server works on a request or the connection speaks HTTP/2. Read,
+    #   with {#client_bytes}, by Server::Eviction at max_connections.
+    attr_reader :client_since
+
+    # @return [Integer] bytes received of what the connection waits for (see {#client_since}).
+    def client_bytes = @socket.buffered_bytes
+
+    # Closes the connection to make room at max_connections (see Server::Eviction): at once
+    # when it is parked, else by stopping the fiber that waits on its client.
+    # @return [void]
+    def evict
+      return @listener.release(self, @socket.io) if @parked
+      @task&.stop
+    end
 
     # Closes the connection if it is between requests (graceful shutdown).
     # @return [void]
@@ -195,6 +214,7 @@ module Heron
     # The client speaks HTTP/2 (ALPN h2, or the cleartext preface): the connection is its.
     def serve_http2
       @idle = false
+      @client_since = nil
       @http2 = HTTP2::Connection.new(@socket, @context, @listener, deadline: head_deadline, peer: @peer)
       @http2.serve
     end
@@ -227,11 +247,12 @@ module Heron
     def wait_for_request(first)
       @idle = !@socket.buffered?
       @kept_alive = !first
+      @client_since = now unless first
       ready = first ? @socket.buffered? || @socket.fill(first_byte_wait) : next_request_ready
       return ready unless ready
       return (@listener.draining? ? nil : :idle) if :idle.equal?(ready)
       @idle = false
-      first ? @accepted_at : now
+      @client_since = first ? @accepted_at : now
     end
 
     # A kept-alive connection between requests. The fiber first gives up its turn: a client that
@@ -274,7 +295,18 @@ module Heron
       @expectation = expect
       request = @spare&.reuse(env, input, @parser.keepalive?, @parser.http_minor, started)
       @spare = nil
-      request || Request.new(env, input, @parser.keepalive?, @parser.http_minor, started)
+      request ||= Request.new(env, input, @parser.keepalive?, @parser.http_minor, started)
+      offer_early_hints(request) if @config.early_hints && request.http11?
+      request
+    end
+
+    # `rack.early_hints`: a 103 written at once, between the request and its response (the
+    # writer is made once per connection: one object per request, not two).
+    def offer_early_hints(request)
+      @hint_writer ||= lambda do |headers|
+        @socket.write(Response::Head.build(103, Response::Head.normalize(headers), ""), @config.write_timeout)
+      end
+      request.env["rack.early_hints"] = Response::EarlyHints.new(request, @hint_writer)
     end
 
     # Keeps the finished request's object, emptied, for the connection's next request, unless
@@ -289,7 +321,8 @@ module Heron
     # (frozen), so one is made per connection instead of one per request.
     def new_input(length, expect)
       return @empty_input ||= Request::Input.new(nil, nil, 0, @config).freeze if length&.zero?
-      Request::Input.new(@socket, @parser, length, @config, continue_hook(expect), @pace, @context.gc_pacer)
+      Request::Input.new(@socket, @parser, length, @config, continue_hook(expect), @pace, @context.gc_pacer,
+                         @context.body_budget)
     end
 
     def body_length
@@ -322,6 +355,7 @@ module Heron
         metrics.request_started
       end
       @request = request # for hijack!, which sets its rack.hijack_io
+      @client_since = nil # the server's turn: not to be evicted
       status, headers, body = @listener.admit(request) || call_app(request)
       return :hijacked if @hijacked
       request.keepalive &&= !@listener.draining? && !@expectation.pending?
@@ -359,15 +393,13 @@ module Heron
     end
 
     def app_error(request, error)
-      request.error = error
       request.keepalive = false
-      status = Response::ErrorResponse.status_for(error)
-      @context.logger.error("app error on #{request.env['REQUEST_METHOD']} #{request.env['PATH_INFO']}", error) if status == 500
-      Response::ErrorResponse.rack(status)
+      @context.app_failure.response(request, error)
     end
 
     def fail_response(request, error)
       @context.logger.error("invalid response to #{request.env['PATH_INFO']}", error)
+      @context.app_failure.report(request, error)
       request.error = error
       request.keepalive = false
       @writer.write(request, *Response::ErrorResponse.rack(500)) unless request.bytes.positive?
@@ -393,9 +425,11 @@ module Heron
       @context.logger.error("body.close raised", e)
     end
 
-    # A rewindable input keeps the body it read (memory or a Tempfile): freed once the request
-    # and its callbacks are done.
+    # The body memory a whole read held is given back once the response is written (the app's
+    # String is garbage by then). A rewindable input keeps the body it read (memory or a
+    # Tempfile): freed once the request and its callbacks are done.
     def release_input(request)
+      request.input.release
       request.input.close_after(request.env) if request.input.is_a?(Request::RewindableInput)
     end
 

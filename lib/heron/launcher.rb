@@ -71,7 +71,7 @@ module Heron
     end
 
     def serve(server, binder, control, readiness)
-      @logger.banner(addresses: server.addresses, mode: "single process, #{server.mode}")
+      @logger.banner(addresses: server.addresses, mode: "single process, #{server.mode}", control: control.url)
       Control::ProcessTitle.set("single", @config, server.addresses)
       binder.ignored.each { |uri| @logger.info("bind #{uri} ignored: serving the sockets systemd passed") }
       install_signals(server, binder, control)
@@ -112,8 +112,8 @@ module Heron
     end
 
     def load_metrics
-      require_relative "profiler/metrics"
-      Profiler.metrics
+      require_relative "metrics"
+      Metrics.current
     end
   end
 end

@@ -109,7 +109,7 @@ class UsersAppTest < Minitest::Test
     end
   end
 
-  # Seed 004's walk (docs/profiling.md): the four steps through the real server behind the
+  # Seed 004's walk (heron-profiler/docs/profiling.md): the four steps through the real server behind the
   # profiler, compared by the counts its server-timing header reports (never by time).
   def test_the_walk_through_seed_004_holds_step_by_step
     app = Heron::Profiler.wrap(Rack::Lint.new(Demo::UsersApp.new), Heron::Configuration.new(profile: true), logger: Logger.new(nil))

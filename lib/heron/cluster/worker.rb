@@ -36,7 +36,7 @@ module Heron
       # @param logger [Log::Logger]
       # @param listeners [Array<BasicSocket>]
       # @param app [#call, nil] the preloaded app, or nil to load it in the worker.
-      # @param exporter [Profiler::Metrics::ClusterExporter, nil] collects the worker's metrics.
+      # @param exporter [Metrics::ClusterExporter, nil] collects the worker's metrics.
       def initialize(index, config, logger, listeners, app, exporter: nil)
         @exporter = exporter
         @index = index

@@ -7,6 +7,7 @@ require_relative "../request"
 require_relative "../request/rewindable_input"
 require_relative "../response/error_response"
 require_relative "../response/head"
+require_relative "../response/early_hints"
 require_relative "../log/request_id"
 require_relative "../timeout_error"
 require_relative "body_stream"
@@ -39,6 +40,7 @@ module Heron
       # @return [void]
       def run(started)
         request = Request.new(complete_env(started), @env["rack.input"], true, 1, started)
+        offer_early_hints(request) if @context.config.early_hints
         respond(request)
       ensure
         request.input.close_after(request.env) if request&.input.is_a?(Request::RewindableInput)
@@ -59,6 +61,12 @@ module Heron
         config = @context.config
         return @stream.input unless config.rewindable_input?
         Request::RewindableInput.new(@stream.input, threshold: config.body_spool_threshold)
+      end
+
+      # `rack.early_hints`: a HEADERS frame with `:status 103`, before the response's own.
+      def offer_early_hints(request)
+        sender = ->(headers) { @stream.send_headers(app_fields(headers).unshift([":status", "103"])) }
+        @env["rack.early_hints"] = Response::EarlyHints.new(request, sender)
       end
 
       # A client that stops taking the response (its window stays closed past write_timeout)
@@ -87,6 +95,7 @@ module Heron
 
       def invalid(request, error)
         @context.logger.error("invalid response to #{@env['PATH_INFO']}", error)
+        @context.app_failure.report(request, error)
         request.error = error
         return reset(Protocol::HTTP2::INTERNAL_ERROR) if request.status
         write(request, *Response::ErrorResponse.rack(500))
@@ -95,10 +104,7 @@ module Heron
       def call_app(request)
         Log::RequestId.echo(@context.app.call(@env), @env)
       rescue StandardError, ScriptError => e
-        request.error = e
-        status = Response::ErrorResponse.status_for(e)
-        @context.logger.error("app error on #{@env['REQUEST_METHOD']} #{@env['PATH_INFO']}", e) if status == 500
-        Response::ErrorResponse.rack(status)
+        @context.app_failure.response(request, e)
       end
 
       def write(request, status, headers, body)
@@ -115,9 +121,13 @@ module Heron
       # The head's fields: the app's, checked and split by the HTTP/1 writer's rules
       # (Response::Head.fields), lower-cased, less those HTTP/2 forbids.
       def response_fields(status, headers)
+        app_fields(headers).unshift([":status", status.to_s], ["date", @context.date.now])
+      end
+
+      def app_fields(headers)
         fields = Response::Head.fields(Response::Head.normalize(headers))
         fields.reject! { |name, _| DROPPED.include?(name) }
-        fields.unshift([":status", status.to_s], ["date", @context.date.now])
+        fields
       end
 
       def send_body(body)

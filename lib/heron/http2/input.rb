@@ -86,6 +86,16 @@ module Heron
       # Does nothing: the stream owns the body.
       def close = nil
 
+      # HTTP/2 bodies are not counted against `body_memory_limit` (yet): their stream's flow
+      # control window bounds what arrives unread, not what the app reads whole. Here so a
+      # Request::RewindableInput can wrap either input.
+      # @param _bytes [Integer]
+      # @return [nil]
+      def hold(_bytes) = nil
+
+      # @return [nil] nothing was held (see {#hold}).
+      def release = nil
+
       # @return [Boolean] whether the whole body was read.
       def finished? = @done && @chunks.empty?
 

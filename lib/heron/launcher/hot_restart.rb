@@ -1,24 +1,23 @@
 # frozen_string_literal: true
 
 require "json"
-require "rbconfig"
+require_relative "../restart"
 
 module Heron
   class Launcher
-    # SIGUSR2: starts a new Heron with the same command line (so new code and gems are loaded),
+    # SIGUSR2: starts a new Heron with the same command ({Restart.argv}: so new code and gems are
+    # loaded, under `heron`, rackup and `rails server` alike),
     # handing over the listening sockets as inherited descriptors (HERON_LISTEN_FDS, read by
     # {Binder::Inherited}). The new process tells the old one it is serving by writing to a pipe
     # whose descriptor it finds in HERON_READY_FD; only then does the old process stop accepting
     # and drain. If the new process exits before that, the old one keeps serving.
     class HotRestart
-      # What started this process, captured when Heron was loaded (before any process title).
-      COMMAND = [$PROGRAM_NAME.dup.freeze, ARGV.dup.freeze].freeze
       READY = "ready\n"
 
       # @param listeners [Hash{String => BasicSocket}] from {Binder#by_key}.
       # @param logger [Log::Logger]
       # @param command [Array<String>] program and arguments to run.
-      def initialize(listeners, logger, command: [RbConfig.ruby, COMMAND[0], *COMMAND[1]])
+      def initialize(listeners, logger, command: Restart.argv)
         @listeners = listeners
         @logger = logger
         @command = command

@@ -2,6 +2,7 @@
 
 require_relative "gc_pacer"
 require_relative "../timeout_error"
+require_relative "body_spool"
 
 module Heron
   class Request
@@ -33,7 +34,9 @@ module Heron
       # @param pace [Connection::BodyPace, nil] does the waiting instead, when given (minimum rate).
       # @param pacer [Request::GCPacer, nil] told of body bytes handed out as new Strings; shared
       #   by the thread's requests (Server::Context#gc_pacer), else one of its own, made when needed.
-      def initialize(socket, parser, length, config, on_first_read = nil, pace = nil, pacer = nil)
+      # @param budget [Server::BodyBudget, nil] when given, a read of the whole body past its
+      #   threshold is spooled first and waits for room in it (`body_memory_limit`).
+      def initialize(socket, parser, length, config, on_first_read = nil, pace = nil, pacer = nil, budget = nil)
         @socket = socket
         @parser = parser
         @remaining = length
@@ -42,6 +45,8 @@ module Heron
         @on_first_read = on_first_read
         @pace = pace
         @pacer = pacer
+        @budget = budget
+        @held = nil
         @done = length&.zero?
         @pending = @done ? NOTHING : String.new # binary; most requests have no body, and share NOTHING
         @received = 0
@@ -83,6 +88,24 @@ module Heron
       # Rack 3 allows the app to close the input; later reads see the end of the body.
       def close
         nil
+      end
+
+      # Counts `bytes` of body the app holds against the thread's body memory, waiting for room
+      # (see Server::BodyBudget), until {#release}. Nothing without a budget or at or under its
+      # threshold.
+      # @param bytes [Integer]
+      # @return [void]
+      def hold(bytes)
+        return unless @budget && bytes > @budget.threshold
+        @held = (@held || 0) + @budget.acquire(bytes)
+      end
+
+      # Gives back what {#hold} counted; the connection calls it once the response is written.
+      # @return [void]
+      def release
+        return unless @held
+        @budget.release(@held)
+        @held = nil
       end
 
       # @return [Boolean] whether the app has read (or the server has drained) the whole body.
@@ -176,9 +199,25 @@ module Heron
       end
 
       def read_rest
+        return spooled_rest if @budget && !@done && (@remaining.nil? || @pending.bytesize + @remaining > @budget.threshold)
         return fixed_rest if @remaining && !@done
         fill_pending until @done
         take(@pending.bytesize)
+      end
+
+      # The rest of a body that may be larger than the budget's threshold, read whole: received
+      # into a BodySpool (a Tempfile past the threshold) in pieces, so memory stays flat while it
+      # arrives however many do at once, then read into one String once the budget has room for it.
+      def spooled_rest
+        spool = Request::BodySpool.new(@budget.threshold)
+        chunk = String.new(capacity: READ_CHUNK, encoding: Encoding::BINARY)
+        spool.write(chunk) while read(READ_CHUNK, chunk)
+        hold(spool.size)
+        data = spool.read
+        handed_out(data.bytesize)
+        data
+      ensure
+        spool&.close
       end
 
       # A Content-Length body read whole: one String made with the capacity of the rest of the body

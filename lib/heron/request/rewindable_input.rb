@@ -86,6 +86,10 @@ module Heron
       # @return [Boolean] whether the whole body has been read from the socket.
       def finished? = @source.finished?
 
+      # Gives back the body memory a whole read held (see Input#release).
+      # @return [void]
+      def release = @source.release
+
       # @return [Boolean] whether a read has been attempted.
       def read_started? = @source.read_started?
 
@@ -99,8 +103,11 @@ module Heron
 
       private
 
+      # Past `threshold`, the rest is held against the thread's body memory (Input#hold) while the
+      # request lasts: received into the Tempfile first, read into memory once there is room.
       def read_rest(buffer)
         fetch until @eof
+        @source.hold(@stored - @pos)
         stored_data(fresh: buffer.nil?) { @store.read(nil, buffer) }
       end
 

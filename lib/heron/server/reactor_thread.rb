@@ -10,6 +10,7 @@ require_relative "callback_runner"
 require_relative "context"
 require_relative "accept_backoff"
 require_relative "load_shedder"
+require_relative "eviction"
 require_relative "parking_lot"
 require_relative "connection_workers"
 
@@ -45,6 +46,7 @@ module Heron
         @context = Server::Context.new(server)
         @connections = Set.new
         @shedder = Server::LoadShedder.new(@config)
+        @eviction = Server::Eviction.new
         @in_flight = 0
         @served = 0
         @handshakes = 0 # connections still reading their PROXY header (they count towards the limit)
@@ -279,18 +281,15 @@ module Heron
       end
 
       # At the connection limit, waits until a client is waiting to be accepted and then makes
-      # room by closing the longest-open idle keep-alive connection, or waits for one to close.
+      # room by closing the connections Server::Eviction chooses (idle keep-alive ones, else the
+      # slowest clients still sending their request), or, when none may be closed (every one is
+      # in the app), waits for one to close.
       def wait_for_room(listener)
         while @connections.size + @handshakes >= @max_connections
           listener.wait_readable
-          evict_idle_connection
+          @eviction.choose(@connections, now).each(&:evict)
           @capacity.wait if @connections.size + @handshakes >= @max_connections
         end
-      end
-
-      def evict_idle_connection
-        idle = @connections.find(&:kept_alive_idle?) or return
-        idle.stop_if_idle
       end
 
       # @return [String, false] the client's address from the header, the socket's own peer when

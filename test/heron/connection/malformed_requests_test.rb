@@ -97,10 +97,10 @@ class MalformedRequestsTest < Minitest::Test
   def test_http_1_2_is_served_as_1_1_and_raw_utf8_in_the_path_reaches_the_app
     socket = connect(@port)
     socket.write("GET /caf\xC3\xA9?q=\xFF HTTP/1.2\r\n#{H}\r\n".b)
-    status, headers, body = Timeout.timeout(5) { read_response(socket) }
+    status, headers, body = Timeout.timeout(ProcessHelper::PATIENCE) { read_response(socket) }
     assert_equal [200, "ok", nil], [status, body, headers["connection"]]
     socket.write("GET /second HTTP/1.1\r\n#{H}\r\n")
-    assert_equal 200, Timeout.timeout(5) { read_response(socket) }[0], "the connection is kept alive as 1.1"
+    assert_equal 200, Timeout.timeout(ProcessHelper::PATIENCE) { read_response(socket) }[0], "the connection is kept alive as 1.1"
     assert_equal ["/caf\xC3\xA9".b, "/second"], @calls
   ensure
     socket&.close

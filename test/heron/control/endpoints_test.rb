@@ -4,7 +4,7 @@ require "test_helper"
 require "json"
 require "open3"
 require "heron/control"
-require "heron/profiler/metrics"
+require "heron/metrics"
 
 class ControlEndpointsTest < Minitest::Test
   def setup
@@ -35,7 +35,7 @@ class ControlEndpointsTest < Minitest::Test
   end
 
   def test_metrics_when_on_and_404_when_off
-    metrics = Heron::Profiler::Metrics.new
+    metrics = Heron::Metrics.new
     metrics.connection_opened
     status, body = get(Heron::Control::Endpoints.new(@state, metrics: metrics), "/metrics")
     assert_equal 200, status
@@ -48,7 +48,7 @@ class ControlEndpointsTest < Minitest::Test
     waiting = Array.new(3) { TCPSocket.new("127.0.0.1", listener.addr[1]) } # connected, never accepted
     state = Heron::Control::State.new(mode: "single", draining: -> { false }, counters: -> { {} },
                                       listeners: -> { [listener] }, max_connections: 4096)
-    _status, body = get(Heron::Control::Endpoints.new(state, metrics: Heron::Profiler::Metrics.new), "/metrics")
+    _status, body = get(Heron::Control::Endpoints.new(state, metrics: Heron::Metrics.new), "/metrics")
     assert_includes body, "heron_listen_backlog 3\n"
     assert_includes body, "heron_connections_max 4096\n"
     if system("command -v promtool >/dev/null")
@@ -90,7 +90,7 @@ class ControlEndpointsTest < Minitest::Test
     %w[restart phased-restart reopen-logs stop halt].zip(%w[USR2 USR1 HUP TERM QUIT]).each do |action, signal|
       status, _, body = endpoints.call("POST", "/control/#{action}", {})
       assert_equal [202, "sent SIG#{signal} to #{pid}\n"], [status, body]
-      assert_equal "#{signal}\n", Timeout.timeout(5) { reader.gets }
+      assert_equal "#{signal}\n", Timeout.timeout(ProcessHelper::PATIENCE) { reader.gets }
     end
   ensure
     Process.kill("KILL", pid) if pid
@@ -98,7 +98,7 @@ class ControlEndpointsTest < Minitest::Test
   end
 
   def test_a_token_guards_stats_backtraces_and_actions_but_not_health_or_metrics
-    endpoints = Heron::Control::Endpoints.new(@state, token: "s3cret", metrics: Heron::Profiler::Metrics.new, pid: 0)
+    endpoints = Heron::Control::Endpoints.new(@state, token: "s3cret", metrics: Heron::Metrics.new, pid: 0)
     assert_equal 401, get(endpoints, "/stats").first
     assert_equal 401, get(endpoints, "/backtraces").first
     assert_equal 401, endpoints.call("POST", "/control/stop", { "authorization" => "Bearer wrong" }).first

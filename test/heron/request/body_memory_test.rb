@@ -125,6 +125,38 @@ class BodyMemoryTest < Minitest::Test
     stop_heron(pid)
   end
 
+  # Reads the body whole, then holds it while it "works" (yielding, as a database call would), so
+  # the uploads' Strings are alive at once unless the server lets only some in at a time. Answers
+  # the size and how many of its bytes are the "b" the client sent (a spool that lost or misplaced
+  # a piece would leave a hole of zeros).
+  HOLDING_APP = <<~RU
+    run lambda { |env|
+      body = env["rack.input"].read
+      sleep 0.3
+      [200, { "content-type" => "text/plain" }, ["\#{body.bytesize} \#{body.count('b')}"]]
+    }
+  RU
+  CONCURRENT = 12
+  CONCURRENT_SIZE = 64 * MIB
+  # The default body_memory_limit (256 MiB) plus one body, plus slack for the spools' page-cache
+  # reads and the GC: well under the 768 MiB the twelve uploads total. Before body_memory_limit,
+  # every read() ran at once and peak RSS grew by about the total.
+  CONCURRENT_BOUND = 256 * MIB + CONCURRENT_SIZE + 64 * MIB
+
+  # Half Content-Length, half chunked.
+  def test_concurrent_whole_body_reads_stay_within_the_default_body_memory_limit
+    pid, port, = spawn_heron(HOLDING_APP)
+    results = nil
+    growth = peak_growth(pid, port) do
+      results = Array.new(CONCURRENT) { |index| Thread.new { upload(port, "/", CONCURRENT_SIZE, chunked: index.odd?) } }.map(&:value)
+    end
+    assert_equal [[200, "#{CONCURRENT_SIZE} #{CONCURRENT_SIZE}"]] * CONCURRENT, results
+    assert_operator growth, :<, CONCURRENT_BOUND,
+                    "#{CONCURRENT} concurrent #{CONCURRENT_SIZE / MIB} MiB read() uploads grew peak RSS by #{growth / MIB} MiB"
+  ensure
+    stop_heron(pid)
+  end
+
   def test_declared_length_over_the_default_limit_is_refused_before_the_app_runs
     pid, port, = spawn_heron(READ_ALL_APP)
     response = raw_request(port, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: #{UPLOAD + 1}\r\n\r\n")

@@ -3,7 +3,7 @@
 require "test_helper"
 require "async/barrier"
 require "net/http"
-require "heron/profiler/metrics"
+require "heron/metrics"
 
 # Behaviour of one reactor: errors, timeouts, limits and concurrency.
 class ReactorThreadTest < Minitest::Test
@@ -91,7 +91,7 @@ class ReactorThreadTest < Minitest::Test
   end
 
   def test_reports_connections_requests_queue_time_and_callbacks_to_the_metrics_registry
-    metrics = Heron::Profiler::Metrics.new(live_gc: false)
+    metrics = Heron::Metrics.new(live_gc: false)
     app = lambda do |env|
       env["rack.after_reply"] << -> {} if env["PATH_INFO"] == "/later"
       status = env["PATH_INFO"] == "/missing" ? 404 : 200

@@ -1,0 +1,169 @@
+# frozen_string_literal: true
+
+require "heron/native"
+Heron::Native.load("profiler_ext", root: File.expand_path("../../..", __dir__))
+require "heron/trusted_proxies"
+require_relative "dashboard/access_control"
+require "heron/log/logger"
+require_relative "options"
+
+module Heron
+  module Profiler
+    # Measures each request (see {RequestProfile}), adds a `server-timing` header whose `heron`
+    # entry is the record's id, reports N+1 queries, and keeps the record in the {Store}.
+    # Requests under `config.profile_path` go to the dashboard, `?__heron=memory` to the memory
+    # profile and `?__heron=flamegraph` to the {Flamegraph}, when those are available.
+    #
+    # The record is finished when no app code is left to run: when the app returns an Array
+    # body, else when the server closes the body ({ProfiledBody}), which Heron (like every Rack
+    # server) does right after the last byte is written. `rack.response_finished` would say the
+    # same a moment later, but registering any callback there makes Heron start a task per
+    # request, which measured at about half of a hello world's throughput (see
+    # docs/profiling.md).
+    #
+    # Every profiled request runs `call`, so it and `finish` are written in C
+    # (ext/heron/profiler_middleware.c); see docs/profiling.md for what a request costs.
+    # `config.profile_sample` N measures the first request and one in N after it;
+    # `config.profile_cpu_sample` M reads the thread's CPU time (a system call at every fiber
+    # switch) for the first measured request and one in M after it, the others getting only the
+    # time their fibers held the reactor (see {FiberAccounting}).
+    #
+    # Trust: a proxy's `X-Request-Start` counts only when the request's peer is one of
+    # `config.trusted_proxies`. The profiler's response headers (`server-timing`, and in
+    # development `x-heron-n-plus-one`, which holds SQL and file paths) follow the dashboard's
+    # rule ({Dashboard::AccessControl}) in every environment: without a `profile_token` only a
+    # loopback client with no forwarding header gets them, with one only a request carrying it.
+    # Outside development `x-heron-n-plus-one` is never sent.
+    class Middleware
+      N_PLUS_ONE_HEADER = "x-heron-n-plus-one"
+      UNAVAILABLE = "The Heron profiler dashboard is not available in this build.\n"
+
+      # @param app [#call] the Rack app.
+      # @param config [Options, Heron::Configuration] the profiler's options, or the server's
+      #   configuration they are taken from ({Options.for}).
+      # @param logger [#warn, nil] where N+1 warnings go; when nil, the options' logger (under
+      #   Heron a Heron::Log::Logger on config.error_io, or config.logger, in config.log_format,
+      #   so JSON logs get them as JSON with the finding's fields).
+      # @param store [Store] where finished records go.
+      # @param accounting [FiberAccounting] the per-fiber counters.
+      def initialize(app, config, logger: nil, store: Profiler.store, accounting: Profiler.accounting)
+        config = Options.for(config)
+        @app, @config, @logger, @store = app, config, logger, store
+        Profiler.recorder.configure(config) # process-wide, like the SQL hooks it serves
+        @routes = RouteStats.new
+        @records = Profiler.records(store, @routes, config)
+        @detector = NPlusOneDetector.new(config.n_plus_one_threshold, config.n_plus_one_safelist)
+        @development = config.environment_name == "development"
+        @trusted = TrustedProxies.cached(config.trusted_proxies)
+        @access = Dashboard::AccessControl.new(config)
+        configure(app, accounting, store, config.profile_path, config.profile_sample, timing_check, @routes,
+                  config.profile_cpu_sample, !@trusted.empty?)
+      end
+
+      # `call(env)` and `finish(profile, status)` are in C (ext/heron_profiler/profiler_middleware.c,
+      # where they are documented). The public methods below are what they call on the cold
+      # paths; they are public so that C calls no private method by name, and not meant for apps.
+
+      # @return [Array] the dashboard's response, or a 404 when it is not in this build.
+      def dashboard(env)
+        dashboard = Profiler.dashboard_class
+        return dashboard.new(@records, @config).call(env) if dashboard
+        [404, { "content-type" => "text/plain" }, [UNAVAILABLE]]
+      end
+
+      # @return [Array, nil] the memory profile's response, nil when memory_profiler is missing
+      #   (the request is then measured as usual).
+      def memory_profile(env)
+        profile = Profiler.memory_profile_class
+        profile&.new(@app, @config)&.call(env)
+      end
+
+      # @return [Array, nil] the flamegraph's response, nil when it is not in this build (the
+      #   request is then measured as usual).
+      def flamegraph(env)
+        Profiler.flamegraph_class&.new(@app, @config)&.call(env)
+      end
+
+      # Called (from C) only for a request that carries X-Request-Start or X-Queue-Start.
+      # @param env [Hash] the request's Rack env.
+      # @return [Boolean] whether its peer is a trusted proxy, so the header counts.
+      def trusted_proxy?(env)
+        @trusted.trusted_peer?(env)
+      end
+
+      # Called (from C) for each measured request when a `profile_token` is set.
+      # @param env [Hash] the request's Rack env.
+      # @return [Boolean] whether its response may carry the profiler's headers.
+      def timing_allowed?(env)
+        @access.allowed?(env)
+      end
+
+      # Hooks the database libraries loaded by now (ActiveRecord may load after the app is built).
+      # @return [Boolean] whether that is done.
+      def install_hooks
+        Profiler.instrumentation.install
+      end
+
+      # Reports a request's N+1 queries: a log line, the `x-heron-n-plus-one` header in
+      # development to a client the dashboard's rule allows, and NPlusOneError inside
+      # {Profiler.raise_on_n_plus_one}.
+      # @param profile [RequestProfile]
+      # @param headers [Hash] the response headers (writable).
+      # @param shown [Boolean] whether this client may see the profiler's headers.
+      # @return [void]
+      def report_n_plus_one(profile, headers, shown)
+        findings = detect(profile)
+        return if findings.empty?
+        headers[N_PLUS_ONE_HEADER] = @detector.header(findings) if @development && shown
+        findings.each { |finding| warn_n_plus_one(finding, profile.to_s) }
+        raise NPlusOneError.new(findings, @detector.message(findings, profile.to_s)) if Profiler.raise_on_n_plus_one?
+      end
+
+      # One warning per finding: text for any logger, and its fields for Heron's own (JSON).
+      def warn_n_plus_one(finding, where)
+        message = @detector.message([finding], where).chomp
+        logger = @logger || @config.logger
+        return logger.warn(message) unless Log::Logger === logger # === asks the class: any logger (or mock) works
+        details = { event: "n_plus_one", request: where, count: finding[:count], call_site: finding[:call_site],
+                    query: finding[:normalized], advice: finding[:advice] }
+        logger.warn(message, **details.compact)
+      end
+
+      # Wraps the request's after-reply callables so their time is added to the stored record.
+      # @param profile [RequestProfile]
+      # @param callables [Array<#call>] env["rack.after_reply"]
+      # @return [void]
+      def time_after_reply(profile, callables)
+        AfterReplyTimer.new(callables) do |ms|
+          profile.after_reply_ms = ms
+          @store.amend(profile)
+        end.wrap
+      end
+
+      # Checks a finished request's queries for N+1s and trims what the store keeps of them.
+      # @param profile [RequestProfile]
+      # @return [void]
+      def check_queries(profile)
+        profile.n_plus_one = @detector.detect(profile.queries)
+        profile.count_shapes if profile.queries.size > RequestProfile::KEPT_QUERIES
+        profile.trim_queries(RequestProfile::KEPT_QUERIES)
+        profile.queries.each(&:compact)
+      end
+
+      private
+
+      # How C decides whether a response gets the profiler's headers, in every environment:
+      # :loopback (no profile_token: AccessControl's loopback rule, asked in C) or true (ask
+      # {#timing_allowed?}).
+      def timing_check
+        @access.token? ? true : :loopback
+      end
+
+      # The N+1 findings so far (a finished profile has its final ones).
+      def detect(profile)
+        return profile.n_plus_one if profile.finished?
+        profile.n_plus_one = @detector.detect(profile.queries)
+      end
+    end
+  end
+end
