@@ -40,9 +40,17 @@ module Heron
         @socket.consume(length)
       end
 
+      # A client that takes no bytes for `write_timeout` loses the connection, as over HTTP/1.1:
+      # a frame may be half written, so nothing more can go out on it, and every stream ends.
       # @param data [String]
       # @return [Integer]
-      def write(data) = @socket.write(data, @write_timeout)
+      # @raise [Heron::TimeoutError] after closing the socket.
+      def write(data)
+        @socket.write(data, @write_timeout)
+      rescue Heron::TimeoutError
+        @socket.close
+        raise
+      end
 
       # Writes go out at once; nothing to flush.
       def flush = nil

@@ -51,6 +51,29 @@ class HeronHTTP2ErrorPathsTest < Minitest::Test
     end
   end
 
+  # A client whose windows are open but who stops reading the socket: once a write has waited
+  # write_timeout the connection closes (a frame may be half written), not just the stream.
+  def test_a_client_that_stops_reading_the_socket_loses_the_connection_after_write_timeout
+    stopped = Thread::Queue.new
+    body = Enumerator.new do |out|
+      256.times { out << ("x" * 1024 * 1024) }
+    ensure
+      stopped << true
+    end
+    with_server(->(_env) { [200, {}, body] }, lint: false, write_timeout: 1, **PATIENT) do |port, _server|
+      h2 = client(port, settings: [[Protocol::HTTP2::Settings::INITIAL_WINDOW_SIZE, 0x7fffffff]])
+      h2.write(Protocol::HTTP2::WindowUpdateFrame.new(0).tap { |frame| frame.pack(0x7fffffff - 65_535) })
+      h2.request("GET", "/big")
+      stopped.pop # the body stopped: a write timed out, the client having read nothing
+      received = read_all(h2.socket, timeout: 60)
+      assert closed_by_server?(h2.socket, timeout: 1), "the connection stayed open after #{received.bytesize} bytes"
+      assert_operator received.bytesize, :<, 256 * 1024 * 1024
+      refute_match(/\.rb:\d+/, server_log)
+    ensure
+      h2&.close
+    end
+  end
+
   # The app's read raises Heron::TimeoutError over both protocols (a 408 unless it rescues),
   # and over HTTP/2 the stream whose body never ended is reset once the response is out.
   def test_a_stalled_request_body_raises_the_http1_timeout_in_the_app_and_the_stream_is_reset
