@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require "test_helper"
+require "open3"
 require_relative "../../support/http2_client"
 
 # What ends an HTTP/2 stream, or connection, that went wrong, over a real h2c connection to the
@@ -31,6 +32,7 @@ class HeronHTTP2ErrorPathsTest < Minitest::Test
       assert_equal 1, server_log.scan("response body raised on GET /broken").size, server_log
       refute_match(/NameError/, server_log)
       assert_equal "ok", finished_request(h2).body, "the connection goes on"
+      nghttp_sees_the_reset(port) if system("command -v nghttp >/dev/null")
     ensure
       h2&.close
     end
@@ -160,6 +162,13 @@ class HeronHTTP2ErrorPathsTest < Minitest::Test
   end
 
   private
+
+  # nghttp (nghttp2's client) gets the first chunk, then RST_STREAM INTERNAL_ERROR, and exits.
+  def nghttp_sees_the_reset(port)
+    out, = Open3.capture2e("timeout", "30", "nghttp", "-v", "http://127.0.0.1:#{port}/broken")
+    assert_match(/recv DATA frame <length=11, flags=0x00, stream_id=\d+>/, out)
+    assert_match(/recv RST_STREAM frame <length=4, flags=0x00, stream_id=\d+>\s+\(error_code=INTERNAL_ERROR\(0x02\)\)/, out)
+  end
 
   def finished_request(h2)
     h2.wait(h2.request("GET", "/ok"), timeout: 30).first
