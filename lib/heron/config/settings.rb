@@ -138,7 +138,7 @@ module Heron
           group: "Timeouts and limits", directive: :value, usage: "header_timeout SECONDS",
           shown: "`10`",
           flags: ["--header-timeout SECONDS"], help: "first byte to end of headers",
-          doc: "from a request's first byte to the end of its header block" },
+          doc: "from a request's first byte to the end of its header block (HTTP/2: from the accept to the client's preface and SETTINGS, and from a HEADERS frame to the end of its CONTINUATION frames)" },
         { name: :keepalive_timeout, default: 20.0, type: [:duration],
           group: "Timeouts and limits", directive: :value, usage: "keepalive_timeout SECONDS",
           shown: "`20`",
