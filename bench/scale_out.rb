@@ -114,6 +114,8 @@ class Host
     # 10 ms of work that yields (a database call, say), so requests are in flight at every restart.
     run ->(_env) { sleep 0.01; [200, { "content-type" => "text/plain" }, [Process.pid.to_s]] }
   RUBY
+  # The doc's config binds the control listener to 0.0.0.0, which Heron refuses without a token.
+  CONTROL_TOKEN = "scale-out-bench"
 
   attr_reader :name, :ns, :address, :log
 
@@ -133,7 +135,8 @@ class Host
   def start
     File.delete(pidfile) if File.exist?(pidfile)
     @processes.spawn(@ns, RbConfig.ruby, HERON, "-C", "config/heron.rb", "-e", "production", "-q", "config.ru",
-                     log: [@log, "a"], chdir: @dir, env: { "WEB_CONCURRENCY" => "2", "PORT" => "9292" })
+                     log: [@log, "a"], chdir: @dir,
+                     env: { "WEB_CONCURRENCY" => "2", "PORT" => "9292", "HERON_CONTROL_TOKEN" => CONTROL_TOKEN })
   end
 
   def pidfile = File.join(@dir, "tmp/heron.pid")
@@ -145,7 +148,7 @@ class Host
 
   # `heron ctl stats` on the control address of config/heron.rb, inside the host's namespace.
   def stats
-    out = IO.popen(["ip", "netns", "exec", @ns, RbConfig.ruby, HERON, "ctl", "--control-url", "tcp://127.0.0.1:9393",
+    out = IO.popen({ "HERON_CONTROL_TOKEN" => CONTROL_TOKEN }, ["ip", "netns", "exec", @ns, RbConfig.ruby, HERON, "ctl", "--control-url", "tcp://127.0.0.1:9393",
                     "stats"], err: File::NULL, &:read)
     $?.success? ? JSON.parse(out) : nil
   rescue JSON::ParserError

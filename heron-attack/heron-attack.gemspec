@@ -1,10 +1,10 @@
 # frozen_string_literal: true
 
-require_relative "../lib/heron/version"
+require_relative "lib/heron/attack/version"
 
 Gem::Specification.new do |spec|
   spec.name = "heron-attack"
-  spec.version = Heron::VERSION
+  spec.version = Heron::Attack::VERSION
   spec.authors = ["Heron maintainers"]
   spec.summary = "An open-loop HTTP load generator (`heron attack`)"
   spec.description = "Sends requests on a fixed schedule whatever the server does and measures " \
@@ -23,12 +23,15 @@ Gem::Specification.new do |spec|
     "rubygems_mfa_required" => "true",
   }
 
-  spec.files = Dir["lib/**/*.rb", "README.md", "CHANGELOG.md", "LICENSE", "docs/*.md"]
+  spec.files = Dir["lib/**/*.rb", "exe/*", "README.md", "CHANGELOG.md", "LICENSE", "docs/*.md"]
+  spec.bindir = "exe"
+  spec.executables = ["heron-attack"]
   spec.require_paths = ["lib"]
 
-  spec.add_dependency "heron", Heron::VERSION
+  # Nothing of the server: heron-attack installs alone on a load box.
   spec.add_dependency "async", ">= 2.24", "< 3"
-  # Bundled (no longer default) gems from Ruby 3.4: --hdr-log and --csv.
-  spec.add_dependency "base64"
-  spec.add_dependency "csv"
+  # Bundled (no longer default) gems from Ruby 3.4: --hdr-log and --csv. (HTML escaping uses
+  # cgi/escape, which Ruby 3.5/4.0 keeps when it drops the rest of cgi.)
+  spec.add_dependency "base64", ">= 0.1", "< 1"
+  spec.add_dependency "csv", ">= 3.2", "< 4"
 end

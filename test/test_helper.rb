@@ -2,7 +2,9 @@
 
 if ENV["COVERAGE"] == "1"
   require "simplecov"
+  require_relative "support/coverage_formatter"
   SimpleCov.start do
+    formatter CoverageFormatter
     enable_coverage :branch
     add_filter "/test/"
     command_name "minitest-#{Process.pid}"
@@ -10,11 +12,6 @@ if ENV["COVERAGE"] == "1"
 end
 
 require "minitest/autorun"
-# heron-profiler's and heron-attack's lib/ (Bundler adds them too, as path gems in the Gemfile).
-%w[heron-profiler heron-attack].each do |gem_dir|
-  lib = File.expand_path("../#{gem_dir}/lib", __dir__)
-  $LOAD_PATH.unshift(lib) unless $LOAD_PATH.include?(lib)
-end
 require_relative "support/warning_guard"
 require "socket"
 require "timeout"

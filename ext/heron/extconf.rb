@@ -3,7 +3,7 @@
 # Builds Heron's core C classes: Heron::HTTPParser, Heron::Response::Head,
 # Heron::Connection::IdleSet, Heron::Log::RequestId and Heron::Server::EnvTemplate (heron_ext.c
 # lists them). The profiler's
-# are in ext/heron_profiler.
+# are in heron-profiler/ext/heron_profiler (the heron-profiler gem).
 #
 # Environment:
 #   HERON_SANITIZE=address            build with AddressSanitizer (+ UndefinedBehaviorSanitizer)

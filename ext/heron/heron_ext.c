@@ -7,8 +7,8 @@
  *   Heron::Log::RequestId   heron_log_request_id.c (generate and assign; the rest is Ruby)
  *   Heron::Server::EnvTemplate  heron_server_env_template.c (with_room; the rest is Ruby)
  *
- * The profiler's C classes are a separate extension (ext/heron_profiler), loaded only when
- * profiling or metrics are on.
+ * The profiler's C classes are the heron-profiler gem's extension
+ * (heron-profiler/ext/heron_profiler), loaded only when profiling is on.
  */
 #include <ruby.h>
 

@@ -22,10 +22,18 @@ module Heron
       Rack.release < "3" ? app.first : app
     end
 
-    # @return [#call] the app wrapped by Heron's profiler.
+    PROFILER_MISSING = "profiling is on (`profile true` or --profile) but the heron-profiler gem is not " \
+                       "installed: add `gem \"heron-profiler\"` to the Gemfile's development group (or " \
+                       "`gem install heron-profiler`), or turn profiling off with --no-profile"
+
+    # @return [#call] the app wrapped by the heron-profiler gem's middleware.
+    # @raise [ConfigError] when profiling was asked for and heron-profiler is not installed.
     def self.profile(app, config)
       require "heron/profiler"
       Profiler.wrap(app, config)
+    rescue LoadError => e
+      raise unless e.path == "heron/profiler"
+      raise ConfigError, PROFILER_MISSING
     end
     private_class_method :parse, :profile
   end

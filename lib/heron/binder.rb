@@ -6,6 +6,7 @@ require_relative "bind_error"
 require_relative "config_error"
 require_relative "binder/unix_options"
 require_relative "binder/inherited"
+require_relative "binder/localhost"
 require_relative "proxy_protocol"
 
 module Heron
@@ -140,8 +141,9 @@ module Heron
       end
     end
 
+    # A `localhost` bind listens on every loopback address (Binder::Localhost).
     def bind_configured(inherited)
-      @uris.each { |uri| add(uri, open(uri, inherited.claim(uri))) }
+      @uris.flat_map { |uri| Localhost.expand(uri) }.each { |uri| add(uri, open(uri, inherited.claim(uri))) }
     end
 
     def adopt(systemd)

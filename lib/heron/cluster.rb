@@ -39,7 +39,8 @@ module Heron
     # @param config [Configuration]
     # @param logger [Log::Logger]
     # @param metrics [#worker_restarted, nil]
-    # @param readiness [#ready!, nil] told once every first worker serves (pidfile, systemd, handover).
+    # @param readiness [#ready!, #worker_exited, nil] told once every first worker serves (pidfile,
+    #   systemd, handover), and each time a worker exits (the pidfile).
     # @param log_file [Launcher::LogFile, nil] reopened on SIGHUP.
     # @param notifier [Systemd::Notifier]
     def initialize(config, logger, metrics: nil, readiness: nil, log_file: nil, notifier: Systemd::Notifier.new)
@@ -91,7 +92,7 @@ module Heron
       start_metrics if @config.metrics?
       @control = Control.for_cluster(self, listeners, @config, @logger, @exporter&.aggregate)
       app = @config.preload ? AppLoader.load(@config) : nil
-      @logger.banner(addresses: @binder.addresses, mode: mode)
+      @logger.banner(addresses: @binder.addresses, mode: mode, control: @control.url)
       Control::ProcessTitle.set("master", @config, @binder.addresses)
       @binder.ignored.each { |uri| @logger.info("bind #{uri} ignored: serving the sockets systemd passed") }
       @config.before_fork.each(&:call)
@@ -116,8 +117,10 @@ module Heron
       @wake_reader, @wake_writer = IO.pipe
       @channel = Channel.new
       @template = ->(index) { Worker.new(index, @config, @logger, listeners, app, exporter: @exporter) }
-      @worker_count.times { |index| spawn(index) }
+      # Trapped before the first fork: a stop that arrives while workers are being forked (a
+      # hot restart cancelled during boot) is queued, not an exception in the middle of a fork.
       SIGNALS.each { |signal| trap(signal) { wake(signal) } }
+      @worker_count.times { |index| spawn(index) }
     end
 
     def spawn(index, replaces: nil)
@@ -139,7 +142,7 @@ module Heron
     end
 
     def supervise
-      until @stopping && @workers.empty?
+      until @stopping && @workers.empty? && @hot_restart.nil?
         wait_for_events
         handle(@signals.shift) until @signals.empty?
         reap
@@ -172,6 +175,7 @@ module Heron
       @deadline ||= monotonic + @config.shutdown_timeout + @config.drain_delay + 5
       @notifier.stopping unless @handed_over # the new master is the service now
       @logger.info("#{graceful ? 'graceful' : 'immediate'} stop (SIG#{signal})")
+      @hot_restart&.cancel
       @workers.each_value { |worker| worker.signal(graceful ? "TERM" : "QUIT") }
     end
 
@@ -211,6 +215,7 @@ module Heron
       while (pid, status = Process.wait2(-1, Process::WNOHANG))
         worker = @workers.delete(pid) or next
         @exporter&.worker_exited(pid)
+        @readiness&.worker_exited unless @handed_over
         exited(worker, status)
       end
     rescue Errno::ECHILD
@@ -242,6 +247,7 @@ module Heron
     end
 
     def force_stop
+      @hot_restart&.finish(0)
       @workers.each_value { |worker| worker.signal("KILL") }
     end
 
@@ -328,9 +334,16 @@ module Heron
 
     def hot_restart_answer
       answer = @hot_restart.poll or return
-      @hot_restart.close
+      restart = @hot_restart
+      restart.close
       @hot_restart = nil
-      answer == :ready ? handed_over : hot_restart_failed
+      return handed_over if answer == :ready
+      restart.cancelled? ? hot_restart_cancelled(restart) : hot_restart_failed
+    end
+
+    def hot_restart_cancelled(restart)
+      @logger.info("hot restart cancelled by the stop: the new master (pid #{restart.pid}) ended before serving")
+      restart.finish(5)
     end
 
     def handed_over

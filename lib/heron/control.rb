@@ -1,8 +1,10 @@
 # frozen_string_literal: true
 
+require_relative "config_error"
 require_relative "control/server"
 require_relative "control/endpoints"
 require_relative "control/state"
+require_relative "control/state_file"
 require_relative "control/handle"
 require_relative "control/process_title"
 require_relative "control/worker_probe"
@@ -61,13 +63,31 @@ module Heron
     # @param backtraces [#call] makes the /backtraces report.
     # @param on_close [#call, nil] runs when the handle is closed.
     # @return [Handle] with a listener unless `control_bind` is nil.
+    # @raise [ConfigError] when the listener would be reachable from other hosts without a token.
     def self.start(state, config, logger, metrics, backtraces: -> { Backtraces.render }, on_close: nil)
       return Handle.new(state, nil) unless config.control_bind
+      refuse_unauthenticated(config)
       endpoints = Endpoints.new(state, metrics: metrics, token: config.control_token, backtraces: backtraces)
-      listener = Server.new(config.control_bind, endpoints, logger, accepting: -> { state.status == "ready" }).start
+      listener = Server.new(config.control_bind, endpoints, logger, accepting: -> { state.status == "ready" },
+                                                                    state_file: StateFile.new(config.control_state),
+                                                                    tag: state.tag).start
       logger.info("control on #{listener.url} (/health/ready, /stats#{', /metrics' if metrics})") if listener.url
       Handle.new(state, listener, on_close)
     end
+
+    # A control listener other hosts can reach must have a token: without one anybody who reaches
+    # it could stop the server. Heron refuses to start rather than make one up, because a token
+    # printed at each start would change at every restart, under every `heron ctl` and script.
+    # @param config [Configuration]
+    # @return [void]
+    # @raise [ConfigError]
+    def self.refuse_unauthenticated(config)
+      return if config.control_token.to_s != "" || Server.local_only?(config.control_bind)
+      raise ConfigError, "control_bind #{config.control_bind} can be reached from other hosts, and control_token " \
+                         "is not set: anyone who reaches it could stop this server. Set control_token (for example " \
+                         "`control_token ENV.fetch(\"HERON_CONTROL_TOKEN\")`), or bind it to 127.0.0.1 or a unix:// socket"
+    end
+    private_class_method :refuse_unauthenticated
 
     # @return [Hash] a single server's live counts.
     def self.server_counters(server)

@@ -13,7 +13,7 @@ module Heron
   module Native
     ROOT = File.expand_path("../..", __dir__)
     # Extension name → its source directory, under its gem's root.
-    SOURCES = { "heron_ext" => "ext/heron", "profiler_ext" => "ext/heron_profiler" }.freeze
+    SOURCES = { "heron_ext" => "ext/heron", "profiler_ext" => "ext/heron_profiler" }.freeze # profiler_ext: heron-profiler's
 
     class << self
       # Requires an extension, compiling it first in a source checkout that lacks it.

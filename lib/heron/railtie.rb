@@ -3,6 +3,8 @@
 require "rails/railtie"
 require_relative "serving"
 require_relative "restart"
+require_relative "pool_wait/railtie"
+require_relative "railtie/json_log" # Rails' lines as JSON under log_format :json (its own initializers)
 
 module Heron
   # Rails integration, loaded only when Rails is (lib/heron.rb, or {Serving.start!} for a Rails
@@ -12,8 +14,9 @@ module Heron
   # - ActiveSupport's per-request state (CurrentAttributes, ActiveRecord's connection leases, the
   #   executor) is kept per fiber, not per thread: every connection is a fiber, and with the
   #   default `:thread` level concurrent requests on one reactor thread share it;
-  # - a database pool smaller than the requests one process serves at once (`max_connections`)
-  #   gets a warning at boot, since the rest wait for a connection;
+  # - requests wait their turn for a database connection until their own deadline rather than
+  #   failing after `checkout_timeout` ({PoolWait}, pool_wait/railtie.rb), and a pool smaller
+  #   than the requests one process serves at once (`max_connections`) is noted at boot;
   # - in development, touching `tmp/restart.txt` (`bin/rails restart`) restarts the server.
   # See docs/rails.md.
   class Railtie < ::Rails::Railtie
@@ -26,7 +29,7 @@ module Heron
 
     config.after_initialize do |app|
       next unless Serving.active?
-      Serving.on_config { |config| Railtie.check_pool(config.max_connections) }
+      Serving.on_config { |config| Railtie.check_pool(config.max_connections, config.pool_timeout) }
       Railtie.watch_restart(app.root.join("tmp/restart.txt").to_s) if ::Rails.env.development?
     end
 
@@ -41,17 +44,20 @@ module Heron
         ::ActiveSupport::IsolatedExecutionState.isolation_level = :fiber
       end
 
-      # Warns for each database whose pool is smaller than the requests a process serves at once.
+      # Warns for each database whose pool is smaller than the requests a process serves at once:
+      # past `pool` requests, those using the database wait their turn (see {PoolWait}).
       # @param concurrency [Integer] requests one process can serve at once.
+      # @param pool_timeout [Float] seconds a request may wait for a connection; 0: checkout_timeout.
       # @return [Array<String>] the warnings given.
-      def check_pool(concurrency)
+      def check_pool(concurrency, pool_timeout)
         return [] unless defined?(::ActiveRecord::Base)
         ::ActiveRecord::Base.configurations.configs_for(env_name: ::Rails.env).filter_map do |db|
           next if db.pool >= concurrency
+          bound = pool_timeout.positive? ? "pool_timeout (#{format("%g", pool_timeout)} s) after it arrived" : "checkout_timeout (#{format("%g", db.checkout_timeout)} s)"
           warn_once("database #{db.name.inspect} has a pool of #{db.pool} connections, but this process serves up to " \
-                    "#{concurrency} requests at once (max_connections): the others wait for a connection, up to " \
-                    "checkout_timeout (#{db.checkout_timeout} s). Raise `pool` in config/database.yml " \
-                    "or lower max_connections (docs/rails.md)")
+                    "#{concurrency} requests at once (max_connections): past #{db.pool}, a request that uses the " \
+                    "database waits its turn for a connection, up to #{bound}. Raise `pool` in " \
+                    "config/database.yml if requests wait long (docs/rails.md)")
         end
       end
 

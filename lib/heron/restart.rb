@@ -1,11 +1,15 @@
 # frozen_string_literal: true
 
+require_relative "restart/command_line"
+
 module Heron
-  # Stop-and-re-exec of the whole server, for development's `tmp/restart.txt` (see
-  # {Heron::Railtie}). The entry points record how the process was started ({.prepare}); a
-  # {.request} stops the server gracefully with TERM, and {Launcher#run} then replaces the process
-  # with the same command (same pid, fresh code). In a cluster worker a request stops only that
-  # worker, which the master replaces with a fresh one.
+  # How this server starts again, and stop-and-re-exec of the whole server for development's
+  # `tmp/restart.txt` (see {Heron::Railtie}). The entry points record how the process was
+  # started ({.prepare}): `heron` its own argv, `rails server` Rails' restart_cmd, rackup the
+  # {CommandLine} it was started with; {.argv} is that command for a hot restart
+  # ({Launcher::HotRestart}) too. A {.request} stops the server gracefully with TERM, and
+  # {Launcher#run} then replaces the process with the same command (same pid, fresh code). In a
+  # cluster worker a request stops only that worker, which the master replaces with a fresh one.
   module Restart
     @command = nil
     @root_pid = nil
@@ -22,6 +26,12 @@ module Heron
       def prepare(command)
         @command = command
         @root_pid = Process.pid
+      end
+
+      # @return [Array<String>] the argv that starts this server again: the recorded command,
+      #   else the command line this process was started with.
+      def argv
+        @command ? CommandLine.words(@command) : CommandLine.original
       end
 
       # @return [Boolean] whether a restart was asked for.
@@ -51,7 +61,7 @@ module Heron
         return unless @requested && @command
         $stdout.flush
         $stderr.flush
-        @command.is_a?(String) ? Kernel.exec(@command) : Kernel.exec(*@command)
+        Kernel.exec(*argv)
       end
     end
   end

@@ -56,7 +56,48 @@ class DeploymentDocTest < Minitest::Test
                     "the kubelet's SIGKILL must come after drain_delay + shutdown_timeout"
   end
 
+  # The documented config opens the control port to every host, so it must never run without
+  # a token: Heron refuses it, and with HERON_CONTROL_TOKEN set, stop needs the token.
+  def test_the_config_file_never_runs_an_unauthenticated_control_port
+    control = free_port
+    Dir.mktmpdir("heron-doc-run") do |dir|
+      File.write(File.join(dir, "heron.rb"), DeploymentConfigs.fetch("heron.rb").sub("0.0.0.0:9393", "0.0.0.0:#{control}"))
+      File.write(File.join(dir, "config.ru"), "run ->(_env) { [200, {}, [\"ok\"]] }\n")
+      log, status = run_heron(dir, {}, timeout: 30)
+      assert_equal 1, status&.exitstatus, log
+      assert_includes log, "control_token is not set"
+      _, status = run_heron(dir, { "HERON_CONTROL_TOKEN" => "doc-token" }, timeout: 0) do |pid|
+        eventually(timeout: 30) { control_answer(control, "GET /health/live") == 200 }
+        assert_equal 401, control_answer(control, "POST /control/stop")
+        refute Process.wait(pid, Process::WNOHANG), "stopped without the token"
+      end
+    end
+  end
+
   private
+
+  # Starts heron with the config in `dir`; yields its pid, then stops it, or waits `timeout`
+  # seconds for it to exit by itself.
+  def run_heron(dir, env, timeout:)
+    log = File.join(dir, "heron.log")
+    pid = Process.spawn({ "PORT" => "0" }.merge(env), RbConfig.ruby, File.join(ProcessHelper::ROOT, "exe/heron"),
+                        "-C", "heron.rb", "-b", "tcp://127.0.0.1:0", "config.ru", chdir: dir, out: log,
+                                                                                   err: [:child, :out], pgroup: true)
+    (@spawned_groups ||= []) << pid
+    yield pid if block_given?
+    status = block_given? ? stop_heron(pid) : wait_exit(pid, timeout: timeout)
+    [File.read(log), status]
+  end
+
+  def control_answer(port, line)
+    socket = TCPSocket.new("127.0.0.1", port)
+    socket.write("#{line} HTTP/1.1\r\nhost: 127.0.0.1:#{port}\r\ncontent-length: 0\r\n\r\n")
+    read_response(socket).first
+  rescue SystemCallError
+    nil
+  ensure
+    socket&.close
+  end
 
   def heron_config(env)
     Dir.mktmpdir("heron-doc-config") do |dir|

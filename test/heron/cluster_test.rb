@@ -73,7 +73,7 @@ class ClusterTest < Minitest::Test
     workers = worker_pids(port, 2)
     Process.kill("KILL", pid)
     Process.wait(pid)
-    eventually(timeout: 10) { workers.none? { |worker| alive?(worker) } }
+    eventually { workers.none? { |worker| alive?(worker) } }
     assert_raises(Errno::ECONNREFUSED) { connect(port) }
     again, = spawn_heron(PID_APP, "-w", "1", "-b", "tcp://127.0.0.1:#{port}")
     eventually { get(port).first != "" }
@@ -100,9 +100,9 @@ class ClusterTest < Minitest::Test
     pid, port, log = spawn_heron(PID_APP, "-w", "2", "-q")
     before = worker_pids(port, 2)
     load = start_load(port, rate: 40, seconds: 6)
-    sleep 1
+    wait_for_answers(load)
     Process.kill("USR1", pid)
-    eventually(timeout: 20) { File.read(log).include?("phased restart done") }
+    eventually { File.read(log).include?("phased restart done") }
     assert_every_request_answered(load)
     after = worker_pids(port, 2)
     assert_empty before & after, "every worker was replaced"
@@ -123,7 +123,7 @@ class ClusterTest < Minitest::Test
     stuck = get(port).first
     hang = connect(port) # a raw socket: Net::HTTP would retry the GET on the replacement
     hang.write("GET /hang HTTP/1.1\r\nHost: x\r\n\r\n")
-    eventually(timeout: 20) { (fresh = get_quietly(port)) && fresh != stuck }
+    eventually { (fresh = get_quietly(port)) && fresh != stuck }
     text = File.read(log)
     assert_match(/worker 0 \(pid #{stuck}\) has not ticked for 2.0s/, text)
     assert_match(/config\.ru:1:in `stuck_in_a_loop'/, text)
@@ -148,10 +148,10 @@ class ClusterTest < Minitest::Test
     first = get(port).first
     File.write(File.join(dir, "slow"), "")
     Process.kill("USR1", pid) # the replacement boots slowly; the old worker keeps serving
-    eventually(timeout: 20) { File.read(log).include?("has not started serving for 1.0s") }
+    eventually { File.read(log).include?("has not started serving for 1.0s") }
     assert_equal first, get(port).first, "the old worker still serves"
     File.delete(File.join(dir, "slow"))
-    eventually(timeout: 20) { File.read(log).include?("phased restart done") }
+    eventually { File.read(log).include?("phased restart done") }
     Process.kill("TERM", pid)
     assert wait_exit(pid)&.success?
   end
@@ -175,16 +175,16 @@ class ClusterTest < Minitest::Test
     begin
       path = File.join(dir, "heron-file.log")
       get(port)
-      eventually(timeout: 30) { File.exist?(File.join(dir, "heron.pid")) }
+      eventually { File.exist?(File.join(dir, "heron.pid")) }
       assert_equal pid, File.read(File.join(dir, "heron.pid")).to_i
       File.rename(path, "#{path}.1")
       Process.kill("HUP", pid)
       # The master reopens, then forwards HUP to the worker, which reopens on its own thread
       # later: both say so in the new file (until the worker's line, its requests may still
       # be logged to heron-file.log.1).
-      eventually(timeout: 30) { File.exist?(path) && File.read(path).scan("log file reopened").size >= 2 }
+      eventually { File.exist?(path) && File.read(path).scan("log file reopened").size >= 2 }
       get(port)
-      eventually(timeout: 30) { File.read(path).include?('"GET / HTTP/1.1" 200') }
+      eventually { File.read(path).include?('"GET / HTTP/1.1" 200') }
       Process.kill("TERM", pid)
       assert wait_exit(pid)&.success?
       refute File.exist?(File.join(dir, "heron.pid")), "pidfile removed on exit"
@@ -219,7 +219,7 @@ class ClusterTest < Minitest::Test
     pid, port, log = spawn_heron(ACCEPT_KILLER_APP, "-w", "1")
     first = get(port).first
     assert_equal first, Net::HTTP.get(URI("http://127.0.0.1:#{port}/stop-accepting"))
-    eventually(timeout: 15) { (fresh = get_quietly(port)) && fresh != first }
+    eventually { (fresh = get_quietly(port)) && fresh != first }
     assert_match(/worker 0: an accept loop ended; draining/, File.read(log))
     Process.kill("TERM", pid)
     assert wait_exit(pid)&.success?

@@ -3,6 +3,7 @@
 require "test_helper"
 require "json"
 require "open3"
+require "fileutils"
 require "heron/control"
 
 # The control listener of real `heron` processes, over real sockets, driven by real signals and
@@ -145,6 +146,54 @@ class ControlTest < Minitest::Test
     assert_match(/unknown command "explode"/, err)
   end
 
+  # Anyone who reaches a control port on 0.0.0.0 could POST /control/stop: without a token,
+  # Heron refuses to start and says why, before it loads the app.
+  def test_a_control_listener_other_hosts_reach_needs_a_token
+    control = free_port
+    log, status = start_and_wait(HELD_APP, "--control-bind", "tcp://0.0.0.0:#{control}")
+    assert_equal 1, status&.exitstatus, log
+    assert_match(%r{could not start: control_bind tcp://0\.0\.0\.0:#{control} can be reached from other hosts, and control_token is not set}, log)
+    pid, = spawn_heron(HELD_APP, "--control-bind", "tcp://0.0.0.0:#{control}", "--control-token", "s3cret")
+    eventually { http(control, "GET /health/live").first == 200 }
+    assert_equal 401, http(control, "POST /control/stop", host: "127.0.0.1:#{control}").first
+    refute Process.wait(pid, Process::WNOHANG)
+  ensure
+    stop_heron(pid)
+  end
+
+  # Two apps on one machine, both configured for the same control address: the second one's
+  # listener moves to a free port. `heron ctl stop` in the second app's directory used to read
+  # control_bind from its config and stop the *first* server; it now follows the state file.
+  def test_heron_ctl_in_an_apps_directory_stops_that_app_only
+    shared = "tcp://127.0.0.1:#{free_port}"
+    first, first_port, first_log = spawn_app("control_bind #{shared.inspect}\n")
+    eventually { File.exist?(File.join(File.dirname(first_log), "tmp/heron-control.json")) }
+    second, second_port, second_log = spawn_app("control_bind #{shared.inspect}\n")
+    moved = eventually { File.read(second_log)[%r{\* Control on (tcp://127\.0\.0\.1:\d+)}, 1] }
+    refute_equal shared, moved, "the banner says where the second listener went"
+    eventually { File.exist?(File.join(File.dirname(second_log), "tmp/heron-control.json")) }
+    out, err, status = ctl_in(File.dirname(second_log), "stop")
+    assert_equal [0, "sent SIGTERM to #{second}"], [status.exitstatus, out[/\Asent SIGTERM to \d+/]], err
+    assert_equal 0, wait_exit(second)&.exitstatus
+    assert_equal 200, http(first_port, "GET /").first, "the first app still serves"
+    refute Process.wait(first, Process::WNOHANG)
+    refute File.exist?(File.join(File.dirname(second_log), "tmp/heron-control.json")), "removed on exit"
+    assert_raises(Errno::ECONNREFUSED) { TCPSocket.new("127.0.0.1", second_port) }
+  ensure
+    stop_heron(first)
+    stop_heron(second)
+  end
+
+  # With no --control-url, no state file and no control_bind in a config file, there is no
+  # address that is surely this user's server: a clear error, not 127.0.0.1:9393.
+  def test_heron_ctl_never_guesses_an_address
+    Dir.mktmpdir("heron-ctl-nowhere") do |dir|
+      out, err, status = ctl_in(dir, "stats")
+      assert_equal [1, ""], [status.exitstatus, out]
+      assert_match(/heron ctl: no Heron recorded its control listener here .* pass --control-url/, err)
+    end
+  end
+
   def test_heron_ctl_sends_its_token
     pid, _port, log = spawn_heron(HELD_APP, "--control-bind", "tcp://127.0.0.1:0", "--control-token", "s3cret")
     url = "tcp://127.0.0.1:#{control_port(log)}"
@@ -172,13 +221,44 @@ class ControlTest < Minitest::Test
     eventually { File.read(log)[%r{control on tcp://127\.0\.0\.1:(\d+)}, 1] || File.read(log)[/listening on tcp:\/\/127\.0\.0\.1:(\d+)/, 1] }.to_i
   end
 
-  def http(port, request_line)
+  def http(port, request_line, host: "localhost:#{port}")
     socket = TCPSocket.new("127.0.0.1", port)
-    socket.write("#{request_line} HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n")
+    socket.write("#{request_line} HTTP/1.1\r\nhost: #{host}\r\nconnection: close\r\n\r\n")
     status, _, body = read_response(socket)
     [status, body]
   ensure
     socket&.close
+  end
+
+  # Runs heron in a fresh directory until it exits by itself (a start that must fail).
+  # @return [Array(String, Process::Status)] its log and exit status (nil status: still running).
+  def start_and_wait(app, *args)
+    dir = Dir.mktmpdir("heron-test")
+    File.write(File.join(dir, "config.ru"), app)
+    log = File.join(dir, "heron.log")
+    pid = Process.spawn(RbConfig.ruby, File.join(ProcessHelper::ROOT, "exe/heron"), "-b", "tcp://127.0.0.1:0", *args,
+                        "config.ru", chdir: dir, out: log, err: [:child, :out], pgroup: true)
+    (@spawned_groups ||= []) << pid
+    status = wait_exit(pid, timeout: 30)
+    [File.read(log), status]
+  end
+
+  # Starts heron in a fresh directory holding config/heron.rb with `config`.
+  # @return [Array(Integer, Integer, String)] pid, port, log path.
+  def spawn_app(config)
+    dir = Dir.mktmpdir("heron-app")
+    FileUtils.mkdir_p(File.join(dir, "config"))
+    File.write(File.join(dir, "config/heron.rb"), config)
+    File.write(File.join(dir, "config.ru"), HELD_APP)
+    log = File.join(dir, "heron.log")
+    pid = Process.spawn(RbConfig.ruby, File.join(ProcessHelper::ROOT, "exe/heron"), "-b", "tcp://127.0.0.1:0", "config.ru",
+                        chdir: dir, out: log, err: [:child, :out], pgroup: true)
+    (@spawned_groups ||= []) << pid
+    [pid, wait_for_port(log, pid), log]
+  end
+
+  def ctl_in(dir, *args)
+    Open3.capture3(RbConfig.ruby, File.join(ProcessHelper::ROOT, "exe/heron"), "ctl", *args, chdir: dir)
   end
 
   def ctl(url, *args)

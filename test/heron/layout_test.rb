@@ -23,6 +23,13 @@ class LayoutTest < Minitest::Test
     end
   end
 
+  def test_the_three_gems_share_one_version
+    versions = %w[heron.gemspec heron-profiler/heron-profiler.gemspec heron-attack/heron-attack.gemspec].map do |path|
+      Gem::Specification.load(File.join(ROOT, path)).version.to_s
+    end
+    assert_equal [Heron::VERSION] * 3, versions
+  end
+
   def test_the_rule_catches_a_misplaced_class
     source = "module Heron\n  class ResponseWriter\n  end\nend\n"
     refute_includes constants(source).map { |name| key(name.split("::")) }, key(%w[heron response writer])

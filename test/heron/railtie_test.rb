@@ -94,7 +94,7 @@ class RailtieTest < Minitest::Test
       assert_concurrent_requests(port)
       assert_pool_warning(log)
       FileUtils.touch(File.join(dir, "tmp/restart.txt"))
-      eventually(timeout: 60) { (id = boot_id(port, log, retry_closed: true)) && id != before }
+      eventually { (id = boot_id(port, log, retry_closed: true)) && id != before }
       assert_match(%r{tmp/restart\.txt changed: restarting}, File.read(log))
       assert_concurrent_requests(port, count: 20)
     end
@@ -126,7 +126,7 @@ class RailtieTest < Minitest::Test
       serving(rails_env("development"), %W[bin/rails server -u heron -b 127.0.0.1 -p #{port}], chdir: dir) do |log|
         before = boot_id(port, log)
         FileUtils.touch(File.join(dir, "tmp/restart.txt"))
-        eventually(timeout: 60) { (id = boot_id(port, log, retry_closed: true)) && id != before }
+        eventually { (id = boot_id(port, log, retry_closed: true)) && id != before }
         assert_match(%r{tmp/restart\.txt changed: restarting}, File.read(log))
       end
     end

@@ -28,7 +28,7 @@ class ServerTest < Minitest::Test
       blocked = Thread.new { raw_request(port, "GET /block HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n") }
       # /go only once /block holds its reactor thread (a fixed sleep could be outlasted: /go
       # would then be served first, and both possibly on the same thread).
-      eventually(timeout: 30) { !blocking.empty? }
+      eventually { !blocking.empty? }
       releaser = raw_request(port, "GET /go HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
       first = blocked.value.split("\r\n\r\n").last.split
       second = releaser.split("\r\n\r\n").last.split

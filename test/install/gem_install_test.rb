@@ -40,8 +40,11 @@ class GemInstallTest < Minitest::Test
   private
 
   # What a published gem must carry: the license text, the changelog, the project's links, MFA for
-  # publishing, and dependency ranges that admit current async and io-event releases.
+  # publishing, and dependency ranges that admit current async and io-event releases; and what it
+  # must not: the profiler and the load generator, which are gems of their own.
   def assert_packaged(installed, spec)
+    assert_equal ["ext/heron/extconf.rb"], spec.extensions
+    assert_empty spec.files.grep(%r{\Alib/heron/(profiler|attack)|heron_profiler|\Aheron-}), "the server gem carries another gem's files"
     assert File.file?(File.join(installed, "LICENSE")), "LICENSE is not in the gem"
     assert File.file?(File.join(installed, "CHANGELOG.md")), "CHANGELOG.md is not in the gem"
     assert_equal "true", spec.metadata["rubygems_mfa_required"]

@@ -46,12 +46,12 @@ class Rack2ServeTest < Minitest::Test
   # as read, memory then Tempfile); set off, Rack::RewindableInput still makes it rewindable.
   def test_rack2_input_is_herons_rewindable_input_unless_turned_off
     with_rack2_heron("input_class_app.ru") do |http|
-      assert_equal "Heron::Request::RewindableInput abc abcdef", http.post("/", "abcdef").body
+      assert_equal "Heron::Request::RewindableInput abc abcdef", http.post("/", "abcdef", "Content-Type" => "application/octet-stream").body
     end
     command = [RbConfig.ruby, File.join(ROOT, "exe/heron"), "-b", "tcp://127.0.0.1:0", "-e", "production",
                "--no-rewindable-input", "input_class_app.ru"]
     with_rack2_heron(command) do |http|
-      assert_equal "Rack::RewindableInput abc abcdef", http.post("/", "abcdef").body
+      assert_equal "Rack::RewindableInput abc abcdef", http.post("/", "abcdef", "Content-Type" => "application/octet-stream").body
     end
   end
 
@@ -73,7 +73,7 @@ class Rack2ServeTest < Minitest::Test
     env = { "BUNDLE_GEMFILE" => GEMFILE, "RUBYOPT" => "-rbundler/setup" }
     command = rackup.is_a?(Array) ? rackup : [RbConfig.ruby, File.join(ROOT, "exe/heron"), "-b", "tcp://127.0.0.1:0", "-e", "production", rackup]
     pid = Process.spawn(env, *command, chdir: DIR, out: log, err: [:child, :out], pgroup: true)
-    port = wait_for_port(log, pid, timeout: 30)
+    port = wait_for_port(log, pid)
     Net::HTTP.start("127.0.0.1", port) { |http| yield http }
     refute_match(/ERROR/, File.read(log))
   ensure

@@ -10,17 +10,28 @@ require "rbconfig"
 module InstallHelper
   ROOT = File.expand_path("../..", __dir__)
 
-  # Copies what a source checkout has (no compiled extension) into `dir`.
+  # Copies what a source checkout has (no compiled extension) into `dir`: the server's files and
+  # heron-profiler's, in heron-profiler/.
   # @return [String] `dir`.
   def copy_checkout(dir)
     files = Dir.chdir(ROOT) do
-      Dir["{lib/**/*.rb,ext/heron/*.{c,h,rb},exe/*,heron.gemspec,README.md,CHANGELOG.md,LICENSE,docs/*.md}"]
+      Dir["{lib/**/*.rb,ext/heron/*.{c,h,rb},exe/*,heron.gemspec,README.md,CHANGELOG.md,LICENSE,docs/*.md}"] +
+        Dir["heron-profiler/{lib/**/*.rb,ext/heron_profiler/*.{c,h,rb},heron-profiler.gemspec,README.md,CHANGELOG.md,LICENSE,docs/*.md}"]
     end
     files.each do |file|
       FileUtils.mkdir_p(File.join(dir, File.dirname(file)))
       FileUtils.cp(File.join(ROOT, file), File.join(dir, file))
     end
     dir
+  end
+
+  # Writes files (relative path => text) under `dir`, making their directories.
+  # @return [void]
+  def write_files(dir, files)
+    files.each do |path, text|
+      FileUtils.mkdir_p(File.dirname(File.join(dir, path)))
+      File.write(File.join(dir, path), text)
+    end
   end
 
   # Runs a command outside the repository's bundle; fails the test when it fails.
@@ -41,7 +52,7 @@ module InstallHelper
     if pid
       Process.kill("TERM", -pid) rescue nil
       begin
-        wait_exit(pid, timeout: 15)
+        wait_exit(pid)
       rescue Errno::ECHILD
         nil # already reaped by get_when_up
       end

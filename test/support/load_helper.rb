@@ -7,21 +7,30 @@ require "rbconfig"
 # Drives a server with `heron attack` (open loop, a new connection per request) in a child
 # process while a test restarts it, and checks that every request sent got a 2xx answer.
 module LoadHelper
-  # Starts `heron attack` against a port.
+  # Starts `heron attack` against a port, with its --per-request lines going unbuffered to a
+  # file that {#wait_for_answers} reads.
   # @return [Array(Integer, String, Integer)] the attack's pid, its JSON report path, requests planned.
   def start_load(port, rate: 40, seconds: 6)
     json = File.join(Dir.mktmpdir("heron-load"), "report.json")
-    pid = Process.spawn(RbConfig.ruby, File.join(ProcessHelper::ROOT, "exe/heron"), "attack",
-                        "http://127.0.0.1:#{port}/", "--rate", rate.to_s, "--duration", seconds.to_s,
-                        "--no-keepalive", "--timeout", "20", "--json", json, out: File::NULL, err: File::NULL)
+    pid = Process.spawn(RbConfig.ruby, "-e", "$stdout.sync = true; load ARGV.shift", File.join(ProcessHelper::ROOT, "exe/heron"),
+                        "attack", "http://127.0.0.1:#{port}/", "--rate", rate.to_s, "--duration", seconds.to_s,
+                        "--no-keepalive", "--timeout", "20", "--json", json, "--per-request",
+                        out: lines_path(json), err: File::NULL)
     [pid, json, rate * seconds]
+  end
+
+  # Waits until the attack has had `count` answers: the load is under way (a handshake, where a
+  # fixed sleep could end before a slow machine has started the attack).
+  # @return [void]
+  def wait_for_answers(load, count: 3)
+    eventually { File.exist?(lines_path(load[1])) && File.readlines(lines_path(load[1])).size >= count }
   end
 
   # Waits for the attack and asserts that every planned request was sent and answered 200.
   # @return [Hash] the JSON report.
   def assert_every_request_answered(load)
     pid, json, planned = load
-    status = wait_exit(pid, timeout: 60)
+    status = wait_exit(pid)
     assert status&.success?, "heron attack did not finish"
     report = JSON.parse(File.read(json))
     requests = report["requests"]
@@ -30,6 +39,10 @@ module LoadHelper
                  "every request answered 200; errors: #{report['errors']} #{report['error_samples']}")
     report
   end
+
+  private
+
+  def lines_path(json) = File.join(File.dirname(json), "requests.txt")
 end
 
 Minitest::Test.include(LoadHelper)

@@ -17,7 +17,7 @@ module NginxHelper
     conf = File.join(dir, "nginx.conf")
     File.write(conf, nginx_conf(dir, port, locations))
     pid = Process.spawn(NGINX, "-c", conf, "-p", dir, out: File::NULL, err: File::NULL)
-    Timeout.timeout(10) { sleep 0.05 until nginx_listening?(port) }
+    Timeout.timeout(ProcessHelper::PATIENCE) { sleep 0.05 until nginx_listening?(port) }
     yield port
   ensure
     if pid

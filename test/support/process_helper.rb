@@ -4,8 +4,14 @@ require "tmpdir"
 require "rbconfig"
 
 # Runs `exe/heron` as a real child process for lifecycle tests (signals, workers, exit codes).
+# Every wait is a handshake (a banner, an exit status, a condition) bounded by {PATIENCE}: a
+# bound is only reached when something is broken, so it is set for a machine whose two cores
+# run several suites at once (load average 15, where a `heron` with coverage on takes 15 s and
+# more to print its banner), not for an idle one.
 module ProcessHelper
   ROOT = File.expand_path("../..", __dir__)
+  # Seconds a process is given to start, to exit, or to reach a state.
+  PATIENCE = 90
 
   # Starts heron with a rackup file written from `ru_source`.
   # @param ru_source [String] the config.ru contents.
@@ -40,7 +46,7 @@ module ProcessHelper
 
   # Waits for the banner's listening address.
   # @return [Integer] the port.
-  def wait_for_port(log, pid, timeout: 15)
+  def wait_for_port(log, pid, timeout: PATIENCE)
     deadline = Time.now + timeout
     until Time.now > deadline
       port = File.read(log)[%r{http://127\.0\.0\.1:(\d+)}, 1] if File.exist?(log)
@@ -53,7 +59,7 @@ module ProcessHelper
 
   # Waits for a child to exit.
   # @return [Process::Status, nil] nil when it did not exit in time (it is then killed).
-  def wait_exit(pid, timeout: 15)
+  def wait_exit(pid, timeout: PATIENCE)
     deadline = Time.now + timeout
     until Time.now > deadline
       _, status = Process.wait2(pid, Process::WNOHANG)
@@ -76,7 +82,7 @@ module ProcessHelper
   end
 
   # Waits until the block is true.
-  def eventually(timeout: 10)
+  def eventually(timeout: PATIENCE)
     deadline = Time.now + timeout
     until (result = yield)
       flunk("condition not met in #{timeout}s") if Time.now > deadline

@@ -28,14 +28,14 @@ module ServerHelper
     server = Heron::Server.new(app, Heron::Configuration.new(**settings.merge(config)), metrics: metrics)
     server.bind
     @server_thread = Thread.new { server.run }
-    server.wait_until_running(5)
+    server.wait_until_running(ProcessHelper::PATIENCE)
     server
   end
 
   # Stops a server started by {#start_server} and waits for its thread.
   def stop_server(server, graceful: false)
     server.stop(graceful: graceful)
-    return if @server_thread.nil? || @server_thread.join(10)
+    return if @server_thread.nil? || @server_thread.join(ProcessHelper::PATIENCE)
     flunk("server did not stop:\n#{@server_thread.backtrace&.first(15)&.join("\n")}")
   end
 

@@ -48,7 +48,7 @@ class WebSocketClient
   def close_handshake
     send_frame(CLOSE, [1000].pack("n"))
     opcode, payload = read_frame
-    eof = Timeout.timeout(5) { @socket.read(1).nil? }
+    eof = Timeout.timeout(ProcessHelper::PATIENCE) { @socket.read(1).nil? }
     [opcode, payload.unpack1("n"), eof]
   ensure
     @socket.close

@@ -1,7 +1,7 @@
 # frozen_string_literal: true
 
-require "heron/version"
-require "heron/compat/io_timeout"
+require_relative "attack/version"
+require_relative "attack/io_timeout"
 require_relative "attack/cli"
 
 module Heron

@@ -40,7 +40,7 @@ typedef struct Heron_Profiler_Middleware_request {
   Heron_Profiler_Middleware *m;
   Heron_Profiler_RequestProfile *p;
 } Heron_Profiler_Middleware_request;
-enum { TIMING_ALWAYS, TIMING_LOOPBACK, TIMING_ASK }; /* check_timing: development; no token; a token */
+enum { TIMING_LOOPBACK, TIMING_ASK }; /* check_timing: no token; a token */
 static ID id_add, id_call, id_new, id_push, id_dashboard, id_memory_profile, id_flamegraph, id_install_hooks;
 static ID id_report_n_plus_one, id_time_after_reply, id_check_queries, id_trusted_proxy_p, id_timing_allowed_p;
 
@@ -80,8 +80,8 @@ static VALUE Heron_Profiler_Middleware_alloc(VALUE klass)
  *
  * What #call needs: the Rack app, the FiberAccounting, the Store, the dashboard's path prefix
  * (a String, or nil for none), the sampling period (an Integer; 1 or less: every request),
- * which responses get their Server-Timing (false: all, in development; :loopback: those
- * AccessControl's loopback rule allows, asked in C; true: those #timing_allowed?(env) allows),
+ * which responses get the profiler's headers (:loopback: those AccessControl's loopback rule
+ * allows, asked in C, when there is no profile_token; true: those #timing_allowed?(env) allows),
  * the RouteStats each finished profile is added to (or
  * nil), the period of measured requests whose thread CPU time is read too (an Integer; 1
  * or less: every one), and whether any proxy is trusted (false: a request's X-Request-Start
@@ -105,7 +105,7 @@ static VALUE Heron_Profiler_Middleware_configure(int argc, VALUE *argv, VALUE se
   m->requests = m->cpu_requests = 0;
   m->features_seen = -2;
   m->proxies = RTEST(proxies);
-  m->check_timing = SYMBOL_P(check_timing) ? TIMING_LOOPBACK : RTEST(check_timing) ? TIMING_ASK : TIMING_ALWAYS;
+  m->check_timing = SYMBOL_P(check_timing) ? TIMING_LOOPBACK : TIMING_ASK;
   return self;
 }
 
@@ -187,27 +187,26 @@ static VALUE Heron_Profiler_Middleware_writable(VALUE headers)
   return OBJ_FROZEN(headers) ? rb_hash_dup(headers) : headers;
 }
 
-/* Whether this response gets the profiler's Server-Timing (see #configure's check_timing). */
+/* Whether this response gets the profiler's headers (see #configure's check_timing): the
+ * dashboard's rule, in every environment. */
 static int Heron_Profiler_Middleware_timing_p(const Heron_Profiler_Middleware_request *request)
 {
-  switch (request->m->check_timing) {
-  case TIMING_ALWAYS: return 1;
-  case TIMING_LOOPBACK: return Heron_Profiler_Dashboard_AccessControl_local(request->env);
-  default: return RTEST(rb_funcall(request->self, id_timing_allowed_p, 1, request->env));
-  }
+  if (request->m->check_timing == TIMING_LOOPBACK) return Heron_Profiler_Dashboard_AccessControl_local(request->env);
+  return RTEST(rb_funcall(request->self, id_timing_allowed_p, 1, request->env));
 }
 
 /* Adds the profile's Server-Timing to the headers and reports N+1s once the app has returned. */
 static VALUE Heron_Profiler_Middleware_returned(const Heron_Profiler_Middleware_request *request, VALUE headers)
 {
   if (!RB_TYPE_P(headers, T_HASH)) return headers; /* not Rack 3: the server will refuse it */
-  if (Heron_Profiler_Middleware_timing_p(request)) {
+  int shown = Heron_Profiler_Middleware_timing_p(request);
+  if (shown) {
     headers = Heron_Profiler_Middleware_writable(headers);
     Heron_Profiler_RequestProfile_add_timing(request->profile, request->p, headers);
   }
   if (RARRAY_LEN(request->p->queries) > 0) {
     headers = Heron_Profiler_Middleware_writable(headers);
-    rb_funcall(request->self, id_report_n_plus_one, 2, request->profile, headers);
+    rb_funcall(request->self, id_report_n_plus_one, 3, request->profile, headers, shown ? Qtrue : Qfalse);
   }
   return headers;
 }

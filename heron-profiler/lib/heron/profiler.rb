@@ -22,6 +22,7 @@ require_relative "profiler/sql/sequel_association_hook"
 require_relative "profiler/sql/active_record_association_hook"
 require_relative "profiler/sql/instrumentation"
 require_relative "profiler/records"
+require_relative "profiler/options"
 require_relative "profiler/middleware"
 
 module Heron
@@ -36,17 +37,19 @@ module Heron
       #   (process-wide; meant for tests).
       attr_writer :raise_on_n_plus_one
 
-      # Wraps a Rack app in the profiling {Middleware}; the server calls this when
-      # `config.profile?`.
+      # Wraps a Rack app in the profiling {Middleware}; Heron calls this when `config.profile?`,
+      # any other Rack server's app can too (`run Heron::Profiler.wrap(app)`).
       # @param app [#call] the Rack app.
-      # @param config [Heron::Configuration]
-      # @param logger [#warn, nil] where N+1 warnings go; nil: a Heron::Log::Logger for config
-      #   (config.error_io or config.logger, in config.log_format).
+      # @param config [Heron::Configuration, Options, nil] the server's configuration, or the
+      #   profiler's options; nil: built from `options`.
+      # @param logger [#warn, nil] where N+1 warnings go; nil: the options' logger (under Heron,
+      #   a Heron::Log::Logger for config: config.error_io or config.logger, in config.log_format).
+      # @param options [Hash] {Options.keywords} when no config is given.
       # @return [Middleware] a Rack app.
-      def wrap(app, config, logger: nil)
+      def wrap(app, config = nil, logger: nil, **options)
         AsyncTaskHook.install
         instrumentation.install
-        Middleware.new(app, config, logger: logger)
+        Middleware.new(app, Options.for(config || options), logger: logger)
       end
 
       # The id of the record a profiled response was measured into: the `heron` entry of its

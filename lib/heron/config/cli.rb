@@ -19,6 +19,11 @@ module Heron
     class CLI
       DEFAULT_CONFIG_FILE = "config/heron.rb"
       EXIT_USAGE = 2
+      # `heron attack` without the heron-attack gem: the shell's "command not found".
+      EXIT_NOT_INSTALLED = 127
+      ATTACK_MISSING = "heron attack: the load generator is the heron-attack gem, which is not installed.\n" \
+                       "Install it with `gem install heron-attack` (or add `gem \"heron-attack\"` to the Gemfile " \
+                       "and run `bundle install`), then run `heron attack` again.\n"
       USAGE = "Usage: heron [options] [config.ru]\n       heron attack [options] URL  (heron attack --help)\n" \
               "       heron ctl stats|backtraces|restart|phased-restart|reopen-logs|stop|halt  (heron ctl --help)"
 
@@ -160,6 +165,10 @@ module Heron
       def launch_attack(argv, stdout:, stderr:)
         require "heron/attack"
         Heron::Attack::CLI.new(argv, stdout: stdout, stderr: stderr).run
+      rescue LoadError => e
+        raise unless e.path == "heron/attack"
+        stderr.print(ATTACK_MISSING)
+        EXIT_NOT_INSTALLED
       end
     end
   end

@@ -3,6 +3,7 @@
 require "uri"
 
 require_relative "../configuration"
+require_relative "puma_directives"
 
 module Heron
   module Config
@@ -49,6 +50,7 @@ module Heron
       # @raise [Heron::ConfigError] with the file and line of the first bad directive.
       def evaluate(source)
         instance_eval(source, @path, 1)
+        note_unused_port
       rescue SyntaxError => e
         raise ConfigError, one_line(e.message.lines.first)
       rescue ConfigError, StandardError, ScriptError => e
@@ -126,6 +128,85 @@ module Heron
         set(:metrics_bind, uri, "metrics_bind")
       end
 
+      # Calls the block (or object) with (error, env, status) when the app raises, as Puma's
+      # directive of this name does; for error reporters (see Response::AppFailure).
+      # @param handler [#call, nil]
+      # @return [#call]
+      def lowlevel_error_handler(handler = nil, &block)
+        raise ConfigError, "lowlevel_error_handler needs a block or an object with #call" unless handler || block
+        set(:lowlevel_error_handler, handler || block, "lowlevel_error_handler")
+      end
+
+      # Heron's reactor threads (`threads 2`); Puma's `threads MIN, MAX` does nothing, saying why.
+      # @param count [Integer, String]
+      # @param max [Integer, String, nil] Puma's second number.
+      # @return [Integer, nil]
+      def threads(count, max = nil)
+        return note("threads #{count}, #{max} is Puma's thread pool: Heron serves every connection in a fiber and needs none " \
+                    "(Heron's `threads COUNT`, one number, sets reactor threads; size the database pool: docs/rails.md)") unless max.nil?
+        set(:threads, count, "threads")
+      end
+
+      # Sets the port, and with Puma's second argument the host.
+      # @param number [Integer, String]
+      # @param host [String, nil]
+      # @return [Integer]
+      def port(number, host = nil)
+        set(:host, host, "port") if host
+        @port_given = set(:port, number, "port")
+      end
+
+      # Puma's plugins: `:tmp_restart` and `:systemd` are what Heron does anyway; others are refused.
+      # @param name [Symbol, String]
+      # @return [nil]
+      def plugin(name)
+        done = PumaDirectives::PLUGINS[name.to_s]
+        raise ConfigError, "plugin #{name.inspect}: Puma plugins do not run under Heron (docs/configuration.md, Directives from Puma)" unless done
+        note("plugin #{name.inspect} is Puma's: Heron does this itself (#{done})")
+      end
+
+      # Puma's graceful-stop deadline: a number of seconds, or :immediately.
+      # @param seconds [Numeric, Symbol]
+      # @return [Float]
+      def force_shutdown_after(seconds)
+        raise ConfigError, PumaDirectives.message(:force_shutdown_after) if seconds.to_s == "forever"
+        set(:shutdown_timeout, seconds.to_s == "immediately" ? 0 : seconds, "force_shutdown_after")
+      end
+
+      # Puma's log redirection: one file for both logs is `log_file`.
+      # @param stdout [String]
+      # @param stderr [String, nil]
+      # @param _append [Boolean] Heron always appends.
+      # @return [String]
+      def stdout_redirect(stdout, stderr = nil, _append = true)
+        raise ConfigError, PumaDirectives.message(:stdout_redirect) unless stderr.nil? || stderr == stdout
+        set(:log_file, stdout, "stdout_redirect")
+      end
+
+      # Puma's control app: Heron's control listener, with its token.
+      # @param url [String] "auto" keeps Heron's default address.
+      # @param options [Hash] auth_token:
+      # @return [String, nil]
+      def activate_control_app(url = "auto", options = {})
+        set(:control_token, options[:auth_token], "activate_control_app") if options[:auth_token]
+        set(:control_bind, url, "activate_control_app") unless url == "auto"
+        @config.control_bind
+      end
+
+      # Forgets the binds given so far (Puma's `clear_binds!`).
+      # @return [Array]
+      def clear_binds!
+        @config.binds = []
+      end
+
+      PumaDirectives::TABLE.each do |name, entry|
+        case entry[:kind]
+        when :maps then define_method(name) { |*args, &block| public_send(entry[:to], *args, &block) }
+        when :ignored then define_method(name) { |*_args, &_block| note(PumaDirectives.message(name)) }
+        when :refused then define_method(name) { |*_args, &_block| raise ConfigError, PumaDirectives.message(name) }
+        end
+      end
+
       # Directives that set one setting, made from the table (docs/configuration.md lists them).
       Settings.directives.each do |setting|
         key = setting.name
@@ -138,6 +219,20 @@ module Heron
       end
 
       private
+
+      # Puma listens on `port` beside every `bind`; Heron uses it only without binds: say so.
+      def note_unused_port
+        return unless @port_given && !@config.binds.empty?
+        note("port #{@port_given} is not used: Heron listens on the binds alone when any is given (Puma on both); " \
+             "add bind \"tcp://0.0.0.0:#{@port_given}\" to listen there too")
+      end
+
+      # One line on stderr, with the file and line, for a directive accepted without effect.
+      def note(text)
+        line = caller_locations.find { |place| place.path == @path }&.lineno
+        @config.error_io.puts("heron: #{@path}#{":#{line}" if line}: note: #{text} (ignored)")
+        nil
+      end
 
       def set(key, value, label)
         @config.set(key, value, label: label)

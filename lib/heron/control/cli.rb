@@ -7,6 +7,8 @@ require_relative "../configuration"
 require_relative "../config/dsl"
 require_relative "../config/cli"
 require_relative "endpoints"
+require_relative "state_file"
+require_relative "not_running"
 
 module Heron
   module Control
@@ -16,8 +18,10 @@ module Heron
     #   heron ctl backtraces                 # every thread and task, with where each waits
     #   heron ctl restart|phased-restart|reopen-logs|stop|halt
     #
-    # The address is `--control-url`, else `control_bind` from the config file (`-C FILE`, or
-    # config/heron.rb when present), else the default tcp://127.0.0.1:9393. The token is
+    # The address is `--control-url`, else the one the server started in this directory recorded
+    # in its `control_state` file (tmp/heron-control.json unless the config file says otherwise),
+    # else a `control_bind` the config file (`-C FILE`, or config/heron.rb when present) sets.
+    # Never a default address: one that may belong to another user's server. The token is
     # `--control-token`, else HERON_CONTROL_TOKEN, else the config file's `control_token`.
     class CLI
       READS = { "stats" => "/stats", "backtraces" => "/backtraces" }.freeze
@@ -34,8 +38,8 @@ module Heron
         @stderr = stderr
       end
 
-      # @return [Integer] 0 when the server answered 2xx, 1 when it refused or cannot be reached,
-      #   2 for a usage error.
+      # @return [Integer] 0 when the server answered 2xx, 1 when it refused, cannot be reached or
+      #   cannot be found, 2 for a usage error.
       def run
         command = parse
         status, body = request(command)
@@ -44,6 +48,9 @@ module Heron
       rescue ConfigError, OptionParser::ParseError => e
         @stderr.puts("heron ctl: #{e.message}\n#{USAGE}")
         2
+      rescue NotRunning => e
+        @stderr.puts("heron ctl: #{e.message}")
+        1
       rescue SystemCallError, IOError, SocketError => e
         @stderr.puts("heron ctl: cannot reach the control listener at #{@url}: #{e.message}")
         1
@@ -73,14 +80,23 @@ module Heron
         config = Configuration.new
         file = options[:config] || (Config::CLI::DEFAULT_CONFIG_FILE if File.file?(Config::CLI::DEFAULT_CONFIG_FILE))
         Config::DSL.load(config, file) if file
-        @url = options[:url] || config.control_bind or raise ConfigError, "control_bind is off in #{file}"
+        @url = options[:url] || StateFile.new(config.control_state).url || configured(config, file)
         @token = options[:token] || ENV["HERON_CONTROL_TOKEN"] || config.control_token
+      end
+
+      def configured(config, file)
+        unless file && config.explicit?(:control_bind)
+          raise NotRunning, "no Heron recorded its control listener here (#{config.control_state || 'control_state is off'}" \
+                             " is missing in #{Dir.pwd}) and no config file sets control_bind: run this in the app's " \
+                             "directory, or pass --control-url"
+        end
+        config.control_bind or raise ConfigError, "control_bind is off in #{file}"
       end
 
       def request(command)
         path = READS[command] || "/control/#{command}"
         socket = connect(URI.parse(@url))
-        socket.write(head(READS.key?(command) ? "GET" : "POST", path))
+        socket.write(head(READS.key?(command) ? "GET" : "POST", path, host(socket)))
         parse_response(read_all(socket))
       ensure
         socket&.close
@@ -94,9 +110,16 @@ module Heron
         end
       end
 
-      def head(method, path)
+      # The address connected to, as the listener checks it (a name could be a rebinding one).
+      def host(socket)
+        address = socket.remote_address
+        return "localhost" unless address.ip?
+        "#{address.ipv6? ? "[#{address.ip_address}]" : address.ip_address}:#{address.ip_port}"
+      end
+
+      def head(method, path, host)
         auth = @token ? "authorization: Bearer #{@token}\r\n" : ""
-        "#{method} #{path} HTTP/1.1\r\nhost: heron\r\n#{auth}content-length: 0\r\nconnection: close\r\n\r\n"
+        "#{method} #{path} HTTP/1.1\r\nhost: #{host}\r\n#{auth}content-length: 0\r\nconnection: close\r\n\r\n"
       end
 
       def read_all(socket)

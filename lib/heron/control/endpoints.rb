@@ -3,6 +3,7 @@
 require "json"
 require "rack/utils"
 require_relative "backtraces"
+require_relative "same_origin"
 
 module Heron
   module Control
@@ -16,8 +17,9 @@ module Heron
     # - `GET /backtraces`: every thread's backtrace and every reactor's task tree.
     # - `POST /control/ACTION`: sends the master the signal of {ACTIONS}; 202.
     #
-    # With `control_token` set, `/stats`, `/backtraces` and `/control/*` need
-    # `Authorization: Bearer TOKEN` (health checks and metrics never do).
+    # `/stats`, `/backtraces` and `/control/*` answer only a client that addressed this listener
+    # and not another site's web page ({SameOrigin}: 403 otherwise); with `control_token` set,
+    # they also need `Authorization: Bearer TOKEN`. Health checks and metrics need neither.
     class Endpoints
       ACTIONS = { "restart" => "USR2", "phased-restart" => "USR1", "reopen-logs" => "HUP",
                   "stop" => "TERM", "halt" => "QUIT" }.freeze
@@ -40,24 +42,25 @@ module Heron
       # @param method [String, nil] nil for a malformed request.
       # @param target [String, nil]
       # @param headers [Hash{String => String}] lower-cased names.
+      # @param local [Addrinfo, nil] the connection's local address, for {SameOrigin}.
       # @return [Array(Integer, Hash, String)] status, header fields, body.
-      def call(method, target, headers)
+      def call(method, target, headers, local = nil)
         return text(400, "Bad Request\n") unless method
-        route(method, target.split("?", 2).first, headers)
+        route(method, target.split("?", 2).first, headers, SameOrigin.new(local))
       rescue StandardError => e
         text(500, "#{e.class}: #{e.message}\n")
       end
 
       private
 
-      def route(method, path, headers)
+      def route(method, path, headers, origin)
         case path
         when "/health/live" then read(method) { text(200, "live\n") }
         when "/health/ready" then read(method) { ready }
         when "/metrics" then read(method) { metrics }
-        when "/stats" then read(method) { guarded(headers) { [200, JSON_TYPE, "#{JSON.pretty_generate(@state.stats)}\n"] } }
-        when "/backtraces" then read(method) { guarded(headers) { text(200, @backtraces.call) } }
-        when %r{\A/control/([a-z-]+)\z} then action(method, Regexp.last_match(1), headers)
+        when "/stats" then read(method) { guarded(headers, origin) { [200, JSON_TYPE, "#{JSON.pretty_generate(@state.stats)}\n"] } }
+        when "/backtraces" then read(method) { guarded(headers, origin) { text(200, @backtraces.call) } }
+        when %r{\A/control/([a-z-]+)\z} then action(method, Regexp.last_match(1), headers, origin)
         else text(404, "Not Found: try /health/ready, /stats or /metrics\n")
         end
       end
@@ -76,19 +79,22 @@ module Heron
         [200, { "content-type" => Metrics::TextFormat::CONTENT_TYPE }, @metrics.to_prometheus + @state.capacity_metrics]
       end
 
-      def action(method, name, headers)
+      def action(method, name, headers, origin)
         signal = ACTIONS[name] or return text(404, "unknown action #{name}; one of #{ACTIONS.keys.join(', ')}\n")
         return text(405, "Method Not Allowed: use POST\n", "allow" => "POST") unless method == "POST"
-        guarded(headers) do
+        guarded(headers, origin) do
           Process.kill(signal, @pid)
           text(202, "sent SIG#{signal} to #{@pid}#{" [#{@state.tag}]" if @state.tag}\n")
         end
       end
 
-      def guarded(headers)
-        return yield unless @token
-        given = headers["authorization"].to_s.delete_prefix("Bearer ")
-        Rack::Utils.secure_compare(given, @token) ? yield : text(401, "Unauthorized: send Authorization: Bearer TOKEN\n")
+      # A request with the right token skips only the Host check (a page cannot know the token,
+      # and port forwarding or NAT changes the address a client names); never the cross-site one.
+      def guarded(headers, origin)
+        authorized = @token && Rack::Utils.secure_compare(headers["authorization"].to_s.delete_prefix("Bearer "), @token)
+        refusal = origin.refusal(headers, host: !authorized) and return text(403, "Forbidden: #{refusal}\n")
+        return text(401, "Unauthorized: send Authorization: Bearer TOKEN\n") if @token && !authorized
+        yield
       end
 
       def text(status, body, extra = {})

@@ -3,7 +3,6 @@
 require "socket"
 require "uri"
 require "async"
-require "async/semaphore"
 require_relative "../binder/inherited"
 
 module Heron
@@ -13,10 +12,12 @@ module Heron
     # answered by an {Endpoints}.
     #
     # It never stops Heron from starting: when its address is taken it says so in one log line and
-    # listens on a free port of the same host instead (printed in that line); any other failure
+    # listens on a free port of the same host instead (printed in that line and in the banner,
+    # and recorded in the `control_state` file `heron ctl` reads); any other failure
     # to open it is one line too, and Heron runs without it. Connections are served concurrently
-    # (each in its own fiber, in a thread of its own, at most {MAX_CLIENTS} at once), and each
-    # gets {CLIENT_TIMEOUT} seconds in all, so idle or slow sockets cannot hold up a scrape.
+    # (each in its own fiber, in a thread of its own), each gets {CLIENT_TIMEOUT} seconds in all,
+    # and past {MAX_CLIENTS} open ones the oldest is dropped for the newest: idle, silent or slow
+    # sockets, however many, cannot hold up a health check or a scrape.
     #
     # A hot restart hands the listener over like the app's ({#handover}, under the key
     # `control:URI`), so `heron ctl` and health checks keep their address. The new process holds
@@ -24,11 +25,12 @@ module Heron
     # ready), so a probe never meets it booting; the old process closes its copy at handover.
     class Server
       CLIENT_TIMEOUT = 5.0
-      MAX_CLIENTS = 32
+      MAX_CLIENTS = 256
       MAX_HEAD = 8 * 1024
       POLL_SECONDS = 0.2
-      REASONS = { 200 => "OK", 202 => "Accepted", 400 => "Bad Request", 401 => "Unauthorized", 404 => "Not Found",
-                  405 => "Method Not Allowed", 500 => "Internal Server Error", 503 => "Service Unavailable" }.freeze
+      REASONS = { 200 => "OK", 202 => "Accepted", 400 => "Bad Request", 401 => "Unauthorized", 403 => "Forbidden",
+                  404 => "Not Found", 405 => "Method Not Allowed", 500 => "Internal Server Error",
+                  503 => "Service Unavailable" }.freeze
       private_constant :REASONS
 
       OPEN = {} # listeners opened in this process or inherited over fork: Server => owner pid
@@ -43,15 +45,32 @@ module Heron
         OPEN.clear
       end
 
+      # @param uri [String] a `control_bind` value.
+      # @return [Boolean] whether only this host can connect to it (a Unix socket, or a TCP
+      #   address every one of whose addresses is a loopback one).
+      def self.local_only?(uri)
+        parsed = URI.parse(uri)
+        return parsed.scheme == "unix" unless parsed.scheme == "tcp"
+        addresses = Addrinfo.getaddrinfo(parsed.hostname, nil, nil, :STREAM)
+        !addresses.empty? && addresses.all? { |address| address.ipv4_loopback? || address.ipv6_loopback? }
+      rescue URI::InvalidURIError, SocketError
+        false
+      end
+
       # @return [String, nil] the address actually listened on, as a bind URI (`tcp://127.0.0.1:9393`,
       #   what `heron ctl --control-url` takes), nil when not listening.
       attr_reader :url
 
       # @param uri [String] `tcp://HOST:PORT` or `unix:///PATH`.
-      # @param endpoints [#call] takes (method, target, headers) and returns [status, headers, body].
+      # @param endpoints [#call] takes (method, target, headers, the connection's local Addrinfo) and
+      #   returns [status, headers, body].
       # @param logger [Log::Logger]
       # @param accepting [#call] asked before accepting on an inherited listener, until it says true.
-      def initialize(uri, endpoints, logger, accepting: -> { true })
+      # @param state_file [StateFile, nil] where the address is recorded once this process answers.
+      # @param tag [String, nil] recorded with it.
+      def initialize(uri, endpoints, logger, accepting: -> { true }, state_file: nil, tag: nil)
+        @state_file = state_file
+        @tag = tag
         @uri = uri
         @endpoints = endpoints
         @logger = logger
@@ -73,6 +92,7 @@ module Heron
       # @return [void]
       def handed_over!
         @path = nil
+        @state_file = nil # the new process records itself there
         close
       end
 
@@ -107,7 +127,7 @@ module Heron
       # Serves in the calling thread until {#close}.
       # @return [void]
       def run
-        Sync { |task| accept_loop(task, Async::Semaphore.new(MAX_CLIENTS, parent: task)) }
+        Sync { |task| accept_loop(task) }
       rescue IOError, Errno::EBADF
         nil # closed under us
       end
@@ -120,6 +140,7 @@ module Heron
         OPEN.delete(self)
         @listener&.close unless @listener&.closed?
         File.delete(@path) if @path && File.socket?(@path)
+        @state_file&.delete
       end
 
       # Closes this process's copy of the socket, nothing else (used in a forked child).
@@ -182,30 +203,44 @@ module Heron
         "tcp://#{host}:#{address.ip_port}"
       end
 
-      def accept_loop(task, slots)
+      # Each client runs in a task of its own; past {MAX_CLIENTS}, the oldest is dropped to make
+      # room, so sockets that never send (or never finish) a head cannot keep a probe waiting.
+      def accept_loop(task)
+        clients = {} # task => true, oldest first
+        sleep(POLL_SECONDS) until @closed || accepting?
+        record unless @closed
         until @closed
-          next sleep(POLL_SECONDS) unless accepting?
           next unless @listener.wait_readable(POLL_SECONDS)
           client = @listener.accept_nonblock(exception: false)
           next if client == :wait_readable
-          slots.acquire
-          task.async do
-            answer(client)
-          ensure
-            slots.release
-          end
+          clients.shift.first.stop if clients.size >= MAX_CLIENTS
+          serve(task, client, clients)
+        end
+      end
+
+      # Tells `heron ctl` where this process answers, once it does.
+      def record
+        problem = @state_file&.write(@url, @tag)
+        @logger.warn(problem) if problem
+      end
+
+      def serve(task, client, clients)
+        task.async do |child|
+          clients[child] = true
+          answer(client)
+        ensure
+          clients.delete(child)
+          client.close
         end
       end
 
       def answer(client)
         Async::Task.current.with_timeout(CLIENT_TIMEOUT) do
           method, target, headers = read_head(client)
-          client.write(response(*@endpoints.call(method, target, headers), method == "HEAD"))
+          client.write(response(*@endpoints.call(method, target, headers, client.local_address), method == "HEAD"))
         end
       rescue Async::TimeoutError, SystemCallError, IOError
         nil # slow or gone: the deadline frees the slot
-      ensure
-        client.close
       end
 
       # @return [Array(String, String, Hash)] method, target and lower-cased header fields

@@ -7,7 +7,9 @@ require_relative "../request"
 require_relative "../request/rewindable_input"
 require_relative "../response/error_response"
 require_relative "../response/head"
+require_relative "../response/early_hints"
 require_relative "../log/request_id"
+require_relative "../timeout_error"
 require_relative "body_stream"
 
 module Heron
@@ -38,6 +40,7 @@ module Heron
       # @return [void]
       def run(started)
         request = Request.new(complete_env(started), @env["rack.input"], true, 1, started)
+        offer_early_hints(request) if @context.config.early_hints
         respond(request)
       ensure
         request.input.close_after(request.env) if request&.input.is_a?(Request::RewindableInput)
@@ -60,15 +63,31 @@ module Heron
         Request::RewindableInput.new(@stream.input, threshold: config.body_spool_threshold)
       end
 
+      # `rack.early_hints`: a HEADERS frame with `:status 103`, before the response's own.
+      def offer_early_hints(request)
+        sender = ->(headers) { @stream.send_headers(app_fields(headers).unshift([":status", "103"])) }
+        @env["rack.early_hints"] = Response::EarlyHints.new(request, sender)
+      end
+
+      # A client that stops taking the response (its window stays closed past write_timeout)
+      # gets its stream reset, as an HTTP/1.1 one gets its connection closed; a client gone or a
+      # stream already reset is nothing to answer. A response complete before the request body
+      # ends the stream (RFC 9113 §8.1: RST_STREAM NO_ERROR), so a client does not go on sending
+      # (or stall) a body nobody reads.
       def respond(request)
         status, headers, body = @listener.admit(request) || call_app(request)
         write(request, status.to_i, headers, body)
+        reset(Protocol::HTTP2::NO_ERROR) if @stream.state == :half_closed_local
       rescue Response::Invalid => e
         invalid(request, e)
-      rescue Protocol::HTTP2::Error, EOFError, IOError, SystemCallError, Connection::BufferedSocket::Timeout => e
+      rescue Heron::TimeoutError => e
+        request.error ||= e
+        reset(Protocol::HTTP2::CANCEL)
+      rescue Protocol::HTTP2::Error, EOFError, IOError, SystemCallError => e
         request.error ||= e
       rescue StandardError => e
         @context.logger.error("response body raised on #{@env['REQUEST_METHOD']} #{@env['PATH_INFO']}", e)
+        @context.app_failure.report(request, e)
         request.error ||= e
         reset(Protocol::HTTP2::INTERNAL_ERROR)
       ensure
@@ -77,6 +96,7 @@ module Heron
 
       def invalid(request, error)
         @context.logger.error("invalid response to #{@env['PATH_INFO']}", error)
+        @context.app_failure.report(request, error)
         request.error = error
         return reset(Protocol::HTTP2::INTERNAL_ERROR) if request.status
         write(request, *Response::ErrorResponse.rack(500))
@@ -85,10 +105,7 @@ module Heron
       def call_app(request)
         Log::RequestId.echo(@context.app.call(@env), @env)
       rescue StandardError, ScriptError => e
-        request.error = e
-        status = Response::ErrorResponse.status_for(e)
-        @context.logger.error("app error on #{@env['REQUEST_METHOD']} #{@env['PATH_INFO']}", e) if status == 500
-        Response::ErrorResponse.rack(status)
+        @context.app_failure.response(request, e)
       end
 
       def write(request, status, headers, body)
@@ -105,9 +122,13 @@ module Heron
       # The head's fields: the app's, checked and split by the HTTP/1 writer's rules
       # (Response::Head.fields), lower-cased, less those HTTP/2 forbids.
       def response_fields(status, headers)
+        app_fields(headers).unshift([":status", status.to_s], ["date", @context.date.now])
+      end
+
+      def app_fields(headers)
         fields = Response::Head.fields(Response::Head.normalize(headers))
         fields.reject! { |name, _| DROPPED.include?(name) }
-        fields.unshift([":status", status.to_s], ["date", @context.date.now])
+        fields
       end
 
       def send_body(body)
@@ -132,7 +153,7 @@ module Heron
 
       def reset(code)
         @stream.send_reset_stream(code) unless @stream.closed?
-      rescue Protocol::HTTP2::Error, IOError, SystemCallError
+      rescue Protocol::HTTP2::Error, IOError, SystemCallError, Heron::TimeoutError
         nil
       end
     end

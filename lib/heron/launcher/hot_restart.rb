@@ -1,24 +1,28 @@
 # frozen_string_literal: true
 
 require "json"
-require "rbconfig"
+require_relative "../restart"
 
 module Heron
   class Launcher
-    # SIGUSR2: starts a new Heron with the same command line (so new code and gems are loaded),
+    # SIGUSR2: starts a new Heron with the same command ({Restart.argv}: so new code and gems are
+    # loaded, under `heron`, rackup and `rails server` alike),
     # handing over the listening sockets as inherited descriptors (HERON_LISTEN_FDS, read by
     # {Binder::Inherited}). The new process tells the old one it is serving by writing to a pipe
     # whose descriptor it finds in HERON_READY_FD; only then does the old process stop accepting
     # and drain. If the new process exits before that, the old one keeps serving.
+    #
+    # A stop (TERM, INT, QUIT) that reaches the old process while the new one is still booting
+    # cancels the restart ({#cancel}): the stop is passed on to the new process, which ends
+    # before it ever serves, and the old one waits for it ({#finish}) before it exits itself.
+    # Nobody is left serving a port whose server was asked to stop.
     class HotRestart
-      # What started this process, captured when Heron was loaded (before any process title).
-      COMMAND = [$PROGRAM_NAME.dup.freeze, ARGV.dup.freeze].freeze
       READY = "ready\n"
 
       # @param listeners [Hash{String => BasicSocket}] from {Binder#by_key}.
       # @param logger [Log::Logger]
       # @param command [Array<String>] program and arguments to run.
-      def initialize(listeners, logger, command: [RbConfig.ruby, COMMAND[0], *COMMAND[1]])
+      def initialize(listeners, logger, command: Restart.argv)
         @listeners = listeners
         @logger = logger
         @command = command
@@ -28,6 +32,9 @@ module Heron
       attr_reader :reader
       # @return [Integer] the new process's pid.
       attr_reader :pid
+
+      # @return [Boolean] whether a stop cancelled this restart.
+      def cancelled? = @cancelled == true
 
       # Spawns the new process.
       # @return [HotRestart] self
@@ -45,7 +52,7 @@ module Heron
       def poll
         data = @reader.read_nonblock(64, exception: false)
         return nil if data == :wait_readable
-        data == READY ? :ready : :failed
+        @answer = data == READY ? :ready : :failed
       end
 
       # Blocks until the new process answers.
@@ -53,6 +60,31 @@ module Heron
       def wait
         @reader.wait_readable
         poll || wait
+      end
+
+      # Passes a stop on to the new process (as TERM: a second one stops it at once, as it would
+      # the old one) unless it already serves. Trap-safe.
+      # @return [void]
+      def cancel
+        return if @answer == :ready || !@pid
+        @cancelled = true
+        Process.kill("TERM", @pid)
+      rescue Errno::ESRCH
+        nil
+      end
+
+      # After a {#cancel}: waits up to `timeout` seconds for the new process to exit, then kills it.
+      # @param timeout [Float]
+      # @return [void]
+      def finish(timeout)
+        return unless @cancelled
+        deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + timeout
+        until Process.wait(@pid, Process::WNOHANG)
+          return Process.kill("KILL", @pid) if Process.clock_gettime(Process::CLOCK_MONOTONIC) > deadline
+          sleep 0.05
+        end
+      rescue Errno::ECHILD, Errno::ESRCH
+        nil # reaped already (a cluster master reaps every child)
       end
 
       # Closes the pipe, and reaps the new process if it already exited (a failed restart; a

@@ -15,6 +15,7 @@ module Heron
       # @param logger [Log::Logger]
       def initialize(pidfile, notifier, logger)
         @handover = HotRestart.take_ready_pipe
+        @previous = Process.ppid if @handover # the master that started this one by a hot restart
         @pidfile = pidfile
         @notifier = notifier
         @logger = logger
@@ -25,11 +26,18 @@ module Heron
         @handover && !@handover.closed? ? [@handover] : []
       end
 
+      # Writes the pidfile again if a worker's exit removed it (see {Pidfile#restore}).
+      # @return [void]
+      def worker_exited
+        @pidfile.restore
+      end
+
       # @param status [String] a one-line status for systemd.
       # @return [void]
       def ready!(status)
         @pidfile.write
         took_over = HotRestart.announce_ready(@handover)
+        @pidfile.rewrite_after(@previous) if took_over
         @notifier.ready(status: status, main_pid: took_over ? Process.pid : nil)
         @logger.info(took_over ? "serving; the previous process is draining" : "serving (pid #{Process.pid})")
       end

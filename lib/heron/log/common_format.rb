@@ -50,6 +50,7 @@ module Heron
         lines = ["Heron #{info[:version]} (ruby #{info[:ruby]}), #{info[:environment]} environment, " \
                  "pid #{info[:pid]}", "* Mode: #{info[:mode]}"]
         lines.concat(info[:urls].map { |url| "* Listening on #{url}" })
+        lines << "* Control on #{info[:control]}" if info[:control]
         lines << "Use Ctrl-C to stop"
         "#{lines.join("\n")}\n"
       end

@@ -95,11 +95,12 @@ module Heron
       # Prints the start-up banner to `config.log_io` (also when quiet: quiet only drops access lines).
       # @param addresses [Array<String, Addrinfo>] bound listeners: bind URIs or Addrinfo objects.
       # @param mode [String] e.g. "single process, 1 reactor thread, up to 4096 connections".
+      # @param control [String, nil] the control listener's actual address (after any fallback).
       # @return [void]
-      def banner(addresses:, mode:)
+      def banner(addresses:, mode:, control: nil)
         info = { version: VERSION, ruby: "#{RUBY_VERSION}-p#{RUBY_PATCHLEVEL}",
                  environment: @config.environment_name, pid: Process.pid, mode: mode,
-                 urls: addresses.map { |address| url(address) } }
+                 urls: addresses.map { |address| url(address) }, control: control }.compact
         emit(@log_io, :info, @format.banner(info))
       end
 

@@ -5,6 +5,7 @@ require_relative "../response/http_date"
 require_relative "../connection/buffered_socket"
 require_relative "../request/gc_pacer"
 require_relative "body_budget"
+require_relative "../response/app_failure"
 
 module Heron
   class Server
@@ -33,6 +34,8 @@ module Heron
       # @return [Server::BodyBudget, nil] the bytes the thread's apps may hold in bodies read
       #   whole (`body_memory_limit`); nil when that is off.
       attr_reader :body_budget
+      # @return [Response::AppFailure] what a request whose app raised is answered (and who is told).
+      attr_reader :app_failure
 
       # @param server [Server] supplies the app, config, logger, metrics and env template.
       def initialize(server)
@@ -46,6 +49,7 @@ module Heron
         @gc_pacer = Request::GCPacer.new
         limit = @config.body_memory_limit
         @body_budget = limit && Server::BodyBudget.new(limit, @config.body_spool_threshold)
+        @app_failure = Response::AppFailure.new(@logger, @config.lowlevel_error_handler)
         freeze
       end
 

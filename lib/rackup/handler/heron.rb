@@ -17,12 +17,17 @@ module Rackup
     # and Heron's own through `-O`, e.g. `rackup -s heron -O Workers=2 -O Threads=2`).
     module Heron
       DEFAULT_CONFIG_FILE = "config/heron.rb"
+      # The environment rackup passes when neither `-E` nor RACK_ENV names one.
+      RACKUP_DEFAULT_ENVIRONMENT = "development"
 
-      # rackup's option names → Heron settings. Keys are compared case-insensitively.
+      # rackup's option names → Heron settings. Keys are compared case-insensitively. `pid`
+      # (`rackup -P`, Rails' tmp/pids/server.pid) becomes Heron's `pidfile`, so that Heron keeps it
+      # naming the serving master through restarts (rackup removes it whenever a process that
+      # inherited its at_exit hook exits: a worker, or the master a hot restart replaced).
       OPTIONS = {
         host: :host, port: :port, environment: :environment, workers: :workers, threads: :threads,
         quiet: :quiet, log_requests: :log_requests, preload: :preload, max_connections: :max_connections, log_format: :log_format,
-        shutdown_timeout: :shutdown_timeout, bind: :binds,
+        shutdown_timeout: :shutdown_timeout, bind: :binds, pid: :pidfile, early_hints: :early_hints,
       }.freeze
 
       # Serves a Rack app until stopped. Exits with status 2 and one line on stderr for a bad value.
@@ -32,7 +37,7 @@ module Rackup
       # @return [Integer] the launcher's exit status.
       def self.run(app, **options)
         require "heron/launcher"
-        ::Heron::Restart.prepare(options[:restart_cmd]) # Rails' command line, to re-exec itself
+        ::Heron::Restart.prepare(options[:restart_cmd] || ::Heron::Restart::CommandLine.original) # Rails' or rackup's
         launcher = ::Heron::Launcher.new(configuration(app, options))
         yield launcher if block_given?
         launcher.run
@@ -86,6 +91,7 @@ module Rackup
           "Max_connections=COUNT" => "Open connections per process (default: 4096)",
           "Log_format=FORMAT" => "common or json (default: common)",
           "Shutdown_timeout=SECONDS" => "Graceful stop deadline (default: 30)",
+          "Early_hints" => "103 Early Hints through rack.early_hints (rails server --early-hints)",
         }
       end
 
@@ -93,18 +99,30 @@ module Rackup
       # @return [Array(Hash, Hash)] the options that are only defaults, and the ones the user gave.
       def self.split(options)
         supplied = options[:user_supplied_options]
-        return [{}, options] if supplied.nil?
+        return [{}, without_default_environment(options)] if supplied.nil?
         options.partition { |name, _| !supplied.include?(name) }.map(&:to_h)
       end
 
-      # Applies the options Heron knows; Host or Port replace the config file's binds.
+      # Plain rackup says neither which options were given nor where its environment came from:
+      # it is `-E`, else RACK_ENV, else "development" (and rackup then sets RACK_ENV to it). Its
+      # "development" is left out, so that Heron's own order decides (config/heron.rb, then
+      # APP_ENV, RAILS_ENV, RACK_ENV): `RAILS_ENV=production rackup -s heron` runs Heron as
+      # production. Any other name was chosen by the user (`-E` or RACK_ENV) and is kept.
+      # @param options [Hash] rackup's options.
+      # @return [Hash]
+      def self.without_default_environment(options)
+        options.reject { |name, value| name.to_s.casecmp?("environment") && value.to_s == RACKUP_DEFAULT_ENVIRONMENT }
+      end
+
+      # Applies the options Heron knows (an option that is nil, as Rails' `early_hints` when
+      # `--early-hints` is not given, sets nothing); Host or Port replace the config file's binds.
       # @param config [::Heron::Configuration]
       # @param options [Hash] e.g. { Port: "9292", Workers: "2" }.
       # @return [void]
       def self.apply_all(config, options)
         known = options.filter_map do |name, value|
           key = OPTIONS[name.to_s.downcase.to_sym]
-          [key, value, name] if key
+          [key, value, name] if key && !value.nil? # rackup's nil: not given
         end
         config.binds = [] if known.any? { |key, _| key == :host || key == :port }
         known.each { |key, value, name| config.set(key, value, label: name.to_s) }

@@ -282,8 +282,9 @@ class HeronConfigCLITest < Minitest::Test
   end
 
   def test_default_attack_runs_heron_attack_cli
-    status = cli("attack", "--help").run
-    assert_kind_of Integer, status
+    skip "heron-attack is not on the load path (test/heron/core_alone_test.rb covers its absence)" if Gem.find_files("heron/attack.rb").empty?
+    assert_equal 0, cli("attack", "--help").run
+    assert_includes @stdout.string, "Usage: heron attack URL"
   end
 
   def test_default_launcher_runs_heron_launcher
@@ -336,7 +337,7 @@ class HeronExeTest < Minitest::Test
                           pgroup: true)
       assert_equal "hi", fetch(port, log)
       Process.kill("TERM", pid)
-      Timeout.timeout(15) { Process.wait(pid) }
+      Timeout.timeout(PATIENCE) { Process.wait(pid) }
       pid = nil
       assert_match %r{"GET /ok HTTP/1.1" 200 2 }, File.read(log)
     ensure
@@ -359,7 +360,7 @@ class HeronExeTest < Minitest::Test
       refute response.key?("server-timing")
       assert_includes File.read(log), "production environment"
       Process.kill("TERM", pid)
-      Timeout.timeout(15) { Process.wait(pid) }
+      Timeout.timeout(PATIENCE) { Process.wait(pid) }
       pid = nil
     ensure
       Process.kill("KILL", -pid) if pid
@@ -369,7 +370,7 @@ class HeronExeTest < Minitest::Test
   private
 
   def fetch_response(port, log)
-    deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + 30
+    deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + PATIENCE
     begin
       Net::HTTP.get_response(URI("http://127.0.0.1:#{port}/ok"))
     rescue Errno::ECONNREFUSED

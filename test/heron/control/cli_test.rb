@@ -43,6 +43,18 @@ class ControlCLITest < Minitest::Test
     assert_equal 0, ctl("-C", config, "backtraces").first
   end
 
+  def test_a_state_file_naming_a_process_that_is_gone_is_an_error_not_a_guess
+    dead = Process.spawn("true")
+    Process.wait(dead)
+    File.write(state = File.join(@dir, "state.json"), JSON.generate("url" => "unix://#{@socket}", "pid" => dead))
+    File.write(config = File.join(@dir, "heron.rb"), "control_state #{state.inspect}\ncontrol_token \"t0k\"\n")
+    status, out, err = ctl("-C", config, "stats")
+    assert_equal [1, ""], [status, out]
+    assert_equal "heron ctl: #{state} names pid #{dead}, which is not running: start the server, or pass --control-url\n", err
+    File.write(state, JSON.generate("url" => "unix://#{@socket}", "pid" => Process.pid))
+    assert_equal 0, ctl("-C", config, "stats").first, "a live pid's address is used"
+  end
+
   def test_usage_errors_exit_2_with_one_line_and_the_usage
     [[], %w[stats extra], %w[explode], %w[--nope stats]].each do |argv|
       status, out, err = ctl(*argv)

@@ -90,7 +90,7 @@ class ControlEndpointsTest < Minitest::Test
     %w[restart phased-restart reopen-logs stop halt].zip(%w[USR2 USR1 HUP TERM QUIT]).each do |action, signal|
       status, _, body = endpoints.call("POST", "/control/#{action}", {})
       assert_equal [202, "sent SIG#{signal} to #{pid}\n"], [status, body]
-      assert_equal "#{signal}\n", Timeout.timeout(5) { reader.gets }
+      assert_equal "#{signal}\n", Timeout.timeout(ProcessHelper::PATIENCE) { reader.gets }
     end
   ensure
     Process.kill("KILL", pid) if pid

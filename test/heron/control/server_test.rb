@@ -6,7 +6,7 @@ require "heron/control"
 
 class ControlServerTest < Minitest::Test
   Endpoints = Struct.new(:calls) do
-    def call(method, target, headers)
+    def call(method, target, headers, _local = nil)
       calls << [method, target, headers]
       return [400, {}, "bad\n"] unless method
       [200, { "content-type" => "text/plain" }, "#{method} #{target}\n"]
@@ -49,6 +49,21 @@ class ControlServerTest < Minitest::Test
     idle.each { |socket| refute socket.wait_readable(0), "an idle socket was answered or closed first" }
   ensure
     idle&.each(&:close)
+  end
+
+  # 64 silent sockets used to hold a probe for 10 s (32 slots x 5 s each); a kubelet gives up
+  # after 1 s. Here a thousand sit open and the probe is still answered, well inside 2 s.
+  def test_a_thousand_silent_connections_do_not_hold_up_a_probe
+    server = start("tcp://127.0.0.1:0")
+    silent = Array.new(1000) { TCPSocket.new("127.0.0.1", server.port) }
+    probe = TCPSocket.new("127.0.0.1", server.port)
+    probe.write("GET /health/live HTTP/1.1\r\n\r\n")
+    assert probe.wait_readable(2), "the probe was not answered within 2 s"
+    assert_equal 200, read_response(probe).first
+    refute silent.last.wait_readable(0), "the newest silent socket was dropped, not the oldest"
+  ensure
+    probe&.close
+    silent&.each(&:close)
   end
 
   def test_a_client_that_never_finishes_its_head_is_dropped_at_the_deadline

@@ -242,7 +242,7 @@ class HeronHTTP2ConnectionTest < Minitest::Test
     slow = h2.request("GET", "/slow?sleep=0.5")
     # The stop comes once the app has the stream (a fixed sleep could be outlasted, and a stream
     # the server had not read yet is not an open stream).
-    eventually(timeout: 30) { !entered.empty? }
+    eventually { !entered.empty? }
     server.stop(graceful: true)
     h2.wait(slow)
     assert_equal "HTTP/2 GET /slow http 0", slow.body

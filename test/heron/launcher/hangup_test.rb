@@ -33,8 +33,8 @@ class HangupTest < Minitest::Test
       before = serial(port, paths["ca"])
       TLSCertificates.make(dir, "127.0.0.1")
       Process.kill("HUP", pid)
-      eventually(timeout: 30) { File.read(log).scan("1 TLS certificate(s) reloaded").size >= serving }
-      eventually(timeout: 30) { 5.times.map { serial(port, paths["ca"]) }.none?(before) }
+      eventually { File.read(log).scan("1 TLS certificate(s) reloaded").size >= serving }
+      eventually { 5.times.map { serial(port, paths["ca"]) }.none?(before) }
       Process.kill("TERM", pid)
       assert wait_exit(pid)&.success?
     end

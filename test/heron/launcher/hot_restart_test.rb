@@ -32,9 +32,9 @@ class HotRestartTest < Minitest::Test
     pidfile = File.join(File.dirname(log), "heron.pid")
     assert_equal old, master_from(pidfile)
     load = start_load(port, rate: 40, seconds: 6)
-    sleep 1.5
+    wait_for_answers(load)
     Process.kill("USR2", old)
-    assert wait_exit(old, timeout: 30)&.success?, "the old process drains and exits 0:\n#{File.read(log)}"
+    assert wait_exit(old)&.success?, "the old process drains and exits 0:\n#{File.read(log)}"
     assert_every_request_answered(load)
     fresh = master_from(pidfile)
     refute_equal old, fresh
@@ -43,7 +43,7 @@ class HotRestartTest < Minitest::Test
 
   def stop(pid)
     Process.kill("TERM", pid)
-    eventually(timeout: 15) { gone?(pid) }
+    eventually { gone?(pid) }
   end
 
   def test_single_mode_hot_restart_loses_no_request
@@ -65,7 +65,7 @@ class HotRestartTest < Minitest::Test
     pid, port, log = spawn_heron(APP)
     File.write(File.join(File.dirname(log), "fail"), "")
     Process.kill("USR2", pid)
-    eventually(timeout: 20) { File.read(log).include?("hot restart failed") }
+    eventually { File.read(log).include?("hot restart failed") }
     assert_equal pid.to_s, Net::HTTP.get(URI("http://127.0.0.1:#{port}/"))
     Process.kill("TERM", pid)
     assert wait_exit(pid)&.success?
@@ -88,7 +88,7 @@ class HotRestartTest < Minitest::Test
     assert_equal pid, File.read("/proc/#{Net::HTTP.get(URI("http://127.0.0.1:#{port}/"))}/stat").split[3].to_i
     File.write(File.join(File.dirname(log), "die"), "")
     Process.kill("USR2", pid)
-    eventually(timeout: 30) { File.read(log).include?("hot restart failed") }
+    eventually { File.read(log).include?("hot restart failed") }
     assert_equal pid, File.read("/proc/#{Net::HTTP.get(URI("http://127.0.0.1:#{port}/"))}/stat").split[3].to_i
     Process.kill("TERM", pid)
     assert wait_exit(pid)&.success?
@@ -118,12 +118,12 @@ class HotRestartTest < Minitest::Test
       assert_equal old, pid
       TLSCertificates.make(dir, "127.0.0.1") # new files under the same names, same CA file path
       Process.kill("USR2", old)
-      assert wait_exit(old, timeout: 30)&.success?
+      assert wait_exit(old)&.success?
       serial, fresh = served_certificate(port, paths["ca"])
       refute_equal old, fresh, "the new process answers on the same TLS port"
       refute_equal first_serial, serial, "with the certificate now on disk"
       Process.kill("TERM", fresh)
-      eventually(timeout: 15) { gone?(fresh) }
+      eventually { gone?(fresh) }
     end
   end
 
@@ -138,9 +138,9 @@ class HotRestartTest < Minitest::Test
   def assert_control_handed_over(*args)
     url = "tcp://127.0.0.1:#{free_port}"
     old, _, log = spawn_heron(APP, "--pidfile", "heron.pid", "--control-bind", url, *args)
-    eventually(timeout: 20) { Net::HTTP.get_response(URI("#{url.sub('tcp', 'http')}/health/ready")).code == "200" }
+    eventually { Net::HTTP.get_response(URI("#{url.sub('tcp', 'http')}/health/ready")).code == "200" }
     Process.kill("USR2", old)
-    assert wait_exit(old, timeout: 30)&.success?, File.read(log)
+    assert wait_exit(old)&.success?, File.read(log)
     fresh = master_from(File.join(File.dirname(log), "heron.pid"))
     refute_match(/control listener .* is in use/, File.read(log), "the new process does not fall back to another port")
     ready = Net::HTTP.get_response(URI("#{url.sub('tcp', 'http')}/health/ready"))
@@ -149,6 +149,44 @@ class HotRestartTest < Minitest::Test
     assert_equal 0, status, out
     assert_equal fresh, JSON.parse(out)["pid"], "the new process answers on the old control address"
     stop(fresh)
+  end
+
+  # An app that, once "slow" exists (the first generation serves by then), announces its boot in
+  # "booting" and waits for "go": the hot restart's new process (or its workers) is still loading
+  # when the stop arrives.
+  SLOW_SECOND_BOOT = <<~RUBY
+    if File.exist?("slow")
+      File.write("booting", Process.pid.to_s)
+      deadline = Time.now + 60
+      sleep 0.05 until File.exist?("go") || Time.now > deadline
+    end
+  RUBY
+
+  # TERM to the old process while the new one boots: the old one used to say "stopped" and exit,
+  # and the new one finished booting, re-parented to init, and served the port nobody wanted.
+  def assert_a_stop_during_boot_ends_both(*args)
+    old, port, log = spawn_heron(SLOW_SECOND_BOOT + APP, "--control-bind", "tcp://127.0.0.1:0", *args)
+    dir = File.dirname(log)
+    eventually(timeout: 30) { File.read(log).include?("serving (pid #{old})") } # every first worker too
+    File.write(File.join(dir, "slow"), "")
+    Process.kill("USR2", old)
+    booting = eventually(timeout: 30) { File.exist?(File.join(dir, "booting")) && File.read(File.join(dir, "booting")).to_i.nonzero? }
+    Process.kill("TERM", old)
+    assert_equal 0, wait_exit(old, timeout: 30)&.exitstatus, File.read(log)
+    File.write(File.join(dir, "go"), "") # a new process still alive would now finish booting and serve
+    eventually(timeout: 30) { gone?(booting) }
+    assert_raises(Errno::ECONNREFUSED) { TCPSocket.new("127.0.0.1", port) }
+    text = File.read(log)
+    assert_match(/hot restart cancelled by the stop/, text)
+    refute_match(/EPIPE|serving; the previous process is draining|ERROR/, text)
+  end
+
+  def test_a_stop_during_a_single_mode_hot_restarts_boot_ends_both_processes
+    assert_a_stop_during_boot_ends_both
+  end
+
+  def test_a_stop_during_a_cluster_hot_restarts_boot_ends_both_masters
+    assert_a_stop_during_boot_ends_both("-w", "2")
   end
 
   def test_single_mode_hands_the_control_listener_over
@@ -168,11 +206,11 @@ class HotRestartTest < Minitest::Test
     dir = File.dirname(log)
     File.write(File.join(dir, "hold"), "")
     Process.kill("USR2", old)
-    eventually(timeout: 20) { File.read(log).scan(/\] INFO control on /).size == 2 } # the new one holds it
+    eventually { File.read(log).scan(/\] INFO control on /).size == 2 } # the new one holds it
     answers = Array.new(20) { JSON.parse(Net::HTTP.get(URI("#{url.sub('tcp', 'http')}/stats"))).values_at("pid", "status") }
     assert_equal [[old, "ready"]], answers.uniq
     File.delete(File.join(dir, "hold"))
-    assert wait_exit(old, timeout: 30)&.success?, File.read(log)
+    assert wait_exit(old)&.success?, File.read(log)
     fresh = master_from(File.join(dir, "heron.pid"))
     assert_equal [fresh, "ready"], JSON.parse(Net::HTTP.get(URI("#{url.sub('tcp', 'http')}/stats"))).values_at("pid", "status")
     stop(fresh)

@@ -43,7 +43,7 @@ class MetricsClusterExporterTest < Minitest::Test
     end
     writer.close
     reader.read
-    Timeout.timeout(5) { sleep 0.02 until @exporter.directory.snapshots.any? { |s| s["gauges"]["connections_open"] == 1 } }
+    Timeout.timeout(ProcessHelper::PATIENCE) { sleep 0.02 until @exporter.directory.snapshots.any? { |s| s["gauges"]["connections_open"] == 1 } }
   ensure
     Process.kill("KILL", pid)
     Process.wait(pid)
@@ -78,7 +78,7 @@ class MetricsClusterScrapeTest < Minitest::Test
     pid, port, log = spawn_heron(%(run ->(env) { [200, {}, ["ok"]] }\n), "-w", "2", "--metrics",
                                  "--metrics-bind", "tcp://127.0.0.1:#{metrics_port}")
     raw_request(port, "GET / HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
-    text = eventually(timeout: 20) do # workers publish about once a second
+    text = eventually do # workers publish about once a second
       scraped = raw_request(metrics_port, "GET /metrics HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
       scraped if served(scraped).size == 2 && served(scraped).sum == 1
     end

@@ -20,7 +20,7 @@ class InputTest < Minitest::Test
     with_server(app, prebuffer_body: 5) do |port|
       socket = connect(port)
       socket.write("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nhello")
-      assert_equal :called, Timeout.timeout(3) { seen.pop }, "app is called before the body is complete"
+      assert_equal :called, Timeout.timeout(ProcessHelper::PATIENCE) { seen.pop }, "app is called before the body is complete"
       socket.write("world")
       assert_equal "hello|world", read_response(socket)[2]
     end

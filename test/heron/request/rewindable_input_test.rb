@@ -46,7 +46,7 @@ class RewindableInputTest < Minitest::Test
     end
     with_server(app, lint: false, rewindable_input: true, body_spool_threshold: 100) do |port|
       post(port, "y" * 5000, chunked: false)
-      assert_equal [5000, 1], Timeout.timeout(5) { seen.pop }
+      assert_equal [5000, 1], Timeout.timeout(ProcessHelper::PATIENCE) { seen.pop }
       assert_equal [], eventually { (open = spool_files).empty? && open }
     end
   end

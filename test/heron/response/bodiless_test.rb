@@ -88,7 +88,7 @@ class BodilessTest < Minitest::Test
     assert_match(/\AHTTP\/1.1 #{status} /, head, label)
     refute_match(/transfer-encoding/i, head, label)
     socket.write("GET /next HTTP/1.1\r\nHost: x\r\n\r\n")
-    next_status, _headers, body = Timeout.timeout(5) { read_response(socket) }
+    next_status, _headers, body = Timeout.timeout(ProcessHelper::PATIENCE) { read_response(socket) }
     assert_equal [200, "next"], [next_status, body], "#{label}: the next response parses cleanly"
   ensure
     socket&.close

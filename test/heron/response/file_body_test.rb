@@ -31,7 +31,7 @@ class FileBodyTest < Minitest::Test
       socket = connect(port)
       2.times do
         socket.write("GET /data.bin HTTP/1.1\r\nHost: x\r\n\r\n")
-        status, headers, body = Timeout.timeout(10) { read_response(socket) }
+        status, headers, body = Timeout.timeout(ProcessHelper::PATIENCE) { read_response(socket) }
         assert_equal [200, @data.bytesize.to_s, nil], [status, headers["content-length"], headers["transfer-encoding"]]
         assert body == @data, "the file's bytes, intact"
       end
@@ -53,11 +53,11 @@ class FileBodyTest < Minitest::Test
     with_server(path_only(Rack::Files.new(@dir)), lint: false) do |port|
       socket = connect(port)
       socket.write("GET /data.bin HTTP/1.1\r\nHost: x\r\nRange: bytes=1000-1999\r\n\r\n")
-      status, headers, body = Timeout.timeout(10) { read_response(socket) }
+      status, headers, body = Timeout.timeout(ProcessHelper::PATIENCE) { read_response(socket) }
       assert_equal [206, "1000", "bytes 1000-1999/#{@data.bytesize}"], [status, headers["content-length"], headers["content-range"]]
       assert_equal @data.byteslice(1000, 1000), body
       socket.write("GET /data.bin HTTP/1.1\r\nHost: x\r\n\r\n")
-      status, headers, body = Timeout.timeout(10) { read_response(socket) }
+      status, headers, body = Timeout.timeout(ProcessHelper::PATIENCE) { read_response(socket) }
       assert_equal [200, @data.bytesize], [status, body.bytesize]
       assert_nil headers["transfer-encoding"]
     end
@@ -76,7 +76,7 @@ class FileBodyTest < Minitest::Test
     with_server(app, lint: false) do |port|
       socket = connect(port)
       socket.write("GET /data.bin HTTP/1.1\r\nHost: x\r\nRange: bytes=70000-3145727\r\n\r\n")
-      status, headers, body = Timeout.timeout(10) { read_response(socket) }
+      status, headers, body = Timeout.timeout(ProcessHelper::PATIENCE) { read_response(socket) }
       assert_equal [206, "3075728", "bytes 70000-3145727/#{@data.bytesize}"], [status, headers["content-length"], headers["content-range"]]
       assert body == @data.byteslice(70_000, 3_075_728), "the range's bytes, intact"
     end
@@ -92,7 +92,7 @@ class FileBodyTest < Minitest::Test
       stalled = connect(port)
       stalled.write("GET /big.bin HTTP/1.1\r\nHost: x\r\n\r\n")
       assert_equal [200, "pong"], Net::HTTP.get_response(URI("http://127.0.0.1:#{port}/ping")).then { |r| [r.code.to_i, r.body] }
-      Timeout.timeout(20) { sleep 0.05 until server_log.include?("GET /big.bin") }
+      Timeout.timeout(ProcessHelper::PATIENCE) { sleep 0.05 until server_log.include?("GET /big.bin") }
       received = read_to_eof(stalled)
       assert_operator received.bytesize, :<, 64 * 1024 * 1024, "the download was cut off"
       head, body = received.split("\r\n\r\n", 2)

@@ -59,14 +59,14 @@ class RawInputTest < Minitest::Test
       echoed = Sync { echo_many(endpoint, 100) }
       assert_equal 100.times.map { |i| "message #{i}" }, echoed.sort_by { |m| m[/\d+/].to_i }
       assert_equal 100, peak, "all 100 sockets were open on the server at once"
-      Timeout.timeout(10) { sleep 0.05 until open.zero? }
+      Timeout.timeout(ProcessHelper::PATIENCE) { sleep 0.05 until open.zero? }
     end
   end
 
   def test_faye_websocket_full_hijack_finds_rack_hijack_io
     require "faye/websocket"
     Thread.new { EM.run } unless EM.reactor_running?
-    Timeout.timeout(5) { sleep 0.01 until EM.reactor_running? }
+    Timeout.timeout(ProcessHelper::PATIENCE) { sleep 0.01 until EM.reactor_running? }
     hijack_io = Queue.new
     app = lambda do |env|
       ws = Faye::WebSocket.new(env)
@@ -77,7 +77,7 @@ class RawInputTest < Minitest::Test
     with_server(app, lint: false) do |port| # rack_response is the Rack 2 [-1, {}, []]
       client = WebSocketClient.new(port)
       assert_match(/\AHTTP\/1.1 101 /, client.head)
-      assert_kind_of BasicSocket, Timeout.timeout(5) { hijack_io.pop }
+      assert_kind_of BasicSocket, Timeout.timeout(ProcessHelper::PATIENCE) { hijack_io.pop }
       client.send_frame(WebSocketClient::TEXT, "faye text")
       assert_equal [WebSocketClient::TEXT, "faye text"], client.read_frame
       client.send_frame(WebSocketClient::BINARY, "\x00\xFFbin".b)

@@ -135,7 +135,7 @@ class ResponseWriterTest < Minitest::Test
       response = raw_request(port, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
       assert_match(/\AHTTP\/1.1 200 OK\r\n/, response)
       refute response.end_with?("0\r\n\r\n"), "no terminating chunk: the client sees a truncated body"
-      assert_equal "body broke", Timeout.timeout(5) { errors.pop }.message
+      assert_equal "body broke", Timeout.timeout(ProcessHelper::PATIENCE) { errors.pop }.message
       assert_match(/response body raised.*body broke \(ArgumentError\)|response body raised.*ArgumentError: body broke/m, server_log)
     end
   end
@@ -150,7 +150,7 @@ class ResponseWriterTest < Minitest::Test
       socket.write("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
       socket.read(1000)
       socket.close
-      assert Timeout.timeout(5) { closed.pop }
+      assert Timeout.timeout(ProcessHelper::PATIENCE) { closed.pop }
     end
   end
 
@@ -163,13 +163,13 @@ class ResponseWriterTest < Minitest::Test
       socket = connect(port)
       2.times do
         socket.write("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
-        head = Timeout.timeout(5) { String.new.tap { |h| h << socket.readpartial(1) until h.end_with?("\r\n\r\n") } }
+        head = Timeout.timeout(ProcessHelper::PATIENCE) { String.new.tap { |h| h << socket.readpartial(1) until h.end_with?("\r\n\r\n") } }
         assert_match(/\AHTTP\/1.1 200 /, head)
         assert_equal ["content-length: 3"], head.scan(/^content-length: .*(?=\r)/i), "the app's length frames the body"
         refute_match(/transfer-encoding/i, head)
         assert_includes head, "content-type: text/plain\r\n"
         assert_equal ["x-multi: a", "x-multi: b"], head.scan(/^x-multi: .*(?=\r)/)
-        assert_equal "abc", Timeout.timeout(5) { socket.read(3) }
+        assert_equal "abc", Timeout.timeout(ProcessHelper::PATIENCE) { socket.read(3) }
       end
     end
   end
@@ -195,7 +195,7 @@ class ResponseWriterTest < Minitest::Test
     with_server(->(_env) { [101, { "upgrade" => "nothing" }, []] }) do |port|
       socket = connect(port)
       socket.write("GET / HTTP/1.1\r\nHost: x\r\nUpgrade: nothing\r\nConnection: upgrade\r\n\r\n")
-      head = Timeout.timeout(5) { String.new.tap { |h| h << socket.readpartial(1) until h.end_with?("\r\n\r\n") } }
+      head = Timeout.timeout(ProcessHelper::PATIENCE) { String.new.tap { |h| h << socket.readpartial(1) until h.end_with?("\r\n\r\n") } }
       assert_match(/\AHTTP\/1.1 101 /, head)
       assert closed_by_server?(socket), "nothing can be spoken on a connection switched to nothing"
     end

@@ -57,12 +57,14 @@ class AcceptBackoffTest < Minitest::Test
     response = Net::HTTP.start("127.0.0.1", port, open_timeout: 5, read_timeout: 5) { |http| http.get("/") }
     elapsed = Process.clock_gettime(Process::CLOCK_MONOTONIC) - started
     assert_equal "200", response.code
-    assert_operator elapsed, :<, 1.0, "answered within a second of the release"
+    # The backoff's delay is at most 0.1 s (AcceptBackoffTest's unit test holds it to that); this
+    # bound only catches a server that stopped accepting, with room for a loaded machine.
+    assert_operator elapsed, :<, 10.0, "answered soon after the release"
   end
 
   # Gives the server time to run into its limit (on today's main it says nothing when it does).
   def wait_for_failure(log)
-    deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + 5
+    deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + PATIENCE
     sleep 0.05 until File.read(log).include?("accept failed") || Process.clock_gettime(Process::CLOCK_MONOTONIC) > deadline
   end
 end

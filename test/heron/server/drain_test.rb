@@ -35,7 +35,7 @@ class DrainTest < Minitest::Test
     slow = start_slow(port, log)
     Process.kill("TERM", pid)
     assert_equal "done /during-delay", get(port, "/during-delay").body, "still served during drain_delay"
-    eventually(timeout: 20) { refused?(port) }
+    eventually { refused?(port) }
     assert slow.alive?, "refused while the slow request is still in flight"
     release(log)
     assert_equal ["200", "done /slow"], [slow.value.code, slow.value.body]
@@ -77,7 +77,7 @@ class DrainTest < Minitest::Test
     pid, port, log = spawn_heron(SLOW_APP, *args)
     slow = start_slow(port, log)
     Process.kill("TERM", pid)
-    eventually(timeout: 20) { refused?(port) }
+    eventually { refused?(port) }
     assert slow.alive?, "refused while the slow request is still in flight"
     release(log)
     assert_equal ["200", "done /slow"], [slow.value.code, slow.value.body]
@@ -93,7 +93,7 @@ class DrainTest < Minitest::Test
   def start_slow(port, log)
     marker = File.join(File.dirname(log), "started")
     slow = Thread.new { get(port, "/slow") }
-    eventually(timeout: 30) { File.exist?(marker) }
+    eventually { File.exist?(marker) }
     slow
   end
 

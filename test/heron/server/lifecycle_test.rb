@@ -18,7 +18,7 @@ class LifecycleTest < Minitest::Test
   RUBY
 
   def wait_in_app(log)
-    eventually(timeout: 30) { File.exist?(File.join(File.dirname(log), "in_app")) } # generous: a loaded machine
+    eventually { File.exist?(File.join(File.dirname(log), "in_app")) }
   end
 
   def test_sigterm_finishes_the_request_in_flight_and_exits_zero
@@ -64,7 +64,7 @@ class LifecycleTest < Minitest::Test
     wait_in_app(log)
     Process.kill("TERM", pid) # the handler counts: the first stops gracefully, the second at once
     Process.kill("INT", pid)
-    status = wait_exit(pid, timeout: 5)
+    status = wait_exit(pid, timeout: 20)
     refute_nil status, "a second signal does not wait for the 30 s request"
   end
 
@@ -73,7 +73,7 @@ class LifecycleTest < Minitest::Test
     Thread.new { Net::HTTP.get_response(URI("http://127.0.0.1:#{port}/slow")) rescue nil }
     wait_in_app(log)
     Process.kill("TERM", pid)
-    refute_nil wait_exit(pid, timeout: 5), "exits once shutdown_timeout passes"
+    refute_nil wait_exit(pid, timeout: 20), "exits once shutdown_timeout passes, not with the 30 s request"
     assert_match(/still busy at shutdown timeout/, File.read(log))
   end
 

@@ -27,7 +27,7 @@ class LoadShedderTest < Minitest::Test
   def test_past_max_in_flight_the_request_gets_503_with_retry_after_without_the_app
     with_server(@app, max_in_flight: 2) do |port|
       held = Array.new(2) { Thread.new { get(port, "/hold") } }
-      2.times { Timeout.timeout(5) { @entered.pop } }
+      2.times { Timeout.timeout(ProcessHelper::PATIENCE) { @entered.pop } }
       status, headers, body = get(port, "/shed-me")
       assert_equal [503, "1", "max_in_flight"], [status, headers["retry-after"], headers["x-heron-shed"]]
       assert_match(/max_in_flight/, body)
@@ -43,7 +43,7 @@ class LoadShedderTest < Minitest::Test
       client = HTTP2TestClient.new(connect(port))
       held = Array.new(2) { client.request("GET", "/hold") }
       reader = Thread.new { client.wait(*held, timeout: 10) }
-      2.times { Timeout.timeout(5) { @entered.pop } }
+      2.times { Timeout.timeout(ProcessHelper::PATIENCE) { @entered.pop } }
       shed = HTTP2TestClient.new(connect(port))
       stream = shed.request("GET", "/shed-me")
       shed.wait(stream)
@@ -62,9 +62,9 @@ class LoadShedderTest < Minitest::Test
   def test_a_request_that_waited_past_max_queue_time_since_accept_is_shed
     with_server(@app, max_queue_time: 0.1) do |port, server|
       waiting = connect(port) # accepted now, its request comes while the reactor is busy
-      Timeout.timeout(5) { sleep 0.01 until server.connection_count == 1 }
+      Timeout.timeout(ProcessHelper::PATIENCE) { sleep 0.01 until server.connection_count == 1 }
       spinning = Thread.new { get(port, "/spin") }
-      Timeout.timeout(5) { @entered.pop }
+      Timeout.timeout(ProcessHelper::PATIENCE) { @entered.pop }
       waiting.write("GET /late HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
       status, headers, = read_response(waiting)
       assert_equal [503, "max_queue_time"], [status, headers["x-heron-shed"]]

@@ -10,6 +10,8 @@ require "rackup/handler/heron"
 require "heron/launcher"
 
 class RackupHandlerHeronTest < Minitest::Test
+  include EnvHelper
+
   ROOT = File.expand_path("../../..", __dir__)
   HANDLER = Rackup::Handler::Heron
   APP = ->(_env) { [200, { "content-type" => "text/plain" }, ["ok"]] }
@@ -54,6 +56,20 @@ class RackupHandlerHeronTest < Minitest::Test
     in_dir("workers 2\nport 4000\nthreads 2\n") do
       config = HANDLER.configuration(APP, Port: 5000)
       assert_equal [2, 2, ["tcp://0.0.0.0:5000"]], [config.workers, config.threads, config.bind_uris]
+    end
+  end
+
+  # rackup's own default (`development` when neither -E nor RACK_ENV says) does not beat
+  # RAILS_ENV or the config file; a name the user chose does.
+  def test_rackups_default_environment_yields_to_rails_env_and_the_config_file
+    with_env("RAILS_ENV" => "production", "APP_ENV" => nil, "RACK_ENV" => "development") do
+      in_dir(nil) do
+        assert_equal "production", HANDLER.configuration(APP, environment: "development").environment_name
+        assert_equal "staging", HANDLER.configuration(APP, environment: "staging").environment_name
+      end
+      in_dir(%(environment "test"\n)) do
+        assert_equal "test", HANDLER.configuration(APP, environment: "development").environment_name
+      end
     end
   end
 
@@ -128,7 +144,7 @@ class RackupHandlerHeronTest < Minitest::Test
       serve(%W[bundle exec rackup -s heron -E development -o 127.0.0.1 -p #{port} hello.ru], dir) do |log|
         get(port, log, "/logged-once")
         get(port, log, "/second")
-        Timeout.timeout(10) { sleep 0.05 until File.read(log).include?("/second") }
+        Timeout.timeout(PATIENCE) { sleep 0.05 until File.read(log).include?("/second") }
         sleep 0.3
         assert_equal 1, File.read(log).scan("GET /logged-once").size, File.read(log)
       end
@@ -227,7 +243,7 @@ class RackupHandlerHeronTest < Minitest::Test
 
   def stop(pid)
     Process.kill("TERM", -pid)
-    Timeout.timeout(15) { Process.wait(pid) }
+    Timeout.timeout(PATIENCE) { Process.wait(pid) }
   rescue Timeout::Error
     Process.kill("KILL", -pid)
     Process.wait(pid)
@@ -236,7 +252,7 @@ class RackupHandlerHeronTest < Minitest::Test
   end
 
   def get(port, log, path = "/")
-    deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + 30
+    deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + PATIENCE
     begin
       Net::HTTP.start("127.0.0.1", port, open_timeout: 1, read_timeout: 5) { |http| http.get(path) }
     rescue Errno::ECONNREFUSED, Errno::ECONNRESET, Net::OpenTimeout

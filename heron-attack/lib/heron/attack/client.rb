@@ -1,7 +1,7 @@
 # frozen_string_literal: true
 
 require "async"
-require "heron/compat/io_timeout"
+require_relative "io_timeout"
 require_relative "connection"
 require_relative "tls_context"
 require_relative "deadlines"

@@ -29,10 +29,10 @@ module Heron
       # @raise [RuntimeError] when a generator process fails.
       def run
         raise_open_file_limit
-        return (@generator = generator(0, 1, @progress)).tap(&:resolve!).run if @options.processes == 1
+        return run_here if @options.processes == 1
         generator(0, 1).resolve! # fail before forking
         start = Process.clock_gettime(Process::CLOCK_MONOTONIC) + 0.2 + (0.05 * @options.processes)
-        children = @children = Array.new(@options.processes) { |k| spawn(k, start) }
+        children = spawn_all(start)
         relay = @progress && ProgressRelay.new(@progress, children.map(&:last)).start
         recorders = children.map { |pid, reader, _| collect(pid, reader) }
         relay&.finish
@@ -43,6 +43,7 @@ module Heron
       # from a signal handler.
       # @return [void]
       def stop
+        @stopping = true
         @generator&.stop
         @children&.each { |pid, *| Process.kill(:TERM, pid) }
       rescue Errno::ESRCH
@@ -50,6 +51,28 @@ module Heron
       end
 
       private
+
+      # The single-process run. A stop that came before the generator existed still counts.
+      def run_here
+        @generator = generator(0, 1, @progress)
+        @generator.resolve!
+        @generator.stop if @stopping
+        @generator.run
+      end
+
+      # Forks the generator processes, each known to {#stop} from the moment it exists. While
+      # forking, TERM runs {#stop}, so a child inherits that handler until it sets its own: a
+      # stop passed on to a child that has just been forked cannot kill it before it reports.
+      # A stop that came during the forking reaches every child once all exist.
+      def spawn_all(start)
+        @children = []
+        previous = trap(:TERM) { stop }
+        @options.processes.times { |k| @children << spawn(k, start) }
+        stop if @stopping
+        @children
+      ensure
+        trap(:TERM, previous || "DEFAULT")
+      end
 
       # Each request in flight holds a connection, and many systems start processes with a soft
       # limit of 1,024 descriptors under a far higher hard one: the generator (and every process
@@ -88,9 +111,11 @@ module Heron
       end
 
       def child_result(offset, start, progress)
+        @children = nil # the parent's, copied by fork: a child stops only itself
+        trap(:TERM) { stop }
+        trap(:INT) { stop } # Ctrl-C reaches the whole process group
         @generator = generator(offset, @options.processes, progress)
-        trap(:TERM) { @generator.stop }
-        trap(:INT) { @generator.stop } # Ctrl-C reaches the whole process group
+        @generator.stop if @stopping
         @generator.run(start)
       rescue StandardError => e
         "#{e.class}: #{e.message}"

@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-require "cgi"
+require "cgi/escape"
 require_relative "linear_scale"
 require_relative "log_scale"
 

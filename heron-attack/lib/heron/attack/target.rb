@@ -2,6 +2,7 @@
 
 require "uri"
 require_relative "usage_error"
+require_relative "version"
 
 module Heron
   module Attack
@@ -75,7 +76,7 @@ module Heron
         names = headers.map { |h| h.split(":", 2).first.strip.downcase }
         head = +"#{@method} #{@uri.request_uri} HTTP/1.1\r\n"
         head << "Host: #{authority_header}\r\n" unless names.include?("host")
-        head << "User-Agent: heron-attack/#{Heron::VERSION}\r\n" unless names.include?("user-agent")
+        head << "User-Agent: heron-attack/#{Heron::Attack::VERSION}\r\n" unless names.include?("user-agent")
         headers.each { |h| head << h.strip << "\r\n" }
         head << "Content-Length: #{body.bytesize}\r\n" if body
         head << "Connection: close\r\n" unless keepalive

@@ -54,14 +54,19 @@ class CLITest < Minitest::Test
     end
   end
 
+  # Ctrl-C once the first request reached the server (a handshake: the run is under way), in a
+  # run planned for 50 s, so it cannot finish first however slow the machine.
   def test_ctrl_c_stops_sending_and_still_reports
-    TestServer.fork_server do |base|
-      interrupter = Thread.new do
-        sleep(0.5)
-        Process.kill(:INT, Process.pid)
+    Dir.mktmpdir do |dir|
+      log = File.join(dir, "requests")
+      TestServer.fork_server(log: log) do |base|
+        interrupter = Thread.new do
+          Timeout.timeout(60) { sleep(0.05) until File.size?(log) }
+          Process.kill(:INT, Process.pid)
+        end
+        assert_equal 0, cli("#{base}/", "-r", "20", "-n", "1000", "--processes", "2")
+        interrupter.join
       end
-      assert_equal 0, cli("#{base}/", "-r", "20", "-n", "1000", "--processes", "2")
-      interrupter.join
     end
     assert_match(/^warning: stopped early: \d+ of 1000 planned requests were sent$/, @stdout.string)
     assert_equal "DEFAULT", trap(:INT, "DEFAULT"), "the CLI puts the previous handler back"

@@ -46,6 +46,19 @@ class LauncherTest < Minitest::Test
     end
   end
 
+  # A Ctrl-C that comes before the generators exist (a loaded machine can take longer than the
+  # user to fork them) still stops the run: nothing is sent instead of the whole 50 s plan.
+  def test_a_stop_before_the_generators_exist_still_stops_the_run
+    TestServer.fork_server do |base|
+      [%w[--processes 1], %w[--processes 2]].each do |processes|
+        options = Heron::Attack::Options.parse(["#{base}/", "-r", "20", "-n", "1000", *processes])
+        launcher = Heron::Attack::Launcher.new(options, [Heron::Attack::Target.new("GET", options.url)])
+        launcher.stop
+        assert_equal 0, launcher.run.sent, processes.join(" ")
+      end
+    end
+  end
+
   def test_a_failing_process_is_reported
     port = TCPServer.open("127.0.0.1", 0) { |s| s.addr[1] }
     recorder = launch(["http://127.0.0.1:#{port}/", "-r", "50", "-n", "4", "--processes", "2"])

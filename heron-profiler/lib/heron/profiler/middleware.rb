@@ -5,6 +5,7 @@ Heron::Native.load("profiler_ext", root: File.expand_path("../../..", __dir__))
 require "heron/trusted_proxies"
 require_relative "dashboard/access_control"
 require "heron/log/logger"
+require_relative "options"
 
 module Heron
   module Profiler
@@ -28,23 +29,25 @@ module Heron
     # time their fibers held the reactor (see {FiberAccounting}).
     #
     # Trust: a proxy's `X-Request-Start` counts only when the request's peer is one of
-    # `config.trusted_proxies`. In development every response gets its `server-timing`; in any
-    # other environment (where profiling is on only because the operator turned it on) only
-    # the requests {Dashboard::AccessControl} allows do, and the `x-heron-n-plus-one` header
-    # (which holds SQL) is never sent.
+    # `config.trusted_proxies`. The profiler's response headers (`server-timing`, and in
+    # development `x-heron-n-plus-one`, which holds SQL and file paths) follow the dashboard's
+    # rule ({Dashboard::AccessControl}) in every environment: without a `profile_token` only a
+    # loopback client with no forwarding header gets them, with one only a request carrying it.
+    # Outside development `x-heron-n-plus-one` is never sent.
     class Middleware
       N_PLUS_ONE_HEADER = "x-heron-n-plus-one"
       UNAVAILABLE = "The Heron profiler dashboard is not available in this build.\n"
 
       # @param app [#call] the Rack app.
-      # @param config [Heron::Configuration] profile_path, n_plus_one_threshold, error_io,
-      #   environment, trusted_proxies, profile_token.
-      # @param logger [#warn, nil] where N+1 warnings go; when nil, a Heron::Log::Logger on
-      #   config.error_io (or config.logger) in config.log_format, so JSON logs get them as JSON
-      #   with the finding's fields.
+      # @param config [Options, Heron::Configuration] the profiler's options, or the server's
+      #   configuration they are taken from ({Options.for}).
+      # @param logger [#warn, nil] where N+1 warnings go; when nil, the options' logger (under
+      #   Heron a Heron::Log::Logger on config.error_io, or config.logger, in config.log_format,
+      #   so JSON logs get them as JSON with the finding's fields).
       # @param store [Store] where finished records go.
       # @param accounting [FiberAccounting] the per-fiber counters.
       def initialize(app, config, logger: nil, store: Profiler.store, accounting: Profiler.accounting)
+        config = Options.for(config)
         @app, @config, @logger, @store = app, config, logger, store
         Profiler.recorder.configure(config) # process-wide, like the SQL hooks it serves
         @routes = RouteStats.new
@@ -88,9 +91,9 @@ module Heron
         @trusted.trusted_peer?(env)
       end
 
-      # Called (from C) outside development for each measured request.
+      # Called (from C) for each measured request when a `profile_token` is set.
       # @param env [Hash] the request's Rack env.
-      # @return [Boolean] whether its response may carry the profiler's Server-Timing.
+      # @return [Boolean] whether its response may carry the profiler's headers.
       def timing_allowed?(env)
         @access.allowed?(env)
       end
@@ -102,14 +105,16 @@ module Heron
       end
 
       # Reports a request's N+1 queries: a log line, the `x-heron-n-plus-one` header in
-      # development, and NPlusOneError inside {Profiler.raise_on_n_plus_one}.
+      # development to a client the dashboard's rule allows, and NPlusOneError inside
+      # {Profiler.raise_on_n_plus_one}.
       # @param profile [RequestProfile]
       # @param headers [Hash] the response headers (writable).
+      # @param shown [Boolean] whether this client may see the profiler's headers.
       # @return [void]
-      def report_n_plus_one(profile, headers)
+      def report_n_plus_one(profile, headers, shown)
         findings = detect(profile)
         return if findings.empty?
-        headers[N_PLUS_ONE_HEADER] = @detector.header(findings) if @development
+        headers[N_PLUS_ONE_HEADER] = @detector.header(findings) if @development && shown
         findings.each { |finding| warn_n_plus_one(finding, profile.to_s) }
         raise NPlusOneError.new(findings, @detector.message(findings, profile.to_s)) if Profiler.raise_on_n_plus_one?
       end
@@ -117,7 +122,7 @@ module Heron
       # One warning per finding: text for any logger, and its fields for Heron's own (JSON).
       def warn_n_plus_one(finding, where)
         message = @detector.message([finding], where).chomp
-        logger = @logger || (@default_logger ||= Log::Logger.new(@config))
+        logger = @logger || @config.logger
         return logger.warn(message) unless Log::Logger === logger # === asks the class: any logger (or mock) works
         details = { event: "n_plus_one", request: where, count: finding[:count], call_site: finding[:call_site],
                     query: finding[:normalized], advice: finding[:advice] }
@@ -147,11 +152,10 @@ module Heron
 
       private
 
-      # How C decides whether a response gets its Server-Timing: false (development: always),
+      # How C decides whether a response gets the profiler's headers, in every environment:
       # :loopback (no profile_token: AccessControl's loopback rule, asked in C) or true (ask
       # {#timing_allowed?}).
       def timing_check
-        return false if @development
         @access.token? ? true : :loopback
       end
 

@@ -125,7 +125,7 @@ class DashboardServerTest < Minitest::Test
     with_server(app, profile_token: "q-s3cret-77") do |port|
       assert_equal 200, get(port, "/__heron?limit=5&token=q-s3cret-77").first
       assert_equal 200, get(port, "/__heron", "X-Heron-Token: q-s3cret-77\r\n").first
-      Timeout.timeout(5) { sleep 0.01 until server_log.scan("GET /__heron").size >= 2 }
+      Timeout.timeout(ProcessHelper::PATIENCE) { sleep 0.01 until server_log.scan("GET /__heron").size >= 2 }
       assert_includes server_log, "GET /__heron?limit=5&token=[REDACTED] HTTP/1.1"
       refute_includes server_log, "q-s3cret-77"
     end
@@ -180,7 +180,7 @@ class DashboardServerTest < Minitest::Test
   # @return [String] the id, once its record is in the store.
   def recorded(id)
     refute_nil id
-    Timeout.timeout(5) { sleep(0.01) until Heron::Profiler.store.find(id) }
+    Timeout.timeout(ProcessHelper::PATIENCE) { sleep(0.01) until Heron::Profiler.store.find(id) }
     id
   end
 

@@ -71,7 +71,7 @@ class MiddlewareTest < Minitest::Test
   end
 
   def test_body_close_completes_the_record_and_after_reply_is_timed
-    env = Rack::MockRequest.env_for("/", "rack.after_reply" => [-> { sleep 0.01 }],
+    env = Rack::MockRequest.env_for("/", "rack.after_reply" => [-> { sleep 0.01 }], "REMOTE_ADDR" => "127.0.0.1",
                                          "heron.request_start" => Process.clock_gettime(Process::CLOCK_MONOTONIC))
     _status, headers, body = middleware.call(env)
     id = record_id(headers)
@@ -83,7 +83,7 @@ class MiddlewareTest < Minitest::Test
   end
 
   def test_no_after_reply_callables_means_zero
-    env = Rack::MockRequest.env_for("/", "rack.after_reply" => [])
+    env = Rack::MockRequest.env_for("/", "rack.after_reply" => [], "REMOTE_ADDR" => "127.0.0.1")
     _status, headers, body = middleware.call(env)
     body.close
     assert_equal [0.0, 200], @store.find(record_id(headers)).values_at(:after_reply_ms, :status)

@@ -7,11 +7,13 @@ require "heron/profiler"
 # left off because Rack 3.2's Lint cannot wrap another Lint around an Array body (to_ary).
 module ProfiledServer
   # @param app [#call] the Rack app (wrapped in Rack::Lint here).
+  # @param error_io [IO] where the server and the profiler log (N+1 warnings...): by default a
+  #   log of the test's own, not the terminal.
   # @yieldparam port [Integer]
-  def with_profiled_server(app, environment: "development", **config, &block)
-    settings = Heron::Configuration.new(environment: environment, **config)
+  def with_profiled_server(app, environment: "development", error_io: StringIO.new, **config, &block)
+    settings = Heron::Configuration.new(environment: environment, error_io: error_io, **config)
     profiled = Heron::Profiler.wrap(Rack::Lint.new(app), settings)
-    with_server(profiled, lint: false, environment: environment, **config) { |port, _server| block.call(port) }
+    with_server(profiled, lint: false, environment: environment, error_io: error_io, **config) { |port, _server| block.call(port) }
   end
 
   # GETs a path on a fresh connection (Connection: close) and reads the whole response. It
@@ -37,7 +39,7 @@ module ProfiledServer
   # Waits until the request's record is complete (after-reply callbacks included).
   # @param headers [Hash] the response headers (server-timing names the record).
   # @return [Hash] the store record.
-  def profile_record(headers, timeout: 5)
+  def profile_record(headers, timeout: 30)
     deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + timeout
     loop do
       record = Heron::Profiler.store.find(Heron::Profiler.record_id(headers.fetch("server-timing")))

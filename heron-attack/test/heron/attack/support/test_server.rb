@@ -16,8 +16,12 @@ class TestServer
   # @param status [Integer] the response status.
   # @param log [String, nil] a file to append each request to, as a JSON line {head:, body:}.
   # @param fail_from [Integer, nil] the request number (1-based) from which every response is a 503.
-  def initialize(delay: 0, stall_at: nil, stall: 1.0, framing: :length, status: 200, log: nil, fail_from: nil)
+  # @param served [String, nil] a file to append, once each response is written, the
+  #   milliseconds from its request's head to its last byte (the server's own share of the
+  #   latency, a delayed sleep included).
+  def initialize(delay: 0, stall_at: nil, stall: 1.0, framing: :length, status: 200, log: nil, fail_from: nil, served: nil)
     @log = log
+    @served = served
     @fail_from = fail_from
     @delay = delay
     @stall_at = stall_at
@@ -91,7 +95,9 @@ class TestServer
     while (head = read_head(socket))
       body = head =~ /^content-length:/i ? socket.read(head[/^content-length:\s*(\d+)/i, 1].to_i) : ""
       record(head, body) if @log
+      started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
       respond(socket, head)
+      time_served(started) if @served
       break if @framing == :close || head =~ /^connection:\s*close/i
     end
   rescue IOError, SystemCallError
@@ -103,6 +109,11 @@ class TestServer
   def record(head, body)
     line = "#{JSON.generate('head' => head, 'body' => body)}\n"
     @lock.synchronize { File.write(@log, line, mode: "a") }
+  end
+
+  def time_served(started)
+    ms = (Process.clock_gettime(Process::CLOCK_MONOTONIC) - started) * 1000
+    @lock.synchronize { File.write(@served, format("%.3f\n", ms), mode: "a") }
   end
 
   def read_head(socket)

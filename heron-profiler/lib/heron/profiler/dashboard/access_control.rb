@@ -8,8 +8,8 @@ Heron::Native.load("profiler_ext", root: File.expand_path("../../../..", __dir__
 module Heron
   module Profiler
     class Dashboard
-      # Who may see profiling data (the dashboard, the memory profile, and Server-Timing outside
-      # development).
+      # Who may see profiling data: the dashboard, the memory profile, and the profiler's
+      # response headers (`server-timing`, `x-heron-n-plus-one`) in every environment.
       #
       # Without a `profile_token`: only a client on loopback (127.0.0.0/8, ::1) that connected
       # over TCP and whose request carries no forwarding header of any kind ({PROXY_HEADERS}): a
@@ -22,8 +22,8 @@ module Heron
       # loopback included. Callers answer a refusal with {NOT_FOUND}.
       #
       # The loopback rule (`local?(env)`, private) and {PROXY_HEADERS} are in C
-      # (ext/heron_profiler/profiler_dashboard_access_control.c): outside development every
-      # profiled request asks it, and the middleware calls it there without a Ruby call. The
+      # (ext/heron_profiler/profiler_dashboard_access_control.c): every profiled request asks
+      # it, and the middleware calls it there without a Ruby call. The
       # peer's address is matched on its text (Addrinfo#ip_address's canonical form: 127.0.0.0/8,
       # ::1, 127.0.0.0/8 mapped into IPv6), not parsed with IPAddr, which cost several µs.
       class AccessControl

@@ -1,0 +1,90 @@
+# frozen_string_literal: true
+
+require "test_helper"
+require "json"
+require "tmpdir"
+require "rubygems/package"
+require_relative "../support/install_helper"
+require_relative "../support/nginx_helper"
+
+# heron-attack and heron-profiler built with `gem build` and installed as a user does, offline,
+# each into an empty GEM_HOME (what else they need comes from the machine's gems through
+# GEM_PATH, where neither Heron gem is), then put to work: the load generator drives a real
+# nginx, and the profiler measures a Rack app served by Puma.
+class PluginGemsInstallTest < Minitest::Test
+  include InstallHelper
+  include NginxHelper
+
+  PUMA_APP = <<~'RUBY'
+    require "heron/profiler"
+    app = lambda do |_env|
+      ext = $LOADED_FEATURES.grep(/profiler_ext/).first
+      [200, { "content-type" => "text/plain" }, ["under #{Puma::Server.name} #{ext}"]]
+    end
+    run Heron::Profiler.wrap(app, profile_path: "/_profiler")
+  RUBY
+
+  # Then, with the server installed beside it, `heron attack` is the same load generator.
+  def test_heron_attack_installs_alone_and_drives_nginx
+    Dir.mktmpdir("heron-attack-gem") do |dir|
+      env = gem_env(dir)
+      install(env, dir, build(dir, "heron-attack/heron-attack.gemspec"))
+      installed = run!(env, RbConfig.ruby, "-e", 'print Gem::Specification.map(&:name).grep(/\Aheron/).sort.join(",")', chdir: dir)
+      assert_equal "heron-attack", installed, "heron-attack brought in no other Heron gem"
+      with_nginx(dir, 'location / { return 200 "from nginx\n"; }') do |port|
+        assert_drives(env, dir, port, File.join(env["GEM_HOME"], "bin/heron-attack"))
+        install(env, dir, build(dir, "heron.gemspec"))
+        assert_drives(env, dir, port, File.join(env["GEM_HOME"], "bin/heron"), "attack")
+      end
+    end
+  end
+
+  def test_heron_profiler_installs_and_profiles_a_puma_app
+    Dir.mktmpdir("heron-profiler-gem") do |dir|
+      env = gem_env(dir)
+      build(dir, "heron.gemspec") # its one Heron dependency, from the same checkout (gem install --local finds it here)
+      output = install(env, dir, build(dir, "heron-profiler/heron-profiler.gemspec"))
+      assert_match(/Building native extensions/, output)
+      File.write(File.join(dir, "config.ru"), PUMA_APP)
+      port = free_port
+      puma = Gem::Specification.find_by_name("puma").bin_file("puma")
+      serving(env, [RbConfig.ruby, puma, "-b", "tcp://127.0.0.1:#{port}", "-t", "2:2", "config.ru"], chdir: dir) do |log|
+        response = get_when_up(port, "/hello", log)
+        assert_match(%r{\Aunder Puma::Server #{Regexp.escape(env['GEM_HOME'])}/.*profiler_ext\.so\z}, response.body)
+        id = response["server-timing"].to_s[/heron;desc="([^"]+)"/, 1]
+        assert id, "no heron entry in server-timing: #{response.to_hash.inspect}"
+        assert_match(/app;dur=\d/, response["server-timing"])
+        record = JSON.parse(get_when_up(port, "/_profiler/requests/#{id}.json", log).body)["request"]
+        assert_equal ["GET", "/hello", 200], record.values_at("method", "path", "status")
+      end
+    end
+  end
+
+  private
+
+  # Sends 400 requests at 200/s with the installed command; every one is answered 200.
+  def assert_drives(env, dir, port, *command)
+    json = File.join(dir, "report.json")
+    File.delete(json) if File.exist?(json)
+    run!(env, RbConfig.ruby, *command, "http://127.0.0.1:#{port}/", "--rate", "200", "-n", "400", "--json", json, chdir: dir)
+    report = JSON.parse(File.read(json))
+    assert_equal [400, { "200" => 400 }], [report["requests"]["sent"], report["status_codes"]], command.last
+  end
+
+  def gem_env(dir)
+    gem_home = File.join(dir, "gems")
+    { "GEM_HOME" => gem_home, "GEM_PATH" => [gem_home, *Gem.path].join(File::PATH_SEPARATOR) }
+  end
+
+  # @return [String] the built gem's path, in dir.
+  def build(dir, gemspec)
+    spec = Gem::Specification.load(File.join(ROOT, gemspec))
+    path = File.join(dir, "#{spec.name}-#{spec.version}.gem")
+    run!({}, "gem", "build", File.basename(gemspec), "-o", path, chdir: File.join(ROOT, File.dirname(gemspec)))
+    path
+  end
+
+  def install(env, dir, gem)
+    run!(env, "gem", "install", "--local", "--no-document", gem, chdir: dir)
+  end
+end

@@ -1,0 +1,81 @@
+# frozen_string_literal: true
+
+require "fileutils"
+require "rbconfig"
+
+# Writes a small real Rails 7.1 API app into a directory, for tests that start it with `heron`,
+# `rackup -s heron` or `bin/rails server -u heron`. Rails itself comes from
+# HERON_RAILS_GEM_HOME (bin/setup-rails fills it); {#rails_env} points a child process at it.
+# Used with InstallHelper (its #write_files and #serving).
+module RailsApp
+  LIB = File.expand_path("../../lib", __dir__)
+  # The app runs as one with heron-profiler in its Gemfile's development group: on its load path.
+  PROFILER_LIB = File.expand_path("../../heron-profiler/lib", __dir__)
+
+  # Skips the test when Rails is not installed (bin/test sets HERON_RAILS_GEM_HOME).
+  def setup
+    super
+    @gem_home = ENV["HERON_RAILS_GEM_HOME"] or skip "Rails is not installed (bin/setup-rails installs it; bin/test runs it)"
+  end
+
+  # @param dir [String]
+  # @param railties [Array<String>] e.g. ["active_record", "action_controller"].
+  # @param routes [String] the body of `routes.append { }`.
+  # @param files [Hash{String => String}] more files (controllers, database.yml), by path.
+  # @return [String] dir
+  def write_rails_app(dir, railties:, routes:, files: {})
+    requires = railties.map { |name| %(require "#{name}/railtie") }.join("\n")
+    app = <<~RUBY
+      require "rails"
+      #{requires}
+      require "heron"
+      class HeronTestApp < Rails::Application
+        config.load_defaults 7.1
+        config.api_only = true
+        config.root = File.expand_path("..", __dir__)
+        config.eager_load = false
+        config.secret_key_base = "x" * 64
+        config.hosts.clear
+        config.logger = ActiveSupport::Logger.new(File.expand_path("../log/app.log", __dir__))
+        routes.append { #{routes} }
+      end
+    RUBY
+    write_files(dir, { "config/application.rb" => app,
+                       "config/environment.rb" => %(require_relative "application"\nRails.application.initialize!\n),
+                       "config.ru" => %(require_relative "config/environment"\nrun Rails.application\n),
+                       "bin/rails" => bin_rails, **files })
+    File.chmod(0o755, File.join(dir, "bin/rails"))
+    %w[tmp/pids log db].each { |sub| FileUtils.mkdir_p(File.join(dir, sub)) }
+    dir
+  end
+
+  # @param environment [String] RAILS_ENV.
+  # @return [Hash{String => String}] the environment of a child process that runs the app.
+  def rails_env(environment)
+    { "RAILS_ENV" => environment, "GEM_HOME" => @gem_home, "GEM_PATH" => [@gem_home, *Gem.path].join(File::PATH_SEPARATOR),
+      "RUBYLIB" => PROFILER_LIB }
+  end
+
+  # @param launcher [Symbol] :heron, :rackup or :rails.
+  # @param host [String]
+  # @param port [Integer]
+  # @return [Array<String>] the command that serves the app in its directory with that launcher.
+  def rails_app_command(launcher, host, port)
+    case launcher
+    when :heron then [RbConfig.ruby, File.join(LIB, "../exe/heron"), "-b", "tcp://#{host}:#{port}", "config.ru"]
+    when :rackup then [RbConfig.ruby, "-I", LIB, File.join(@gem_home, "bin/rackup"), "-s", "heron", "-o", host, "-p", port.to_s, "config.ru"]
+    else %W[bin/rails server -u heron -b #{host} -p #{port}]
+    end
+  end
+
+  private
+
+  def bin_rails
+    <<~RUBY
+      #!#{RbConfig.ruby}
+      $LOAD_PATH.unshift(#{LIB.inspect})
+      APP_PATH = File.expand_path("../config/application", __dir__)
+      require "rails/commands"
+    RUBY
+  end
+end
