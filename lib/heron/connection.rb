@@ -409,6 +409,7 @@ module Heron
     # client, so the connection closes (a chunked body stays unterminated, so the client can tell).
     def body_error(request, error)
       @context.logger.error("response body raised on #{request.env['REQUEST_METHOD']} #{request.env['PATH_INFO']}", error)
+      @context.app_failure.report(request, error)
       client_gone(request, error)
     end
 

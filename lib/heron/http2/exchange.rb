@@ -85,6 +85,7 @@ module Heron
         request.error ||= e
       rescue StandardError => e
         @context.logger.error("response body raised on #{@env['REQUEST_METHOD']} #{@env['PATH_INFO']}", e)
+        @context.app_failure.report(request, e)
         request.error ||= e
         reset(Protocol::HTTP2::INTERNAL_ERROR)
       ensure
