@@ -1,0 +1,26 @@
+# frozen_string_literal: true
+
+module Heron
+  module Profiler
+    module Sql
+      # Prepended to `Sequel::Model::Associations::DatasetMethods`: each association a dataset
+      # loads up front (`eager(:books)`, nested `eager(books: :reviews)` too) is noted for the
+      # request with its owners and where it ran ({EagerLoads}), so one never read is reported
+      # as unused eager loading. Installed by {SequelAssociationHook.install}.
+      module SequelEagerHook
+        private
+
+        # Sequel's own (private) eager loader for a page of records, noted first.
+        def eager_load(records, eager_assoc = @opts[:eager], model = self.model)
+          if !records.empty? && eager_assoc && Profiler.recorder.recording?
+            eager_assoc.each_key do |name|
+              reflection = model.association_reflection(name) or next
+              EagerLoads.preloaded(reflection[:model], reflection[:name], records.size, :sequel)
+            end
+          end
+          super
+        end
+      end
+    end
+  end
+end
