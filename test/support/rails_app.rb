@@ -6,8 +6,11 @@ require "rbconfig"
 # Writes a small real Rails 7.1 API app into a directory, for tests that start it with `heron`,
 # `rackup -s heron` or `bin/rails server -u heron`. Rails itself comes from
 # HERON_RAILS_GEM_HOME (bin/setup-rails fills it); {#rails_env} points a child process at it.
+# Used with InstallHelper (its #write_files and #serving).
 module RailsApp
   LIB = File.expand_path("../../lib", __dir__)
+  # The app runs as one with heron-profiler in its Gemfile's development group: on its load path.
+  PROFILER_LIB = File.expand_path("../../heron-profiler/lib", __dir__)
 
   # Skips the test when Rails is not installed (bin/test sets HERON_RAILS_GEM_HOME).
   def setup
@@ -37,13 +40,10 @@ module RailsApp
         routes.append { #{routes} }
       end
     RUBY
-    { "config/application.rb" => app,
-      "config/environment.rb" => %(require_relative "application"\nRails.application.initialize!\n),
-      "config.ru" => %(require_relative "config/environment"\nrun Rails.application\n),
-      "bin/rails" => bin_rails, **files }.each do |path, text|
-      FileUtils.mkdir_p(File.dirname(File.join(dir, path)))
-      File.write(File.join(dir, path), text)
-    end
+    write_files(dir, { "config/application.rb" => app,
+                       "config/environment.rb" => %(require_relative "application"\nRails.application.initialize!\n),
+                       "config.ru" => %(require_relative "config/environment"\nrun Rails.application\n),
+                       "bin/rails" => bin_rails, **files })
     File.chmod(0o755, File.join(dir, "bin/rails"))
     %w[tmp/pids log db].each { |sub| FileUtils.mkdir_p(File.join(dir, sub)) }
     dir
@@ -52,7 +52,8 @@ module RailsApp
   # @param environment [String] RAILS_ENV.
   # @return [Hash{String => String}] the environment of a child process that runs the app.
   def rails_env(environment)
-    { "RAILS_ENV" => environment, "GEM_HOME" => @gem_home, "GEM_PATH" => [@gem_home, *Gem.path].join(File::PATH_SEPARATOR) }
+    { "RAILS_ENV" => environment, "GEM_HOME" => @gem_home, "GEM_PATH" => [@gem_home, *Gem.path].join(File::PATH_SEPARATOR),
+      "RUBYLIB" => PROFILER_LIB }
   end
 
   # @param launcher [Symbol] :heron, :rackup or :rails.

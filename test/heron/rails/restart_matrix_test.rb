@@ -55,15 +55,24 @@ class RailsRestartMatrixTest < Minitest::Test
   def restart_under_load(restart, master, workers, dir, port, pidfile, log)
     phased = File.read(log).scan("phased restart done").size
     load = start_load(port, rate: 40, seconds: 6)
-    sleep 1.5
+    wait_for_answers(load)
     trigger(restart, master, dir)
-    report = assert_every_request_answered(load)
+    report = with_log(log, restart) { assert_every_request_answered(load) }
     hot = %i[usr2 ctl_restart].include?(restart)
     hot ? wait_gone(master, log) : settle_phased(workers, phased, log)
     fresh = serving_master(pidfile, log)
     assert_equal(hot, fresh != master, "#{restart}: the master #{hot ? 'is replaced' : 'stays'}")
     record(restart, workers, report)
     fresh
+  end
+
+  # Adds the restart's name and the server's log (without Rails' request lines) to a failure.
+  def with_log(log, restart)
+    yield
+  rescue Minitest::Assertion => e
+    lines = File.readlines(log).grep_v(/\A(Started|Processing|Completed) |\A\s*\z|\A\h+-\h+ /)
+    heron = lines.last(60).join
+    raise Minitest::Assertion, "#{@launcher}, #{restart}: #{e.message}\nthe server's own lines:\n#{heron}"
   end
 
   def trigger(restart, master, dir)
