@@ -34,12 +34,20 @@ module Heron
         end
 
         @pending = 0
+        @lock = Thread::Mutex.new
 
         class << self
-          # @return [Integer] how many requests of the process have an eager load not read yet.
-          #   Only decides whether a read looks any further: a count off by a request (an
-          #   abandoned profile, a race of threads) costs speed, never a finding.
-          attr_accessor :pending
+          # @return [Integer] how many requests of the process have an eager load not read yet
+          #   (only decides whether a read looks any further; a profile abandoned with one
+          #   leaves it high, which costs speed, never a finding).
+          attr_reader :pending
+
+          # Counts a request in or out of {.pending} (threads of a threaded server share it).
+          # @param delta [Integer] 1 or -1.
+          # @return [void]
+          def count_pending(delta)
+            @lock.synchronize { @pending += delta }
+          end
         end
 
         # The current profiled request's eager loads while some are still unread: what a hook
@@ -88,7 +96,7 @@ module Heron
           return names[name].owners += owners if names[name]
           return if @size >= LIMIT
           @size += 1
-          EagerLoads.pending += 1 if @unread.zero?
+          EagerLoads.count_pending(1) if @unread.zero?
           @unread += 1
           names[name] = Entry.new(yield, owners, adapter, false)
         end
@@ -107,7 +115,7 @@ module Heron
           return unless entry && !entry.used
           entry.used = true
           @unread -= 1
-          EagerLoads.pending -= 1 if @unread.zero?
+          EagerLoads.count_pending(-1) if @unread.zero?
         end
 
         # Leaves the process-wide count of requests with unread eager loads ({.pending}): the
@@ -116,7 +124,7 @@ module Heron
         def settle
           return if @unread.zero?
           @unread = 0
-          EagerLoads.pending -= 1
+          EagerLoads.count_pending(-1)
         end
 
         # @return [Array<Hash>] a finding per association loaded up front and never read:
