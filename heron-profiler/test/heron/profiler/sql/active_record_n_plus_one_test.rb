@@ -95,6 +95,7 @@ class ActiveRecordNPlusOneTest < Minitest::Test
     assert_includes File.read(@log), "unused eager loading in GET /n1/unused: at #{site('Post.includes(:comments)')} [#{advice}]"
     page = get("/__heron/requests/#{response['server-timing'][/heron;desc="([^"]+)"/, 1]}").body
     assert_includes page, "eager loading of 5 records, never read"
+    assert_includes get("/__heron").body, "N+1 unused</span>", "the dashboard's list marks it"
   end
 
   private
