@@ -61,7 +61,7 @@ class NPlusOneDetectorTest < Minitest::Test
 
   def eager_loads(*names)
     loads = Heron::Profiler::Sql::EagerLoads.new
-    names.each { |name| loads.add(Object, name, 5, :active_record) { "app/posts.rb:3" } }
+    names.each { |name| loads.add(Object, name, 5, :includes) { "app/posts.rb:3" } }
     loads
   end
 

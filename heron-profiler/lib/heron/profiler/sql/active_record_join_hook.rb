@@ -21,7 +21,7 @@ module Heron
         # Notes each joined association under a node (owners: the records at the root).
         def heron_note(node, owners)
           node.children.each do |child|
-            EagerLoads.preloaded(child.reflection.active_record, child.reflection.name, owners, :active_record)
+            EagerLoads.preloaded(child.reflection.active_record, child.reflection.name, owners, :includes)
             heron_note(child, owners)
           end
         end

@@ -13,7 +13,7 @@ module Heron
         # @return [self]
         def run(*args, &block)
           if !run? && @associate && @preload_scope.nil? && !owners.empty? && Profiler.recorder.recording?
-            EagerLoads.preloaded(reflection.active_record, reflection.name, owners.size, :active_record)
+            EagerLoads.preloaded(reflection.active_record, reflection.name, owners.size, :includes)
           end
           super
         end

@@ -19,18 +19,18 @@ module Heron
         LIMIT = 256
 
         # One eager-loaded association: where it was loaded, for how many owners, and whether read.
-        Entry = Struct.new(:call_site, :owners, :adapter, :used)
+        Entry = Struct.new(:call_site, :owners, :loader, :used)
 
         # Notes an eager load for the current profiled request (nothing outside one).
         # @param model [Class] the model that declares the association.
         # @param name [Symbol] the association.
         # @param owners [Integer] how many records it was loaded for.
-        # @param adapter [Symbol] :active_record or :sequel.
+        # @param loader [Symbol] the method the advice names: :includes, :eager, :eager_graph.
         # @return [void]
-        def self.preloaded(model, name, owners, adapter)
+        def self.preloaded(model, name, owners, loader)
           profile = Profiler.accounting.current or return
           extras = (profile.extras ||= {})
-          (extras[KEY] ||= new).add(model, name, owners, adapter) { Profiler.recorder.site }
+          (extras[KEY] ||= new).add(model, name, owners, loader) { Profiler.recorder.site }
         end
 
         @pending = 0
@@ -88,17 +88,17 @@ module Heron
         # @param model [Class] see {.preloaded}.
         # @param name [Symbol] the association.
         # @param owners [Integer] how many records it was loaded for.
-        # @param adapter [Symbol] :active_record or :sequel.
+        # @param loader [Symbol] see {.preloaded}.
         # @yieldreturn [String, nil] the call site, asked for only on an association's first load.
         # @return [void]
-        def add(model, name, owners, adapter)
+        def add(model, name, owners, loader)
           names = (@loads[model] ||= {})
           return names[name].owners += owners if names[name]
           return if @size >= LIMIT
           @size += 1
           EagerLoads.count_pending(1) if @unread.zero?
           @unread += 1
-          names[name] = Entry.new(yield, owners, adapter, false)
+          names[name] = Entry.new(yield, owners, loader, false)
         end
 
         # @return [Boolean] whether some eager load is not read yet.
@@ -133,9 +133,8 @@ module Heron
           @loads.flat_map do |model, names|
             names.filter_map do |name, entry|
               next if entry.used
-              remedy = "remove .#{AssociationLoad::EAGER.fetch(entry.adapter, 'eager')}(#{name.inspect})"
               { kind: :unused_eager_loading, call_site: entry.call_site, count: entry.owners,
-                advice: "#{AssociationLoad.subject(model, name)}: #{remedy}" }
+                advice: "#{AssociationLoad.subject(model, name)}: remove .#{entry.loader}(#{name.inspect})" }
             end
           end
         end

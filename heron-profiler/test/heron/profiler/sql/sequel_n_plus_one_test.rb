@@ -7,8 +7,8 @@ require "tmpdir"
 require_relative "../profiled_server"
 
 # Every Sequel association kind behind the real profiler on the real server: read lazily per
-# record, advised with the `eager` that cures it; with that `eager`, nothing; eager-loaded and
-# never read, unused eager loading. (Sequel has no polymorphic association in its core and no
+# record, advised with the `eager` that cures it; with that `eager` (or `eager_graph`), nothing;
+# eager-loaded and never read, unused eager loading. (Sequel has no polymorphic association in its core and no
 # counter cache, so neither is here.)
 class SequelNPlusOneTest < Minitest::Test
   include ProfiledServer
@@ -49,12 +49,14 @@ class SequelNPlusOneTest < Minitest::Test
   class Genre < Sequel::Model(DB[:genres])
   end
 
-  # `/MODEL/ASSOCIATION`: each record's association read lazily; `?eager=1` eager-loaded first;
-  # `?eager=1&read=0` eager-loaded and never read.
+  # `/MODEL/ASSOCIATION`: each record's association read lazily; `?eager=1` eager-loaded first
+  # (`?eager=graph`: with eager_graph, in one JOIN); `&read=0` eager-loaded and never read.
   APP = lambda do |env|
     _, model, name = env["PATH_INFO"].split("/")
-    dataset = SequelNPlusOneTest.const_get(model).order(:id)
+    model = SequelNPlusOneTest.const_get(model)
+    dataset = model.order(Sequel.qualify(model.table_name, :id))
     dataset = dataset.eager(name.to_sym) if env["QUERY_STRING"].include?("eager=1")
+    dataset = dataset.eager_graph(name.to_sym) if env["QUERY_STRING"].include?("eager=graph")
     records = dataset.all # the eager loads' call site
     values = env["QUERY_STRING"].include?("read=0") ? records.map(&:id) : records.map { |record| Array(record.send(name)).size } # the lazy reads' call site
     [200, { "content-type" => "text/plain" }, [values.join(",")]]
@@ -103,9 +105,11 @@ class SequelNPlusOneTest < Minitest::Test
     advice = "SequelNPlusOneTest::#{model} => [:#{name}]: add .eager(:#{name})"
     with_profiled_server(APP) do |port|
       assert_match(/\A1 query x4 at #{Regexp.escape(site('the lazy reads'))} \[#{Regexp.escape(advice)}\] \(SELECT /, n_plus_one(port, "/#{model}/#{name}"))
-      assert_nil n_plus_one(port, "/#{model}/#{name}?eager=1"), "eager leaves nothing to advise"
-      assert_equal "unused eager loading at #{site('the eager loads')} [#{advice.sub(': add ', ': remove ')}]",
-                   n_plus_one(port, "/#{model}/#{name}?eager=1&read=0")
+      { "1" => "eager", "graph" => "eager_graph" }.each do |eager, loader|
+        assert_nil n_plus_one(port, "/#{model}/#{name}?eager=#{eager}"), "#{loader} leaves nothing to advise"
+        assert_equal "unused eager loading at #{site('the eager loads')} [#{advice.sub(': add .eager', ": remove .#{loader}")}]",
+                     n_plus_one(port, "/#{model}/#{name}?eager=#{eager}&read=0")
+      end
     end
   end
 
