@@ -2,6 +2,7 @@
 
 require "test_helper"
 require "heron/profiler"
+require "json"
 require "sequel"
 require "tmpdir"
 require_relative "../profiled_server"
@@ -97,6 +98,19 @@ class SequelNPlusOneTest < Minitest::Test
                  error.findings.map { |finding| finding.values_at(:kind, :count, :advice) }
     assert_match(/unused eager loading in block: at \S+sequel_n_plus_one_test\.rb:\d+ \[SequelNPlusOneTest::Writer/, error.message)
     Heron::Profiler.raising_n_plus_one { Writer.order(:id).eager(:novels).all.map { |writer| writer.novels.size } }
+  end
+
+  # The log line: text by default, a JSON object with its own event in JSON logs.
+  def test_unused_eager_loading_is_logged_with_its_own_event
+    advice = "SequelNPlusOneTest::Writer => [:novels]: remove .eager(:novels)"
+    text = StringIO.new
+    with_profiled_server(APP, error_io: text) { |port| n_plus_one(port, "/Writer/novels?eager=1&read=0") }
+    assert_includes text.string, "unused eager loading in GET /Writer/novels: at #{site('the eager loads')} [#{advice}]"
+    json = StringIO.new
+    with_profiled_server(APP, error_io: json, log_format: :json) { |port| n_plus_one(port, "/Writer/novels?eager=1&read=0") }
+    entry = JSON.parse(json.string.lines.find { |line| line.include?("unused_eager_loading") })
+    assert_equal ["warn", "unused_eager_loading", "GET /Writer/novels", 4, site("the eager loads"), advice],
+                 entry.values_at("level", "event", "request", "count", "call_site", "advice")
   end
 
   private
