@@ -98,6 +98,44 @@ class ActiveRecordNPlusOneTest < Minitest::Test
     assert_includes get("/__heron").body, "N+1 unused</span>", "the dashboard's list marks it"
   end
 
+  NESTED = <<~'RUBY'
+    require "active_record"
+    require "heron/profiler"
+    ActiveRecord::Base.establish_connection(adapter: "sqlite3", database: ":memory:")
+    ActiveRecord::Schema.verbose = false
+    ActiveRecord::Schema.define do
+      create_table(:posts) { |t| t.string :title }
+      create_table(:comments) { |t| t.integer :post_id; t.integer :user_id }
+      create_table(:users) { |t| t.string :name }
+    end
+    class Post < ActiveRecord::Base; has_many :comments; end
+    class Comment < ActiveRecord::Base; belongs_to :user; end
+    class User < ActiveRecord::Base; end
+    user = User.create!(name: "u")
+    3.times { Post.create!(title: "p").tap { |post| 2.times { post.comments.create!(user: user) } } }
+    def check(label)
+      Heron::Profiler.raising_n_plus_one { yield }
+      puts "#{label}: nothing"
+    rescue Heron::Profiler::NPlusOneError => e
+      puts "#{label}: #{e.findings.map { |finding| finding[:advice] }.join('; ')}"
+    end
+    check("read") { Post.includes(comments: :user).map { |post| post.comments.map { |comment| comment.user.name } } }
+    check("inner unread") { Post.includes(comments: :user).map { |post| post.comments.size } }
+    check("inner lazy") { Post.includes(:comments).map { |post| post.comments.map { |comment| comment.user.name } } }
+  RUBY
+
+  # A model test's `raising_n_plus_one` (no server, no request) with nested includes: the inner
+  # association is watched like the outer one.
+  def test_raise_mode_sees_nested_includes
+    Dir.mktmpdir("heron-n1-nested") do |dir|
+      File.write(File.join(dir, "nested.rb"), NESTED)
+      env = { "GEM_HOME" => @gem_home, "GEM_PATH" => [@gem_home, *Gem.path].join(File::PATH_SEPARATOR) }
+      output = run!(env, RbConfig.ruby, "-I", File.join(ROOT, "lib"), "-I", File.join(ROOT, "heron-profiler/lib"), "nested.rb", chdir: dir)
+      assert_equal ["read: nothing", "inner unread: Comment => [:user]: remove .includes(:user)",
+                    "inner lazy: Comment => [:user]: add .includes(:user)"], output.lines.map(&:chomp).grep(/\A[a-z ]+: /)
+    end
+  end
+
   private
 
   # The lazy case has one finding, five repeats at the case's line, with that advice; `?eager=1`
