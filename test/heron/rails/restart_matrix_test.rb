@@ -55,7 +55,7 @@ class RailsRestartMatrixTest < Minitest::Test
   def restart_under_load(restart, master, workers, dir, port, pidfile, log)
     phased = File.read(log).scan("phased restart done").size
     load = start_load(port, rate: 40, seconds: 6)
-    sleep 1.5
+    wait_for_answers(load)
     trigger(restart, master, dir)
     report = assert_every_request_answered(load)
     hot = %i[usr2 ctl_restart].include?(restart)
