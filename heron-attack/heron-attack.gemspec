@@ -32,6 +32,6 @@ Gem::Specification.new do |spec|
   spec.add_dependency "async", ">= 2.24", "< 3"
   # Bundled (no longer default) gems from Ruby 3.4: --hdr-log and --csv. (HTML escaping uses
   # cgi/escape, which Ruby 3.5/4.0 keeps when it drops the rest of cgi.)
-  spec.add_dependency "base64"
-  spec.add_dependency "csv"
+  spec.add_dependency "base64", ">= 0.1", "< 1"
+  spec.add_dependency "csv", ">= 3.2", "< 4"
 end

@@ -31,5 +31,5 @@ Gem::Specification.new do |spec|
   spec.add_dependency "async", ">= 2.24", "< 3"
   spec.add_dependency "rack", ">= 2.2", "< 4"
   # A default gem until Ruby 3.4, bundled from 3.5/4.0: Options' logger outside Heron.
-  spec.add_dependency "logger"
+  spec.add_dependency "logger", ">= 1.5", "< 2"
 end

@@ -6,7 +6,10 @@
  *  - lines end in CRLF; a bare CR or bare LF is rejected;
  *  - request line is exactly `method SP target SP HTTP/d.d CRLF`; HTTP/1.x with
  *    x > 1 is read as HTTP/1.1 (RFC 9112 §2.3), any other major is 505; target
- *    bytes >= 0x80 (raw UTF-8 from browsers and clients) pass through as sent;
+ *    bytes >= 0x80 (raw UTF-8 from browsers and clients) pass through as sent
+ *    when they are well-formed UTF-8 (RFC 3629: no overlong forms such as
+ *    C0 AF for '/', no surrogates, nothing past U+10FFFF, no truncated
+ *    sequence), else 400;
  *  - field lines are `token ":" OWS value OWS CRLF`; obs-fold, whitespace
  *    before the colon, CTLs (other than HTAB) in values are rejected;
  *  - Content-Length may appear once (even an equal repeat or the list form
@@ -322,11 +325,51 @@ static int classify_absolute(heron_http_parser *p, const char *buf)
   return 1;
 }
 
+/* Length of the well-formed UTF-8 sequence (RFC 3629 §4) of a lead byte >= 0x80
+ * at s, n bytes available, or 0 when there is none: C0, C1 and F5-FF never
+ * lead, E0 and F0 need a second byte that rules out overlong forms, ED one that
+ * rules out surrogates, F4 one that stays within U+10FFFF. */
+static size_t utf8_sequence(const unsigned char *s, size_t n)
+{
+  unsigned char c = s[0], lo = 0x80, hi = 0xbf;
+  size_t len, k;
+  if (c >= 0xc2 && c <= 0xdf) len = 2;
+  else if (c >= 0xe0 && c <= 0xef) len = 3;
+  else if (c >= 0xf0 && c <= 0xf4) len = 4;
+  else return 0;
+  if (c == 0xe0) lo = 0xa0;
+  else if (c == 0xed) hi = 0x9f;
+  else if (c == 0xf0) lo = 0x90;
+  else if (c == 0xf4) hi = 0x8f;
+  if (n < len || s[1] < lo || s[1] > hi) return 0;
+  for (k = 2; k < len; k++)
+    if ((s[k] & 0xc0) != 0x80) return 0;
+  return len;
+}
+
+/* Whether the n bytes at s are well-formed UTF-8 (ASCII is). */
+static int valid_utf8(const char *s, size_t n)
+{
+  const unsigned char *u = (const unsigned char *)s;
+  size_t i = 0, k;
+  while (i < n) {
+    if (u[i] < 0x80) {
+      i++;
+      continue;
+    }
+    if ((k = utf8_sequence(u + i, n - i)) == 0) return 0;
+    i += k;
+  }
+  return 1;
+}
+
 /* Decides the request-target form (RFC 9112 §3.2). Returns 0 or -1 (failed). */
 static int classify_target(heron_http_parser *p, const char *buf)
 {
   const char *t = buf + p->target.off;
   int r;
+  if (!valid_utf8(t, p->target.len))
+    return hp_reject(p, 400, "invalid UTF-8 in request target");
   if (t[0] == '/') {
     p->target_form = HERON_TARGET_ORIGIN;
     split_path_query(p, buf, p->target.off, p->target.len);

@@ -117,8 +117,10 @@ module Heron
       @wake_reader, @wake_writer = IO.pipe
       @channel = Channel.new
       @template = ->(index) { Worker.new(index, @config, @logger, listeners, app, exporter: @exporter) }
-      @worker_count.times { |index| spawn(index) }
+      # Trapped before the first fork: a stop that arrives while workers are being forked (a
+      # hot restart cancelled during boot) is queued, not an exception in the middle of a fork.
       SIGNALS.each { |signal| trap(signal) { wake(signal) } }
+      @worker_count.times { |index| spawn(index) }
     end
 
     def spawn(index, replaces: nil)
@@ -140,7 +142,7 @@ module Heron
     end
 
     def supervise
-      until @stopping && @workers.empty?
+      until @stopping && @workers.empty? && @hot_restart.nil?
         wait_for_events
         handle(@signals.shift) until @signals.empty?
         reap
@@ -173,6 +175,7 @@ module Heron
       @deadline ||= monotonic + @config.shutdown_timeout + @config.drain_delay + 5
       @notifier.stopping unless @handed_over # the new master is the service now
       @logger.info("#{graceful ? 'graceful' : 'immediate'} stop (SIG#{signal})")
+      @hot_restart&.cancel
       @workers.each_value { |worker| worker.signal(graceful ? "TERM" : "QUIT") }
     end
 
@@ -244,6 +247,7 @@ module Heron
     end
 
     def force_stop
+      @hot_restart&.finish(0)
       @workers.each_value { |worker| worker.signal("KILL") }
     end
 
@@ -330,9 +334,16 @@ module Heron
 
     def hot_restart_answer
       answer = @hot_restart.poll or return
-      @hot_restart.close
+      restart = @hot_restart
+      restart.close
       @hot_restart = nil
-      answer == :ready ? handed_over : hot_restart_failed
+      return handed_over if answer == :ready
+      restart.cancelled? ? hot_restart_cancelled(restart) : hot_restart_failed
+    end
+
+    def hot_restart_cancelled(restart)
+      @logger.info("hot restart cancelled by the stop: the new master (pid #{restart.pid}) ended before serving")
+      restart.finish(5)
     end
 
     def handed_over

@@ -109,9 +109,12 @@ module Heron
       profile.nil? ? environment_name == "development" && profiler_installed? : profile
     end
 
-    # @return [Boolean] whether the Prometheus metrics endpoint runs.
+    # @return [Boolean] whether the Prometheus metrics endpoint runs: as set, else as `profile`
+    #   is set, else in development (whether or not heron-profiler is installed: the metrics are
+    #   the server's own).
     def metrics?
-      metrics.nil? ? profile? : metrics
+      return metrics unless metrics.nil?
+      profile.nil? ? environment_name == "development" : profile
     end
 
     private

@@ -132,7 +132,7 @@ module Heron
     # may be resumed by another worker (which clears @parked) before this fiber gets here.
     def serve_first
       return parked = park(:fresh) if @parkable && !@socket.buffered? && :wait_readable.equal?(@socket.fill_now)
-      case @config.http2 && HTTP2::Connection.wanted?(@socket, @config.first_byte_timeout)
+      case @config.http2 && HTTP2::Connection.wanted?(@socket, @config.first_byte_timeout, head_deadline)
       when true then return serve_http2
       when nil then return # nothing came in time
       end
@@ -215,7 +215,7 @@ module Heron
     def serve_http2
       @idle = false
       @client_since = nil
-      @http2 = HTTP2::Connection.new(@socket, @context, @listener, peer: @peer)
+      @http2 = HTTP2::Connection.new(@socket, @context, @listener, deadline: head_deadline, peer: @peer)
       @http2.serve
     end
 
@@ -227,7 +227,7 @@ module Heron
       build_request(env, started)
     rescue HTTPParser::Error, Request::Input::TooLarge, Request::Expectation::Failed => e
       reject(e.status, e.message)
-    rescue Connection::BufferedSocket::Timeout
+    rescue Heron::TimeoutError
       @idle || !@socket.buffered? ? nil : reject(408, "request head timed out")
     end
 
@@ -275,6 +275,9 @@ module Heron
       @quick = ready.is_a?(Integer) # else it parks (the wake-up tells) or closes
       ready == false || :busy.equal?(ready) ? :idle : ready
     end
+
+    # The first request's head (or HTTP/2's preface) must be in by then, as HTTP/1.1's read_head.
+    def head_deadline = @accepted_at + @config.header_timeout
 
     def first_byte_wait
       return @config.first_byte_timeout unless @listener.draining?
@@ -361,7 +364,7 @@ module Heron
       result
     rescue Response::Invalid => e
       fail_response(request, e)
-    rescue Connection::BufferedSocket::Timeout, SystemCallError, IOError => e
+    rescue Heron::TimeoutError, SystemCallError, IOError => e
       client_gone(request, e)
     rescue StandardError, ScriptError => e
       body_error(request, e)
@@ -406,6 +409,7 @@ module Heron
     # client, so the connection closes (a chunked body stays unterminated, so the client can tell).
     def body_error(request, error)
       @context.logger.error("response body raised on #{request.env['REQUEST_METHOD']} #{request.env['PATH_INFO']}", error)
+      @context.app_failure.report(request, error)
       client_gone(request, error)
     end
 
@@ -463,7 +467,7 @@ module Heron
       @linger = true
       @socket.write(Response::ErrorResponse.raw(status, message), @config.write_timeout)
       nil
-    rescue Connection::BufferedSocket::Timeout, SystemCallError, IOError
+    rescue Heron::TimeoutError, SystemCallError, IOError
       nil
     end
 
@@ -476,7 +480,7 @@ module Heron
 
     def time_left(deadline)
       left = deadline - now
-      raise Connection::BufferedSocket::Timeout, "request head timed out" if left <= 0
+      raise Heron::TimeoutError, "request head timed out" if left <= 0
       left
     end
 

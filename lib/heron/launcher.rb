@@ -76,6 +76,7 @@ module Heron
       binder.ignored.each { |uri| @logger.info("bind #{uri} ignored: serving the sockets systemd passed") }
       install_signals(server, binder, control)
       server.run
+      @restart&.finish(@config.shutdown_timeout + 5)
       @logger.info("stopped")
     end
 
@@ -83,16 +84,25 @@ module Heron
       actions = { "USR2" => -> { hot_restart(server, binder, control) },
                   "HUP" => Hangup.new(@log_file, binder.listeners, @logger) }
       SignalHandler.new(server, actions: actions, ignore: %w[USR1 TTIN TTOU], logger: @logger,
-                                on_stop: ->(_graceful) { @notifier.stopping }).install
+                                on_stop: ->(_graceful) { stopping }).install
+    end
+
+    # Trap context: a stop during a hot restart's boot is passed on to the new process.
+    def stopping
+      @notifier.stopping
+      @restart&.cancel
     end
 
     # Runs on the signal handler's thread: waits for the new process, then drains this one.
     def hot_restart(server, binder, control)
       return @logger.warn("SIGUSR2 ignored: a hot restart is under way") if @restarting
+      return @logger.warn("SIGUSR2 ignored: this server is stopping") if server.draining?
       @restarting = true
       @notifier.reloading
-      restart = HotRestart.new(binder.by_key.merge(control.handover), @logger).start
-      restart.wait == :ready ? handed_over(server, binder, control) : restart_failed
+      restart = @restart = HotRestart.new(binder.by_key.merge(control.handover), @logger).start
+      restart.cancel if server.draining? # a stop that came while it was being spawned
+      return handed_over(server, binder, control) if restart.wait == :ready
+      restart.cancelled? ? restart_cancelled(restart) : restart_failed
     ensure
       restart&.close
     end
@@ -103,6 +113,10 @@ module Heron
       control.handed_over!
       binder.handed_over!
       server.stop(graceful: true)
+    end
+
+    def restart_cancelled(restart)
+      @logger.info("hot restart cancelled by the stop: the new process (pid #{restart.pid}) ends before serving")
     end
 
     def restart_failed

@@ -17,11 +17,12 @@ module Heron
     class Error < StandardError; end
 
     V1_MAX = 107
+    PORT = /\A(?:0|[1-9][0-9]{0,4})\z/
     V2_SIGNATURE = "\r\n\r\n\x00\r\nQUIT\n".b.freeze
     V2_MAX_PAYLOAD = 4096 # the addresses take at most 216 bytes; the rest would be TLVs
     VERSIONS = { "v1" => :v1, "v2" => :v2 }.freeze
     LISTENERS = ObjectSpace::WeakMap.new
-    private_constant :LISTENERS
+    private_constant :LISTENERS, :PORT
 
     module_function
 
@@ -66,6 +67,7 @@ module Heron
       raise Error, "not a PROXY v1 header" unless words[0] == "PROXY"
       return nil if words[1] == "UNKNOWN"
       raise Error, "bad PROXY v1 header" unless words.size == 6 && %w[TCP4 TCP6].include?(words[1])
+      words[4, 2].each { |text| port(text) }
       address(words[2], words[1] == "TCP4" ? Socket::AF_INET : Socket::AF_INET6)
     end
 
@@ -85,6 +87,11 @@ module Heron
       size = { 1 => 4, 2 => 16 }[family] or return nil # AF_UNIX and AF_UNSPEC: no IP to report
       raise Error, "PROXY v2 address block too short" if payload.bytesize < size * 2 + 4
       IPAddr.new_ntoh(payload.byteslice(0, size)).to_s
+    end
+
+    # A v1 port: decimal, 0 to 65535, no leading zeros (the specification's form).
+    def port(text)
+      raise Error, "bad PROXY v1 port #{text.inspect}" unless PORT.match?(text) && text.to_i <= 65_535
     end
 
     def address(text, family)
@@ -140,6 +147,6 @@ module Heron
       io.read_nonblock(count).b
     end
 
-    private_class_method :source_v2, :address, :read_v1, :read_v2, :exactly, :peek, :take
+    private_class_method :source_v2, :port, :address, :read_v1, :read_v2, :exactly, :peek, :take
   end
 end

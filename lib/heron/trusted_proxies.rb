@@ -46,6 +46,18 @@ module Heron
     # @return [Boolean] whether no proxy is trusted.
     def empty? = @ranges.empty?
 
+    # Whether a connection's forwarding headers (X-Forwarded-For, Forwarded, X-Request-Start)
+    # may be believed: the hop that handed Heron the request is a trusted proxy. That hop is the
+    # socket's peer; behind a PROXY protocol header it is the header's source, and the header
+    # itself is only as good as whoever sent it, so the socket's peer must be trusted too (anyone
+    # who reaches the listener can write "PROXY TCP4 10.0.0.1 ...").
+    # @param socket_peer [String] the socket's peer address.
+    # @param source [String, nil] the client's address from a PROXY header, if any.
+    # @return [Boolean]
+    def forwarding?(socket_peer, source = nil)
+      include?(socket_peer) && (source.nil? || include?(source))
+    end
+
     # Whether a request came from a trusted proxy, so its X-Request-Start may be believed. In an
     # env Heron built, its env builder decided that from the socket's peer ({PEER_KEY}); under
     # another server REMOTE_ADDR is taken for the peer.

@@ -23,7 +23,7 @@ class RunTest < Minitest::Test
       assert status.success?, out
       assert_match(/^run: compiling the C extensions$/, out)
       assert_match(/^demo db: .* seeded with 20 users/, out)
-      assert_equal [true, true], %w[heron_ext profiler_ext].map { |so| File.exist?(File.join(checkout, "lib/heron/#{so}.so")) }
+      assert_equal [true, true], %w[lib/heron/heron_ext heron-profiler/lib/heron/profiler_ext].map { |so| File.exist?(File.join(checkout, "#{so}.so")) }
       refute File.exist?(calls), "apt-get was not asked for anything"
       assert_serves_the_demo(env, checkout, dir)
     end

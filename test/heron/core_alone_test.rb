@@ -7,7 +7,8 @@ require "net/http"
 
 # The server without its two other gems: a Ruby whose load path has the core's lib/ and the
 # installed gems, but neither heron-profiler nor heron-attack (no Bundler, no -I for them). It
-# serves in development with profiling off instead of failing on boot, loads nothing of either,
+# serves in development with profiling off instead of failing on boot (the server's metrics still
+# on, as in development with the profiler), loads nothing of either,
 # and `heron attack` and `--profile` say how to install what they need.
 class HeronCoreAloneTest < Minitest::Test
   LIB = File.expand_path("../../lib", __dir__)
@@ -26,7 +27,7 @@ class HeronCoreAloneTest < Minitest::Test
     response = Net::HTTP.get_response(URI("http://127.0.0.1:#{server.bound_ports.first}/"))
     server.stop(graceful: false)
     thread.join
-    puts config.environment_name, response.body, response["server-timing"].inspect,
+    puts config.environment_name, config.metrics?, response.body, response["server-timing"].inspect,
          $LOADED_FEATURES.grep(%r{heron/(profiler|attack)|profiler_ext}).size, defined?(Heron::Profiler).inspect
   RUBY
 
@@ -38,7 +39,7 @@ class HeronCoreAloneTest < Minitest::Test
   def test_the_server_serves_in_development_with_profiling_off_and_loads_neither_gem
     out, status = Open3.capture2e(CLEAN, Gem.ruby, "-I", LIB, "-e", SCRIPT)
     assert status.success?, out
-    assert_equal "development\nserved\nnil\n0\nnil\n", out
+    assert_equal "development\ntrue\nserved\nnil\n0\nnil\n", out, "metrics on, as in development before the split"
   end
 
   def test_heron_attack_says_how_to_install_the_load_generator

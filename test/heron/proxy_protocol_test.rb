@@ -15,9 +15,11 @@ class ProxyProtocolTest < Minitest::Test
   def test_v1_parse
     assert_equal "192.0.2.7", Heron::ProxyProtocol.parse_v1("PROXY TCP4 192.0.2.7 10.0.0.1 5555 80")
     assert_equal "2001:db8::1", Heron::ProxyProtocol.parse_v1("PROXY TCP6 2001:db8::1 ::1 5555 80")
+    assert_equal "192.0.2.7", Heron::ProxyProtocol.parse_v1("PROXY TCP4 192.0.2.7 10.0.0.1 0 65535")
     assert_nil Heron::ProxyProtocol.parse_v1("PROXY UNKNOWN")
     ["GET / HTTP/1.1", "PROXY TCP4 ::1 ::1 1 2", "PROXY TCP4 1.2.3.4 5.6.7.8 1", "PROXY TCP9 1.2.3.4 5.6.7.8 1 2",
-     "PROXY TCP4 999.1.1.1 5.6.7.8 1 2"].each do |line|
+     "PROXY TCP4 999.1.1.1 5.6.7.8 1 2", "PROXY TCP4 1.2.3.4 5.6.7.8 99999 80", "PROXY TCP4 1.2.3.4 5.6.7.8 80 65536",
+     "PROXY TCP4 1.2.3.4 5.6.7.8 -1 80", "PROXY TCP4 1.2.3.4 5.6.7.8 8x 80", "PROXY TCP4 1.2.3.4 5.6.7.8 00080 80"].each do |line|
       assert_raises(Heron::ProxyProtocol::Error, line) { Heron::ProxyProtocol.parse_v1(line) }
     end
   end
@@ -90,9 +92,9 @@ class ProxyProtocolTest < Minitest::Test
   end
 
   # HTTP/2 (prior knowledge) behind a PROXY header: the header's address, then X-Forwarded-For
-  # when that address is a trusted proxy.
+  # when that address is a trusted proxy and so is the socket's peer that sent the header.
   def test_http2_behind_a_proxy_header_and_through_trusted_proxies
-    with_server(APP, binds: ["tcp://127.0.0.1:0?proxy_protocol=v1"], trusted_proxies: ["192.0.2.0/24"]) do |port|
+    with_server(APP, binds: ["tcp://127.0.0.1:0?proxy_protocol=v1"], trusted_proxies: ["127.0.0.1", "192.0.2.0/24"]) do |port|
       socket = connect(port)
       socket.write("PROXY TCP4 203.0.113.5 127.0.0.1 5555 #{port}\r\n")
       assert_equal "203.0.113.5 /h2", h2_body(HTTP2TestClient.new(socket), "/h2")
@@ -101,6 +103,34 @@ class ProxyProtocolTest < Minitest::Test
       socket.write("PROXY TCP4 192.0.2.7 127.0.0.1 5555 #{port}\r\n")
       client = HTTP2TestClient.new(socket)
       assert_equal "198.51.100.9 /xff", h2_body(client, "/xff", [["x-forwarded-for", "6.6.6.6, 198.51.100.9"]])
+    ensure
+      socket&.close
+    end
+  end
+
+  # Anyone who reaches a PROXY listener can name any source: a header naming a trusted proxy,
+  # sent by a peer that is not one, does not make the client's own X-Forwarded-For believed,
+  # over HTTP/1.1 or HTTP/2.
+  def test_a_proxy_header_naming_a_trusted_source_from_an_untrusted_peer_does_not_make_x_forwarded_for_believed
+    with_server(APP, binds: ["tcp://127.0.0.1:0?proxy_protocol=v1"], trusted_proxies: ["192.0.2.0/24"]) do |port|
+      http1 = connect(port)
+      http1.write("PROXY TCP4 192.0.2.7 127.0.0.1 5555 #{port}\r\nGET /h1 HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: 6.6.6.6\r\n\r\n")
+      assert_equal [200, "192.0.2.7 /h1"], read_response(http1).values_at(0, 2)
+      h2 = connect(port)
+      h2.write("PROXY TCP4 192.0.2.7 127.0.0.1 5555 #{port}\r\n")
+      assert_equal "192.0.2.7 /h2", h2_body(HTTP2TestClient.new(h2), "/h2", [["x-forwarded-for", "6.6.6.6"]])
+    ensure
+      http1&.close
+      h2&.close
+    end
+  end
+
+  def test_a_v1_port_out_of_range_closes_the_connection_and_the_app_never_runs
+    with_server(APP, binds: ["tcp://127.0.0.1:0?proxy_protocol=v1"]) do |port|
+      socket = connect(port)
+      socket.write("PROXY TCP4 192.0.2.7 127.0.0.1 99999 #{port}\r\nGET /port HTTP/1.1\r\nHost: x\r\n\r\n")
+      assert_equal "", read_all(socket)
+      assert closed_by_server?(socket)
     ensure
       socket&.close
     end

@@ -24,19 +24,18 @@ class PluginGemsInstallTest < Minitest::Test
     run Heron::Profiler.wrap(app, profile_path: "/_profiler")
   RUBY
 
+  # Then, with the server installed beside it, `heron attack` is the same load generator.
   def test_heron_attack_installs_alone_and_drives_nginx
     Dir.mktmpdir("heron-attack-gem") do |dir|
       env = gem_env(dir)
       install(env, dir, build(dir, "heron-attack/heron-attack.gemspec"))
       installed = run!(env, RbConfig.ruby, "-e", 'print Gem::Specification.map(&:name).grep(/\Aheron/).sort.join(",")', chdir: dir)
       assert_equal "heron-attack", installed, "heron-attack brought in no other Heron gem"
-      json = File.join(dir, "report.json")
       with_nginx(dir, 'location / { return 200 "from nginx\n"; }') do |port|
-        run!(env, RbConfig.ruby, File.join(env["GEM_HOME"], "bin/heron-attack"), "http://127.0.0.1:#{port}/",
-             "--rate", "200", "-n", "400", "--json", json, chdir: dir)
+        assert_drives(env, dir, port, File.join(env["GEM_HOME"], "bin/heron-attack"))
+        install(env, dir, build(dir, "heron.gemspec"))
+        assert_drives(env, dir, port, File.join(env["GEM_HOME"], "bin/heron"), "attack")
       end
-      report = JSON.parse(File.read(json))
-      assert_equal [400, { "200" => 400 }], [report["requests"]["sent"], report["status_codes"]]
     end
   end
 
@@ -62,6 +61,15 @@ class PluginGemsInstallTest < Minitest::Test
   end
 
   private
+
+  # Sends 400 requests at 200/s with the installed command; every one is answered 200.
+  def assert_drives(env, dir, port, *command)
+    json = File.join(dir, "report.json")
+    File.delete(json) if File.exist?(json)
+    run!(env, RbConfig.ruby, *command, "http://127.0.0.1:#{port}/", "--rate", "200", "-n", "400", "--json", json, chdir: dir)
+    report = JSON.parse(File.read(json))
+    assert_equal [400, { "200" => 400 }], [report["requests"]["sent"], report["status_codes"]], command.last
+  end
 
   def gem_env(dir)
     gem_home = File.join(dir, "gems")

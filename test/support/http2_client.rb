@@ -25,19 +25,21 @@ class HTTP2TestClient
   attr_reader :client, :socket
 
   # @param io [IO] a connected socket (TCP or TLS).
-  def initialize(io)
+  # @param settings [Array<Array(Integer, Integer)>] the client's SETTINGS (e.g. a zero window).
+  def initialize(io, settings: [])
     @socket = io
     @client = Protocol::HTTP2::Client.new(Protocol::HTTP2::Framer.new(io))
-    @client.send_connection_preface([]) { nil }
+    @client.send_connection_preface(settings) { nil }
   end
 
   # Sends a request on a new stream.
+  # @param finish [Boolean] false leaves the request body open (more may follow, or never).
   # @return [Protocol::HTTP2::Stream]
-  def request(method, path, body: nil, headers: [])
+  def request(method, path, body: nil, headers: [], finish: true)
     stream = @client.create_stream { |connection, id| RecordingStream.create(connection, id) }
     fields = [[":method", method], [":scheme", "http"], [":authority", "localhost"], [":path", path]] + headers
-    stream.send_headers(fields, body ? 0 : Protocol::HTTP2::END_STREAM)
-    stream.send_data(body, Protocol::HTTP2::END_STREAM) if body
+    stream.send_headers(fields, body || !finish ? 0 : Protocol::HTTP2::END_STREAM)
+    stream.send_data(body, finish ? Protocol::HTTP2::END_STREAM : 0) if body
     stream
   end
 
@@ -46,7 +48,8 @@ class HTTP2TestClient
   def wait(*streams, timeout: 5)
     deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + timeout
     until streams.all?(&:closed?)
-      raise "timed out" if Process.clock_gettime(Process::CLOCK_MONOTONIC) > deadline
+      left = deadline - Process.clock_gettime(Process::CLOCK_MONOTONIC)
+      raise "timed out" unless left.positive? && readable?(left)
       @client.read_frame
     end
     streams
@@ -64,6 +67,10 @@ class HTTP2TestClient
   rescue EOFError, Errno::ECONNRESET
     nil
   end
+
+  # Whether a frame may be read without blocking past `timeout` (a plain socket's wait; a TLS
+  # one may hold decrypted bytes the kernel does not see, so it is read at once).
+  def readable?(timeout) = !@socket.is_a?(BasicSocket) || @socket.wait_readable(timeout)
 
   # Writes one raw frame.
   def write(frame) = @client.framer.write_frame(frame)

@@ -35,7 +35,8 @@ module TestPostgres
       port = FreePort.free_port
       FileUtils.chown("postgres", "postgres", @dir) if root?
       run("initdb", "-D", data_dir, "-U", "postgres", "--auth=trust", "--no-sync", "-E", "UTF8")
-      run("pg_ctl", "-D", data_dir, "-l", "#{@dir}/log", "-w", "-o", "#{OPTIONS} -p #{port} -k #{@dir}", "start")
+      # -t 300: pg_ctl gives up after 60 s by default, which a loaded machine can take to start it.
+      run("pg_ctl", "-D", data_dir, "-l", "#{@dir}/log", "-w", "-t", "300", "-o", "#{OPTIONS} -p #{port} -k #{@dir}", "start")
       stop_at_exit
       "postgres://postgres@127.0.0.1:#{port}/postgres"
     end

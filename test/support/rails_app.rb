@@ -9,6 +9,7 @@ require "rbconfig"
 # Used with InstallHelper (its #write_files and #serving).
 module RailsApp
   LIB = File.expand_path("../../lib", __dir__)
+  # The app runs as one with heron-profiler in its Gemfile's development group: on its load path.
   PROFILER_LIB = File.expand_path("../../heron-profiler/lib", __dir__)
 
   # Skips the test when Rails is not installed (bin/test sets HERON_RAILS_GEM_HOME).
@@ -49,12 +50,10 @@ module RailsApp
   end
 
   # @param environment [String] RAILS_ENV.
-  # @return [Hash{String => String}] the environment of a child process that runs the app: Rails'
-  #   gems, and heron and heron-profiler from this checkout (as `gem "heron"` and `gem
-  #   "heron-profiler"` in its Gemfile would give; inherited by a hot restart's new process).
+  # @return [Hash{String => String}] the environment of a child process that runs the app.
   def rails_env(environment)
     { "RAILS_ENV" => environment, "GEM_HOME" => @gem_home, "GEM_PATH" => [@gem_home, *Gem.path].join(File::PATH_SEPARATOR),
-      "RUBYLIB" => [LIB, PROFILER_LIB].join(File::PATH_SEPARATOR) }
+      "RUBYLIB" => PROFILER_LIB }
   end
 
   # @param launcher [Symbol] :heron, :rackup or :rails.

@@ -4,7 +4,9 @@
  * For each input it checks that
  *  - the head parser gives the same outcome fed in one call, split in two at
  *    a data-derived point, and byte by byte (resumable parsing is exact);
- *  - every span it reports lies inside the head and obeys the grammar;
+ *  - every span it reports lies inside the head and obeys the grammar, and an
+ *    accepted target is well-formed UTF-8 (checked by decoding each code point,
+ *    not by the parser's lead-byte ranges);
  *  - the chunked decoder gives the same output and outcome in one call and
  *    split in two, never emits more bytes than it consumed, and consumes
  *    every byte unless it finished.
@@ -63,6 +65,30 @@ static void Heron_Fuzz_check_span(heron_http_span s, size_t limit)
   CHECK(s.off <= limit && s.len <= limit - s.off);
 }
 
+/* Decodes the n bytes at s and checks each code point is one UTF-8 may carry in
+ * that many bytes: no overlong form, no surrogate, nothing past U+10FFFF. */
+static void Heron_Fuzz_check_utf8(const unsigned char *s, size_t n)
+{
+  static const uint32_t least[5] = {0, 0, 0x80, 0x800, 0x10000};
+  size_t i = 0, len, k;
+  uint32_t cp;
+  while (i < n) {
+    if (s[i] < 0x80) {
+      i++;
+      continue;
+    }
+    len = (s[i] & 0xe0) == 0xc0 ? 2 : (s[i] & 0xf0) == 0xe0 ? 3 : (s[i] & 0xf8) == 0xf0 ? 4 : 0;
+    CHECK(len != 0 && i + len <= n);
+    cp = s[i] & (0x7f >> len);
+    for (k = 1; k < len; k++) {
+      CHECK((s[i + k] & 0xc0) == 0x80);
+      cp = (cp << 6) | (s[i + k] & 0x3f);
+    }
+    CHECK(cp >= least[len] && cp <= 0x10ffff && (cp < 0xd800 || cp > 0xdfff));
+    i += len;
+  }
+}
+
 static void Heron_Fuzz_check_head(const heron_http_parser *p, const char *buf, size_t size)
 {
   size_t i, j, n = p->head_length;
@@ -71,6 +97,7 @@ static void Heron_Fuzz_check_head(const heron_http_parser *p, const char *buf, s
   CHECK(p->method.len > 0 && p->target.len > 0 && p->target.len <= MAX_TARGET);
   Heron_Fuzz_check_span(p->method, n);
   Heron_Fuzz_check_span(p->target, n);
+  Heron_Fuzz_check_utf8((const unsigned char *)buf + p->target.off, p->target.len);
   Heron_Fuzz_check_span(p->path, n);
   if (p->has_query) Heron_Fuzz_check_span(p->query, n);
   CHECK(p->http_major == 1 && (p->http_minor == 0 || p->http_minor == 1));

@@ -50,6 +50,7 @@ module Heron
       # @raise [Heron::ConfigError] with the file and line of the first bad directive.
       def evaluate(source)
         instance_eval(source, @path, 1)
+        note_unused_port
       rescue SyntaxError => e
         raise ConfigError, one_line(e.message.lines.first)
       rescue ConfigError, StandardError, ScriptError => e
@@ -152,7 +153,7 @@ module Heron
       # @return [Integer]
       def port(number, host = nil)
         set(:host, host, "port") if host
-        set(:port, number, "port")
+        @port_given = set(:port, number, "port")
       end
 
       # Puma's plugins: `:tmp_restart` and `:systemd` are what Heron does anyway; others are refused.
@@ -218,6 +219,13 @@ module Heron
       end
 
       private
+
+      # Puma listens on `port` beside every `bind`; Heron uses it only without binds: say so.
+      def note_unused_port
+        return unless @port_given && !@config.binds.empty?
+        note("port #{@port_given} is not used: Heron listens on the binds alone when any is given (Puma on both); " \
+             "add bind \"tcp://0.0.0.0:#{@port_given}\" to listen there too")
+      end
 
       # One line on stderr, with the file and line, for a directive accepted without effect.
       def note(text)

@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require_relative "../timeout_error"
+
 module Heron
   class Connection
     # The minimum data rate a request body must keep. A limit on each wait alone (`body_timeout`)
@@ -22,7 +24,7 @@ module Heron
       # Waits for more body bytes and appends them to the socket's buffer.
       # @param socket [Connection::BufferedSocket]
       # @return [Integer, nil] bytes appended, or nil at end of stream.
-      # @raise [Connection::BufferedSocket::Timeout] past either limit.
+      # @raise [Heron::TimeoutError] past either limit.
       def fill(socket)
         paced { |wait| socket.fill(wait) }
       end
@@ -33,7 +35,7 @@ module Heron
       # @param max [Integer]
       # @param out [String]
       # @return [Integer, nil] bytes read, or nil at end of stream.
-      # @raise [Connection::BufferedSocket::Timeout] past either limit.
+      # @raise [Heron::TimeoutError] past either limit.
       def read_into(socket, max, out)
         paced { |wait| socket.read_into(max, out, wait)&.bytesize }
       end
@@ -44,7 +46,7 @@ module Heron
       # @param max [Integer]
       # @param out [String]
       # @return [Integer, nil] bytes appended, or nil at end of stream.
-      # @raise [Connection::BufferedSocket::Timeout] past either limit.
+      # @raise [Heron::TimeoutError] past either limit.
       def append_to(socket, max, out)
         paced { |wait| socket.append_to(out, max, wait) }
       end
@@ -56,18 +58,18 @@ module Heron
       # @param out [String]
       # @param max [Integer]
       # @return [Integer, nil] bytes read, or nil at end of stream.
-      # @raise [Connection::BufferedSocket::Timeout] past either limit.
+      # @raise [Heron::TimeoutError] past either limit.
       def fill_decoded(socket, parser, out, max)
         paced { |wait| socket.fill_decoded(parser, out, max, wait) }
       end
 
       # The longest the next wait may take.
       # @return [Numeric] seconds.
-      # @raise [Connection::BufferedSocket::Timeout] when the rate allows no more waiting.
+      # @raise [Heron::TimeoutError] when the rate allows no more waiting.
       def next_wait
         return @timeout unless @min_rate.positive?
         left = @grace + @received.fdiv(@min_rate) - @waited
-        raise Connection::BufferedSocket::Timeout, "request body slower than #{@min_rate} bytes/s" if left <= 0
+        raise Heron::TimeoutError, "request body slower than #{@min_rate} bytes/s" if left <= 0
         left < @timeout ? left : @timeout
       end
 
@@ -89,9 +91,9 @@ module Heron
         count = yield(wait)
         @received += count if count
         count
-      rescue Connection::BufferedSocket::Timeout
+      rescue Heron::TimeoutError
         raise if wait == @timeout
-        raise Connection::BufferedSocket::Timeout, "request body slower than #{@min_rate} bytes/s"
+        raise Heron::TimeoutError, "request body slower than #{@min_rate} bytes/s"
       ensure
         @waited += now - started if started
       end

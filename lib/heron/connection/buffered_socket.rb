@@ -1,13 +1,12 @@
 # frozen_string_literal: true
 
+require_relative "../timeout_error"
+
 module Heron
   class Connection
     # A non-blocking socket with a read buffer and per-call deadlines. Every wait goes through
     # `wait_readable` / `wait_writable`, so under the fiber scheduler it yields to other connections.
     class BufferedSocket
-      # Raised when the peer does not send (or accept) bytes within the allowed time.
-      class Timeout < StandardError; end
-
       READ_SIZE = 16 * 1024
       # Most bytes {#append_to} reads at once: a whole body is being read, so fewer, larger reads.
       APPEND_SIZE = 64 * 1024
@@ -49,7 +48,7 @@ module Heron
       # Reads whatever is available (waiting up to `timeout`) and appends it to {#buffer}.
       # @param timeout [Numeric, nil] seconds to wait for the first byte; nil waits forever.
       # @return [Integer, nil] bytes appended, or nil at end of stream.
-      # @raise [Timeout] when nothing arrives in time.
+      # @raise [Heron::TimeoutError] when nothing arrives in time.
       def fill(timeout)
         data = receive(READ_SIZE, timeout) or return nil
         @buffer << data
@@ -65,7 +64,7 @@ module Heron
       # @param max [Integer]
       # @param timeout [Numeric, nil]
       # @return [Integer, nil] bytes read from the socket, or nil at end of stream.
-      # @raise [Timeout] when nothing arrives in time.
+      # @raise [Heron::TimeoutError] when nothing arrives in time.
       def fill_decoded(parser, out, max, timeout)
         data = receive(max < READ_SIZE ? max : READ_SIZE, timeout) or return nil
         count = data.bytesize
@@ -103,13 +102,11 @@ module Heron
       # @param out [String] becomes binary.
       # @param timeout [Numeric, nil]
       # @return [String, nil] out, or nil at end of stream.
-      # @raise [Timeout] when nothing arrives in time.
+      # @raise [Heron::TimeoutError] when nothing arrives in time.
       def read_into(max, out, timeout)
         out.force_encoding(Encoding::BINARY)
         return take_into(max, out) unless @buffer.empty?
         read_waiting(max, out, timeout)
-      rescue Errno::ECONNRESET, Errno::EPIPE, IOError
-        nil
       end
 
       # Appends up to `max` bytes to `out`: buffered bytes first, else what the socket has, read
@@ -120,7 +117,7 @@ module Heron
       # @param max [Integer]
       # @param timeout [Numeric, nil]
       # @return [Integer, nil] bytes appended, or nil at end of stream.
-      # @raise [Timeout] when nothing arrives in time.
+      # @raise [Heron::TimeoutError] when nothing arrives in time.
       def append_to(out, max, timeout)
         return append_buffered(out, max) unless @buffer.empty?
         read_into([max, APPEND_SIZE].min, @chunk, timeout) or return nil
@@ -179,7 +176,7 @@ module Heron
       # @param data [String]
       # @param timeout [Numeric, nil]
       # @return [Integer] bytes written.
-      # @raise [Timeout, Errno::EPIPE, Errno::ECONNRESET] when the peer stops reading or goes away.
+      # @raise [Heron::TimeoutError, Errno::EPIPE, Errno::ECONNRESET] when the peer stops reading or goes away.
       def write(data, timeout)
         total = data.bytesize
         written = @io.write_nonblock(data, exception: false)
@@ -210,7 +207,7 @@ module Heron
           drained += count
           @buffer.clear
         end
-      rescue Timeout, SystemCallError, IOError
+      rescue Heron::TimeoutError, SystemCallError, IOError
         nil
       ensure
         close
@@ -247,16 +244,12 @@ module Heron
 
       # Reads up to `max` bytes into the thread's read buffer.
       # @return [String, nil] the read buffer, or nil at end of stream or when the peer went away.
-      def receive(max, timeout)
-        read_waiting(max, @chunk, timeout)
-      rescue Errno::ECONNRESET, Errno::EPIPE, IOError
-        nil
-      rescue StandardError => e
-        raise unless tls_error?(e) # a TLS peer that went away mid-record: end of stream too
-        nil
-      end
+      def receive(max, timeout) = read_waiting(max, @chunk, timeout)
 
-      # Reads up to `max` bytes into `out`, waiting for the socket as often as it asks.
+      # Reads up to `max` bytes into `out`, waiting for the socket as often as it asks. A peer
+      # gone (a reset, or a TLS client that closed without close_notify: OpenSSL's "SSL_read:
+      # unexpected eof") is the end of the stream, whoever reads: the connection's head reads and
+      # the app's body reads alike, so a client's abort never surfaces as an app error.
       # @return [String, nil] out, or nil at end of stream.
       def read_waiting(max, out, timeout)
         loop do
@@ -264,8 +257,13 @@ module Heron
           # Not a `case`: `when :wait_readable` on a String subject hashes all of it (about a third
           # of the server's user CPU in a 1 GB upload read 16 KiB at a time).
           return state unless state.is_a?(Symbol)
-          wait(state, timeout) or raise Timeout, "read timed out"
+          wait(state, timeout) or raise Heron::TimeoutError, "read timed out"
         end
+      rescue Errno::ECONNRESET, Errno::EPIPE, IOError
+        nil
+      rescue StandardError => e
+        raise unless tls_error?(e)
+        nil
       end
 
       # Waits for what a non-blocking call asked for (:wait_readable or :wait_writable).
@@ -283,7 +281,7 @@ module Heron
       def write_rest(data, written, timeout)
         loop do
           if written.is_a?(Symbol) # :wait_writable, or :wait_readable while TLS reads a record
-            wait(written, timeout) or raise Timeout, "write timed out"
+            wait(written, timeout) or raise Heron::TimeoutError, "write timed out"
           else
             data = data.byteslice(written, data.bytesize - written)
             return if data.empty?

@@ -19,7 +19,9 @@ module Heron
     #   or `same-site` for requests started by another page).
     #
     # `heron ctl`, curl and scripts send a matching `Host` and neither of the others. A Unix
-    # socket listener is not reachable from a browser, so nothing is checked there.
+    # socket listener is not reachable from a browser, so nothing is checked there. A request
+    # with the right `control_token` skips the `Host` check only: a page cannot know the token,
+    # and a port forward (`docker -p`, `kubectl port-forward`) changes the address a client names.
     class SameOrigin
       BROWSER_SITES = %w[same-origin none].freeze
 
@@ -29,11 +31,14 @@ module Heron
       end
 
       # @param headers [Hash{String => String}] lower-cased names.
+      # @param host [Boolean] whether to check `Host` (not for a request that carries the token).
       # @return [String, nil] why the request is refused, nil when it may proceed.
-      def refusal(headers)
+      def refusal(headers, host: true)
         return nil unless @local
-        host = headers["host"].to_s
-        return "Host #{host.inspect} does not name this listener (use #{names.join(' or ')})" unless names_listener?(host)
+        given = headers["host"].to_s
+        if host && !names_listener?(given)
+          return "Host #{given.inspect} does not name this listener (use #{names.join(' or ')})"
+        end
         origin = headers["origin"]
         return "cross-site request refused (Origin #{origin})" if origin && !names_listener?(authority(origin))
         site = headers["sec-fetch-site"]
@@ -65,9 +70,10 @@ module Heron
         [match[1], Integer(match[2] || "80", 10)]
       end
 
+      # "http://HOST:PORT" → "HOST:PORT" ("" for anything else: `null`, https, garbage).
       def authority(origin)
         uri = URI.parse(origin)
-        uri.scheme == "http" && uri.host ? "#{uri.host.include?(':') ? "[#{uri.host.delete('[]')}]" : uri.host}:#{uri.port}" : ""
+        uri.scheme == "http" && uri.hostname ? "#{bracketed(uri.hostname)}:#{uri.port}" : ""
       rescue URI::InvalidURIError
         ""
       end

@@ -28,8 +28,9 @@ module Heron
       MAX_CLIENTS = 256
       MAX_HEAD = 8 * 1024
       POLL_SECONDS = 0.2
-      REASONS = { 200 => "OK", 202 => "Accepted", 400 => "Bad Request", 401 => "Unauthorized", 403 => "Forbidden", 404 => "Not Found",
-                  405 => "Method Not Allowed", 500 => "Internal Server Error", 503 => "Service Unavailable" }.freeze
+      REASONS = { 200 => "OK", 202 => "Accepted", 400 => "Bad Request", 401 => "Unauthorized", 403 => "Forbidden",
+                  404 => "Not Found", 405 => "Method Not Allowed", 500 => "Internal Server Error",
+                  503 => "Service Unavailable" }.freeze
       private_constant :REASONS
 
       OPEN = {} # listeners opened in this process or inherited over fork: Server => owner pid
@@ -61,7 +62,8 @@ module Heron
       attr_reader :url
 
       # @param uri [String] `tcp://HOST:PORT` or `unix:///PATH`.
-      # @param endpoints [#call] takes (method, target, headers, local address) and returns [status, headers, body].
+      # @param endpoints [#call] takes (method, target, headers, the connection's local Addrinfo) and
+      #   returns [status, headers, body].
       # @param logger [Log::Logger]
       # @param accepting [#call] asked before accepting on an inherited listener, until it says true.
       # @param state_file [StateFile, nil] where the address is recorded once this process answers.

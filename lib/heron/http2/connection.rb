@@ -17,19 +17,24 @@ module Heron
     class Connection
       PREFACE = Protocol::HTTP2::CONNECTION_PREFACE
       FRAMES = Protocol::HTTP2::FRAMES.dup.tap { |frames| frames[Protocol::HTTP2::HeadersFrame::TYPE] = HeaderBlock }.freeze
-      QUIET = [EOFError, IOError, SystemCallError, Heron::Connection::BufferedSocket::Timeout,
+      QUIET = [EOFError, IOError, SystemCallError, Heron::TimeoutError,
                Protocol::HTTP2::Error, Protocol::HPACK::Error].freeze
 
       # @param socket [Heron::Connection::BufferedSocket] the preface may already be buffered.
+      # @param timeout [Numeric] seconds to wait for the first byte.
+      # @param deadline [Float] monotonic time by which the bytes that tell must have come (the
+      #   deadline of an HTTP/1.1 request head), however they are paced.
       # @return [Boolean, nil] whether the client speaks HTTP/2: ALPN chose h2, or (cleartext) it
       #   sent the connection preface; nil when it sent nothing within `timeout` or went away.
-      def self.wanted?(socket, timeout)
+      def self.wanted?(socket, timeout, deadline)
         return socket.io.alpn_protocol == "h2" if socket.io.respond_to?(:alpn_protocol)
         while socket.buffered_bytes < PREFACE.bytesize && PREFACE.start_with?(socket.peek(PREFACE.bytesize))
-          socket.fill(timeout) or return (socket.buffered? ? false : nil)
+          wait = socket.buffered? ? deadline - Process.clock_gettime(Process::CLOCK_MONOTONIC) : timeout
+          raise Heron::TimeoutError, "connection preface timed out" unless wait.positive?
+          socket.fill(wait) or return (socket.buffered? ? false : nil)
         end
         socket.peek(PREFACE.bytesize) == PREFACE
-      rescue Heron::Connection::BufferedSocket::Timeout
+      rescue Heron::TimeoutError
         socket.buffered? ? false : nil
       end
 
@@ -38,8 +43,11 @@ module Heron
       # @param listener [#draining?, #admit, #finished] told of each stream's request (see
       #   Heron::Connection#initialize).
       # @param peer [String, nil] the client's address from a PROXY protocol header.
-      def initialize(socket, context, listener, peer: nil)
+      # @param deadline [Float] monotonic time by which the connection preface and the client's
+      #   first SETTINGS must have come (`header_timeout` after the accept, as for HTTP/1.1).
+      def initialize(socket, context, listener, deadline:, peer: nil)
         @peer = peer
+        @deadline = deadline
         @socket = socket
         @context = context
         @listener = listener
@@ -47,7 +55,7 @@ module Heron
         @running = 0
         @draining = false
         @env = EnvBuilder.new(context.env_template, remote_addr: @peer || remote_addr, tls: socket.io.respond_to?(:alpn_protocol),
-                                                    proxies: TrustedProxies.cached(@config.trusted_proxies), unix: unix_socket?)
+                                                    proxies: proxies, unix: unix_socket?)
         HeaderBlock.max_bytes = @config.max_header_bytes
       end
 
@@ -56,7 +64,7 @@ module Heron
       def serve
         @task = Async::Task.current
         @session = new_session
-        @session.read_connection_preface(settings)
+        @stream.head(@deadline) { @session.read_connection_preface(settings) }
         @session.read_frame until @session.closed?
       rescue *QUIET
         nil
@@ -77,8 +85,9 @@ module Heron
       private
 
       def new_session
-        stream = SocketStream.new(@socket, write_timeout: @config.write_timeout, read_timeout: -> { read_timeout })
-        Session.new(Protocol::HTTP2::Framer.new(stream, FRAMES), max_streams: max_streams,
+        @stream = SocketStream.new(@socket, write_timeout: @config.write_timeout, read_timeout: -> { read_timeout },
+                                            header_timeout: @config.header_timeout)
+        Session.new(Protocol::HTTP2::Framer.new(@stream, FRAMES), max_streams: max_streams,
                                                                  new_stream: method(:configure), running: -> { @draining ? max_streams : @running })
       end
 
@@ -109,6 +118,20 @@ module Heron
         @task.async(annotation: "heron http2 stream") { run(stream, env, started) }
       rescue EnvBuilder::Malformed
         stream.send_reset_stream(Protocol::HTTP2::PROTOCOL_ERROR)
+      rescue EnvBuilder::InvalidTarget => e
+        reject(stream, e.status, e.message)
+      end
+
+      # Answers a request the app never sees with a short error response, as HTTP/1.1 does, and
+      # ends the stream if the client was still sending.
+      def reject(stream, status, message)
+        @context.logger.rejected(status, message, @peer || remote_addr)
+        status, headers, body = Response::ErrorResponse.rack(status)
+        stream.send_headers([[":status", status.to_s], ["date", @context.date.now], *headers])
+        stream.send_data(body.join, Protocol::HTTP2::END_STREAM)
+        stream.send_reset_stream(Protocol::HTTP2::NO_ERROR) if stream.state == :half_closed_local
+      rescue *QUIET
+        nil
       end
 
       def run(stream, env, started)
@@ -124,6 +147,13 @@ module Heron
         @session.write_frame(frame)
       rescue *QUIET
         nil
+      end
+
+      # The trusted proxies, when this connection's forwarding headers may be believed at all
+      # (TrustedProxies#forwarding?).
+      def proxies
+        proxies = TrustedProxies.cached(@config.trusted_proxies)
+        proxies if proxies.forwarding?(remote_addr, @peer)
       end
 
       def remote_addr

@@ -11,6 +11,13 @@ module Heron
       # Raised for a malformed request; the stream is reset with PROTOCOL_ERROR.
       class Malformed < StandardError; end
 
+      # Raised for a :path that is not well-formed UTF-8 (overlong forms, surrogates, truncated
+      # sequences, bytes F5-FF): answered 400, as the HTTP/1.1 parser answers such a target.
+      class InvalidTarget < StandardError
+        # @return [Integer] the HTTP status this maps to.
+        def status = 400
+      end
+
       CONNECTION_SPECIFIC = %w[connection keep-alive proxy-connection transfer-encoding upgrade].freeze
       PSEUDO = %w[:method :scheme :authority :path].freeze
 
@@ -57,6 +64,7 @@ module Heron
       def request_line(env, pseudo)
         method, path = pseudo.values_at(":method", ":path")
         raise Malformed, "missing :method, :scheme or :path" unless method && pseudo[":scheme"] && path && !path.empty?
+        path = target(path)
         env["REQUEST_METHOD"] = method
         env["SERVER_PROTOCOL"] = "HTTP/2"
         env["REQUEST_URI"] = path
@@ -68,8 +76,18 @@ module Heron
         env[TrustedProxies::UNIX_PEER_KEY] = true if @unix
       end
 
+      # The :path as HTTP/1.1's parser gives the target: well-formed UTF-8 or refused, and
+      # binary when not ASCII (protocol-hpack tags every string UTF-8; Rack wants ASCII-8BIT).
+      def target(path)
+        return path if path.ascii_only?
+        path = path.b
+        raise InvalidTarget, "invalid UTF-8 in request target" unless path.dup.force_encoding(Encoding::UTF_8).valid_encoding?
+        path
+      end
+
       def add_field(env, name, value)
         return if name.include?("_") # as over HTTP/1.1: "x_forwarded_for" must not pass for "x-forwarded-for"
+        value = value.b unless value.ascii_only?
         raise Malformed, "field name #{name.inspect} is not lower-case" if name.match?(/[A-Z]/)
         raise Malformed, "connection-specific field #{name}" if CONNECTION_SPECIFIC.include?(name)
         raise Malformed, "te other than trailers" if name == "te" && value != "trailers"

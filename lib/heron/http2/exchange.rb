@@ -9,6 +9,7 @@ require_relative "../response/error_response"
 require_relative "../response/head"
 require_relative "../response/early_hints"
 require_relative "../log/request_id"
+require_relative "../timeout_error"
 require_relative "body_stream"
 
 module Heron
@@ -68,15 +69,25 @@ module Heron
         @env["rack.early_hints"] = Response::EarlyHints.new(request, sender)
       end
 
+      # A client that stops taking the response (its window stays closed past write_timeout)
+      # gets its stream reset, as an HTTP/1.1 one gets its connection closed; a client gone or a
+      # stream already reset is nothing to answer. A response complete before the request body
+      # ends the stream (RFC 9113 §8.1: RST_STREAM NO_ERROR), so a client does not go on sending
+      # (or stall) a body nobody reads.
       def respond(request)
         status, headers, body = @listener.admit(request) || call_app(request)
         write(request, status.to_i, headers, body)
+        reset(Protocol::HTTP2::NO_ERROR) if @stream.state == :half_closed_local
       rescue Response::Invalid => e
         invalid(request, e)
-      rescue Protocol::HTTP2::Error, EOFError, IOError, SystemCallError, Connection::BufferedSocket::Timeout => e
+      rescue Heron::TimeoutError => e
+        request.error ||= e
+        reset(Protocol::HTTP2::CANCEL)
+      rescue Protocol::HTTP2::Error, EOFError, IOError, SystemCallError => e
         request.error ||= e
       rescue StandardError => e
         @context.logger.error("response body raised on #{@env['REQUEST_METHOD']} #{@env['PATH_INFO']}", e)
+        @context.app_failure.report(request, e)
         request.error ||= e
         reset(Protocol::HTTP2::INTERNAL_ERROR)
       ensure
@@ -142,7 +153,7 @@ module Heron
 
       def reset(code)
         @stream.send_reset_stream(code) unless @stream.closed?
-      rescue Protocol::HTTP2::Error, IOError, SystemCallError
+      rescue Protocol::HTTP2::Error, IOError, SystemCallError, Heron::TimeoutError
         nil
       end
     end

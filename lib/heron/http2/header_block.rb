@@ -19,9 +19,10 @@ module Heron
       end
       self.max_bytes = 64 * 1024
 
-      # Reads the frame through a counter that stops the block at its bounds.
+      # Reads the frame through a counter that stops the block at its bounds, within one
+      # `header_timeout` (SocketStream#head) however the block is split and paced.
       def read(stream, maximum_frame_size)
-        super(Counter.new(stream, HeaderBlock.max_bytes, (MAX_CONTINUATIONS + 1) * 2), maximum_frame_size)
+        stream.head { super(Counter.new(stream, HeaderBlock.max_bytes, (MAX_CONTINUATIONS + 1) * 2), maximum_frame_size) }
       end
 
       # Passes reads through while they stay within `bytes` in all and `reads` calls.

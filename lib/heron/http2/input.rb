@@ -3,6 +3,7 @@
 require "async/notification"
 require "stringio"
 require_relative "../request/input"
+require_relative "../timeout_error"
 
 module Heron
   module HTTP2
@@ -137,7 +138,7 @@ module Heron
       def wait
         Async::Task.current.with_timeout(@timeout) { @arrived.wait }
       rescue Async::TimeoutError
-        raise Connection::BufferedSocket::Timeout, "request body timed out"
+        raise Heron::TimeoutError, "request body timed out"
       end
 
       # @return [String] the next `length` bytes of the first chunk (all that is left of it at most).

@@ -37,6 +37,16 @@ module Heron
         create_stream(stream_id) { |connection, id| @new_stream.call(Stream.create(connection, id)) }
       end
 
+      # A new stream past max_streams open ones is refused on its own (REFUSED_STREAM, RFC 9113
+      # §5.1.2: a stream error), where protocol-http2 would end the whole connection with
+      # GOAWAY, failing the streams in flight. Refusals count against the flood limit.
+      def receive_headers(frame)
+        id = frame.stream_id
+        return super unless id.odd? && id > @remote_stream_id && !@streams.key?(id) && @streams.size >= @max_streams
+        @remote_stream_id = id
+        refuse(id).receive_headers(frame)
+      end
+
       # Counts resets against the flood limit.
       def receive_reset_stream(frame)
         @guard.count(:reset)

@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require_relative "../timeout_error"
+
 module Heron
   module HTTP2
     # The byte stream protocol-http2's framer reads and writes, over the connection's
@@ -8,23 +10,47 @@ module Heron
       # @param socket [Connection::BufferedSocket]
       # @param write_timeout [Numeric] seconds a write may wait for the client.
       # @param read_timeout [#call] returns the seconds a read may wait now (nil: no limit).
-      def initialize(socket, write_timeout:, read_timeout:)
+      # @param header_timeout [Numeric] seconds a whole header block may take (see #head).
+      def initialize(socket, write_timeout:, read_timeout:, header_timeout:)
         @socket = socket
         @write_timeout = write_timeout
         @read_timeout = read_timeout
+        @header_timeout = header_timeout
+        @deadline = nil
+      end
+
+      # Runs the block's reads against one deadline, as HTTP/1.1 reads a request head: a header
+      # block (HEADERS and its CONTINUATION frames) or the connection preface may not be dripped
+      # a byte at a time, each within the per-read timeout, for ever.
+      # @param deadline [Float] monotonic time; `header_timeout` from now unless given.
+      # @raise [Heron::TimeoutError] once it passes.
+      def head(deadline = now + @header_timeout)
+        outer = @deadline
+        @deadline = outer && outer < deadline ? outer : deadline
+        yield
+      ensure
+        @deadline = outer
       end
 
       # @param length [Integer]
       # @return [String] exactly `length` bytes.
-      # @raise [EOFError] when the client closes first; Connection::BufferedSocket::Timeout.
+      # @raise [EOFError] when the client closes first; Heron::TimeoutError.
       def read(length)
-        @socket.fill(@read_timeout.call) or raise EOFError, "client closed" while @socket.buffered_bytes < length
+        @socket.fill(wait) or raise EOFError, "client closed" while @socket.buffered_bytes < length
         @socket.consume(length)
       end
 
+      # A client that takes no bytes for `write_timeout` loses the connection, as over HTTP/1.1:
+      # a frame may be half written, so nothing more can go out on it, and every stream ends.
       # @param data [String]
       # @return [Integer]
-      def write(data) = @socket.write(data, @write_timeout)
+      # @raise [Heron::TimeoutError] after closing the socket.
+      def write(data)
+        @socket.write(data, @write_timeout)
+      rescue Heron::TimeoutError
+        @socket.close
+        raise
+      end
 
       # Writes go out at once; nothing to flush.
       def flush = nil
@@ -36,6 +62,19 @@ module Heron
 
       # @return [Boolean]
       def closed? = @socket.closed?
+
+      private
+
+      # Seconds the next read may wait: the read timeout, within the header deadline if one runs.
+      def wait
+        limit = @read_timeout.call
+        return limit unless @deadline
+        left = @deadline - now
+        raise Heron::TimeoutError, "header block timed out" if left <= 0
+        limit && limit < left ? limit : left
+      end
+
+      def now = Process.clock_gettime(Process::CLOCK_MONOTONIC)
     end
   end
 end

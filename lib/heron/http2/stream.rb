@@ -5,6 +5,7 @@ require "protocol/http2/framer"
 require "protocol/http2/stream"
 require "async/notification"
 require_relative "input"
+require_relative "../timeout_error"
 
 module Heron
   module HTTP2
@@ -87,7 +88,7 @@ module Heron
 
       # Waits until some of `bytes` may be sent, within `timeout`.
       # @return [Integer] how many may be sent now (at least 1).
-      # @raise [Connection::BufferedSocket::Timeout, EOFError]
+      # @raise [Heron::TimeoutError, EOFError]
       def sendable(bytes, timeout)
         while (size = available_frame_size) <= 0
           raise EOFError, "stream closed" if closed?
@@ -95,7 +96,7 @@ module Heron
         end
         [size, bytes].min
       rescue Async::TimeoutError
-        raise Connection::BufferedSocket::Timeout, "flow-control window stayed closed"
+        raise Heron::TimeoutError, "flow-control window stayed closed"
       end
 
       private

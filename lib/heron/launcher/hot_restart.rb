@@ -11,6 +11,11 @@ module Heron
     # {Binder::Inherited}). The new process tells the old one it is serving by writing to a pipe
     # whose descriptor it finds in HERON_READY_FD; only then does the old process stop accepting
     # and drain. If the new process exits before that, the old one keeps serving.
+    #
+    # A stop (TERM, INT, QUIT) that reaches the old process while the new one is still booting
+    # cancels the restart ({#cancel}): the stop is passed on to the new process, which ends
+    # before it ever serves, and the old one waits for it ({#finish}) before it exits itself.
+    # Nobody is left serving a port whose server was asked to stop.
     class HotRestart
       READY = "ready\n"
 
@@ -28,6 +33,9 @@ module Heron
       # @return [Integer] the new process's pid.
       attr_reader :pid
 
+      # @return [Boolean] whether a stop cancelled this restart.
+      def cancelled? = @cancelled == true
+
       # Spawns the new process.
       # @return [HotRestart] self
       def start
@@ -44,7 +52,7 @@ module Heron
       def poll
         data = @reader.read_nonblock(64, exception: false)
         return nil if data == :wait_readable
-        data == READY ? :ready : :failed
+        @answer = data == READY ? :ready : :failed
       end
 
       # Blocks until the new process answers.
@@ -52,6 +60,31 @@ module Heron
       def wait
         @reader.wait_readable
         poll || wait
+      end
+
+      # Passes a stop on to the new process (as TERM: a second one stops it at once, as it would
+      # the old one) unless it already serves. Trap-safe.
+      # @return [void]
+      def cancel
+        return if @answer == :ready || !@pid
+        @cancelled = true
+        Process.kill("TERM", @pid)
+      rescue Errno::ESRCH
+        nil
+      end
+
+      # After a {#cancel}: waits up to `timeout` seconds for the new process to exit, then kills it.
+      # @param timeout [Float]
+      # @return [void]
+      def finish(timeout)
+        return unless @cancelled
+        deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + timeout
+        until Process.wait(@pid, Process::WNOHANG)
+          return Process.kill("KILL", @pid) if Process.clock_gettime(Process::CLOCK_MONOTONIC) > deadline
+          sleep 0.05
+        end
+      rescue Errno::ECHILD, Errno::ESRCH
+        nil # reaped already (a cluster master reaps every child)
       end
 
       # Closes the pipe, and reaps the new process if it already exited (a failed restart; a

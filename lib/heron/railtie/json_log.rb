@@ -34,11 +34,12 @@ module Heron
 
       COLOURS = /\e\[[\d;]*m/
 
-      # Gives a logger (and what it broadcasts to) this formatter.
-      # @param logger [Logger, ActiveSupport::BroadcastLogger]
-      # @return [JSONLog] the formatter.
+      # Gives a logger (and what it broadcasts to) this formatter. A logger without formatters
+      # (semantic_logger and the like, which format for themselves) is left as it is.
+      # @param logger [Logger, ActiveSupport::BroadcastLogger, nil]
+      # @return [JSONLog, nil] the formatter.
       def self.install(logger)
-        logger.formatter = new
+        logger.formatter = new if logger.respond_to?(:formatter=)
       end
 
       def initialize

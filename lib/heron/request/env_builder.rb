@@ -30,9 +30,9 @@ module Heron
         @hijack = hijack
         @remote_addr, @local_name, @local_port = addresses(io)
         @tls = io.respond_to?(:accept_nonblock) # a TLS socket (TLS::Listener); plain sockets are not listeners
-        @remote_addr = peer if peer
         @proxies = TrustedProxies.cached(config.trusted_proxies)
-        @proxied = @proxies.include?(@remote_addr)
+        @proxied = @proxies.forwarding?(@remote_addr, peer)
+        @remote_addr = peer if peer
         @host = nil
       end
 

@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require_relative "gc_pacer"
+require_relative "../timeout_error"
 require_relative "body_spool"
 
 module Heron
@@ -131,7 +132,7 @@ module Heron
           @pending.clear
         end
         finished?
-      rescue Incomplete, Connection::BufferedSocket::Timeout
+      rescue Incomplete, Heron::TimeoutError
         false
       end
 

@@ -28,8 +28,9 @@ module Heron
         handled(error, request.env, status) || ErrorResponse.rack(status)
       end
 
-      # Tells the handler of an error that the app did not raise but that ended its response
-      # (a response Heron cannot send); what it returns is not used: the head may be out.
+      # Tells the handler of an error that ended a response after the app returned (a response
+      # Heron cannot send, a body that raised while being sent); what it returns is not used:
+      # the head may be out.
       # @param request [Request]
       # @param error [Exception]
       # @param status [Integer]

@@ -1,7 +1,7 @@
 # frozen_string_literal: true
 
 require "protocol/http2/error"
-require_relative "../connection/buffered_socket"
+require_relative "../timeout_error"
 
 module Heron
   module Response
@@ -13,7 +13,7 @@ module Heron
     # which cannot take an interim response (see Connection and HTTP2::Exchange).
     class EarlyHints
       # Where the client went away: the final response finds that out and is logged as usual.
-      GONE = [SystemCallError, IOError, Connection::BufferedSocket::Timeout, Protocol::HTTP2::Error].freeze
+      GONE = [SystemCallError, IOError, Heron::TimeoutError, Protocol::HTTP2::Error].freeze
       private_constant :GONE
 
       # @param request [Request] the request whose env gets this.

@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require "rack/utils"
+require_relative "../timeout_error"
 
 module Heron
   module Response
@@ -14,7 +15,7 @@ module Heron
       def self.status_for(error)
         case error
         when Request::Input::TooLarge, Request::Input::Incomplete, HTTPParser::Error then error.status
-        when Connection::BufferedSocket::Timeout then 408
+        when Heron::TimeoutError then 408
         else 500
         end
       end

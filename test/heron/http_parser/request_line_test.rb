@@ -145,12 +145,30 @@ class HeronParserRequestLineTest < Minitest::Test
     end
   end
 
-  def test_raw_bytes_above_0x7f_in_the_target_pass_through_as_sent
-    line = "GET /caf\xC3\xA9/\xFF?q=\xE2\x9C\x93 HTTP/1.1".b
+  def test_raw_utf8_in_the_target_passes_through_as_sent
+    line = "GET /caf\xC3\xA9/\xF0\x9F\x90\xA6\xEF\xBF\xBF?q=\xE2\x9C\x93\xF4\x8F\xBF\xBF HTTP/1.1".b
     env, = parse(head("Host: x", line: line))
-    assert_equal ["/caf\xC3\xA9/\xFF".b, "q=\xE2\x9C\x93".b], env.values_at("PATH_INFO", "QUERY_STRING")
+    assert_equal ["/caf\xC3\xA9/\xF0\x9F\x90\xA6\xEF\xBF\xBF".b, "q=\xE2\x9C\x93\xF4\x8F\xBF\xBF".b], env.values_at("PATH_INFO", "QUERY_STRING")
     assert_equal Encoding::ASCII_8BIT, env["PATH_INFO"].encoding
     assert_equal env, parse_bytewise(head("Host: x", line: line)).first
+  end
+
+  # RFC 3629: overlong forms (C0 AF is '/'), surrogates, code points past U+10FFFF, lone
+  # continuation bytes, truncated sequences and bytes that never occur are not UTF-8.
+  INVALID_UTF8 = {
+    "overlong /" => "\xC0\xAF", "overlong C1" => "\xC1\xBF", "overlong 3-byte" => "\xE0\x80\xAF",
+    "overlong 4-byte" => "\xF0\x80\x80\xAF", "surrogate" => "\xED\xA0\x80", "low surrogate" => "\xED\xBF\xBF",
+    "past U+10FFFF" => "\xF4\x90\x80\x80", "F5" => "\xF5\x80\x80\x80", "FF" => "\xFF", "FE" => "\xFE",
+    "lone continuation" => "\x80", "truncated 2-byte" => "\xC3", "truncated 3-byte" => "\xE2\x9C",
+    "truncated 4-byte" => "\xF0\x9F\x90", "bad continuation" => "\xC3\x28"
+  }.freeze
+
+  def test_invalid_utf8_in_the_target_is_400
+    INVALID_UTF8.each do |name, bytes|
+      ["/a#{bytes}", "/a#{bytes}/b", "/a?q=#{bytes}", "http://x/#{bytes}"].each do |target|
+        assert_bad(head("Host: x", line: "GET #{target} HTTP/1.1".b), /invalid UTF-8 in request target/)
+      end
+    end
   end
 
   def test_malformed_versions_are_400

@@ -151,6 +151,44 @@ class HotRestartTest < Minitest::Test
     stop(fresh)
   end
 
+  # An app that, once "slow" exists (the first generation serves by then), announces its boot in
+  # "booting" and waits for "go": the hot restart's new process (or its workers) is still loading
+  # when the stop arrives.
+  SLOW_SECOND_BOOT = <<~RUBY
+    if File.exist?("slow")
+      File.write("booting", Process.pid.to_s)
+      deadline = Time.now + 60
+      sleep 0.05 until File.exist?("go") || Time.now > deadline
+    end
+  RUBY
+
+  # TERM to the old process while the new one boots: the old one used to say "stopped" and exit,
+  # and the new one finished booting, re-parented to init, and served the port nobody wanted.
+  def assert_a_stop_during_boot_ends_both(*args)
+    old, port, log = spawn_heron(SLOW_SECOND_BOOT + APP, "--control-bind", "tcp://127.0.0.1:0", *args)
+    dir = File.dirname(log)
+    eventually(timeout: 30) { File.read(log).include?("serving (pid #{old})") } # every first worker too
+    File.write(File.join(dir, "slow"), "")
+    Process.kill("USR2", old)
+    booting = eventually(timeout: 30) { File.exist?(File.join(dir, "booting")) && File.read(File.join(dir, "booting")).to_i.nonzero? }
+    Process.kill("TERM", old)
+    assert_equal 0, wait_exit(old, timeout: 30)&.exitstatus, File.read(log)
+    File.write(File.join(dir, "go"), "") # a new process still alive would now finish booting and serve
+    eventually(timeout: 30) { gone?(booting) }
+    assert_raises(Errno::ECONNREFUSED) { TCPSocket.new("127.0.0.1", port) }
+    text = File.read(log)
+    assert_match(/hot restart cancelled by the stop/, text)
+    refute_match(/EPIPE|serving; the previous process is draining|ERROR/, text)
+  end
+
+  def test_a_stop_during_a_single_mode_hot_restarts_boot_ends_both_processes
+    assert_a_stop_during_boot_ends_both
+  end
+
+  def test_a_stop_during_a_cluster_hot_restarts_boot_ends_both_masters
+    assert_a_stop_during_boot_ends_both("-w", "2")
+  end
+
   def test_single_mode_hands_the_control_listener_over
     assert_control_handed_over
   end

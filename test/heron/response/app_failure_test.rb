@@ -4,7 +4,8 @@ require "test_helper"
 require "open3"
 
 # `lowlevel_error_handler`: when the app raises, the handler gets the exception, the request's
-# env and the status Heron answers, over HTTP/1.1 and HTTP/2; a Rack response it returns is sent;
+# env and the status Heron answers, over HTTP/1.1 and HTTP/2 (also when the body raises once the
+# head is out); a Rack response it returns is sent;
 # a handler that raises is logged and the client still gets Heron's 500; an error the handler is
 # not for (a body over max_body_size) reaches it with its own status.
 class HeronResponseAppFailureTest < Minitest::Test
@@ -79,6 +80,26 @@ class HeronResponseAppFailureTest < Minitest::Test
       end
       assert_match(/lowlevel_error_handler raised while handling HeronResponseAppFailureTest::Boom on GET \/x; sending Heron's 500/, server_log)
       assert_includes server_log, "ArgumentError: the reporter is down"
+    end
+  end
+
+  # The head is out when the body raises: the handler is told, the client sees the connection
+  # end (HTTP/1.1) or the stream reset (HTTP/2).
+  def test_a_body_that_raises_while_sent_reaches_the_handler
+    app = lambda do |_env|
+      body = Enumerator.new do |out|
+        out << "first part\n"
+        raise Boom, "the body broke"
+      end
+      [200, { "content-type" => "text/plain" }, body]
+    end
+    with_server(app, lint: false, lowlevel_error_handler: reporter) do |port|
+      raw = raw_request(port, "GET /stream HTTP/1.1\r\nhost: x\r\n\r\n")
+      assert raw.start_with?("HTTP/1.1 200 OK\r\n"), raw
+      assert_equal [Boom, "the body broke", "/stream", 500], report.values_at(0, 1, 2, 4)
+      out, = Open3.capture2e("curl", "-sS", "--max-time", "15", "--http2-prior-knowledge", "http://127.0.0.1:#{port}/stream")
+      assert_includes out, "INTERNAL_ERROR", "the stream is reset at once, not left open" # (curl may drop the part it got)
+      assert_equal [Boom, "the body broke", "/stream", 500], report.values_at(0, 1, 2, 4)
     end
   end
 

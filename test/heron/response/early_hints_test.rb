@@ -6,12 +6,13 @@ require_relative "../../support/curl_helper"
 require "openssl"
 require "base64"
 require_relative "../../support/tls_certificates"
+require_relative "../../support/haproxy_helper"
 
 # `rack.early_hints` with `early_hints` on: curl sees the `103 Early Hints` before the 200 over
 # HTTP/1.1 and over HTTP/2 (cleartext prior knowledge and TLS with ALPN), an HTTP/1.0 client
 # never gets one (nor the callable), a hint sent once the head is out is dropped, bad header values are
-# refused, and a headless Chromium fetches the hinted stylesheet while the app still works on
-# the page. With the setting off (the default) the env has no `rack.early_hints`.
+# refused, HAProxy (HTTP mode) passes the 103 on, and a headless Chromium fetches the hinted
+# stylesheet while the app still works on the page. With the setting off (the default) the env has no `rack.early_hints`.
 class HeronResponseEarlyHintsTest < Minitest::Test
   include ServerHelper
   include CurlHelper
@@ -69,6 +70,19 @@ class HeronResponseEarlyHintsTest < Minitest::Test
       assert_match(%r{< HTTP/2 103\s*\r?\n< link: </style.css>; rel=preload; as=style}, out)
       assert_operator out.index("HTTP/2 103"), :<, out.index("HTTP/2 200")
       assert_includes out, "hints offered over HTTP/2"
+    end
+  end
+
+  # What docs/rails.md says: a proxy that knows 1xx responses passes the 103 on before the 200.
+  def test_the_103_passes_through_haproxy_in_http_mode
+    with_server(app, early_hints: true) do |port|
+      front = free_port
+      haproxy = start_haproxy(front, "127.0.0.1:#{port}", mode: "http")
+      out = curl_trace("--http1.1", "http://[::1]:#{front}/")
+      assert_match(%r{< HTTP/1.1 103 Early Hints\r?\n< link: </style.css>; rel=preload; as=style}, out)
+      assert_operator out.index("103 Early Hints"), :<, out.index("HTTP/1.1 200 OK")
+    ensure
+      stop_haproxy(haproxy)
     end
   end
 
