@@ -23,6 +23,11 @@ module Heron
     # first request.
     FIRST_BYTE_GRACE = 1.0
 
+    # How long, and for how many bytes, a connection whose request body timed out while parked
+    # keeps dropping what its client still sends after the 408 (as BufferedSocket#linger_close).
+    LINGER_SECONDS = 1.0
+    LINGER_BYTES = 256 * 1024
+
     # @param io [BasicSocket] the accepted socket.
     # @param context [Server::Context] the app, configuration, logger and what connections share.
     # @param listener [#draining?, #admit, #finished, #parking?, #park, #release, #hot_wait] told of each
@@ -103,18 +108,19 @@ module Heron
       request = @waiting
       @quick = now - @idle_since < @park_after if kind == :idle
       @parked = @waiting = nil
+      return linger if :linger.equal?(kind)
       kind == :fresh ? serve_first : serve_requests(false, request)
     end
 
     # Ends a parked connection whose deadline passed: an idle one closes, one whose request body
-    # stopped arriving gets 408 (the app was never called).
-    # @return [void]
+    # stopped arriving gets 408 (the app was never called) and lingers parked (see #time_out_body).
+    # @return [Symbol, nil] :parked when it lingers; else the connection is closed.
     def expire
-      @parked = nil
-      @task = Async::Task.current # so that Server::Eviction can end its linger (see #close_socket)
-      reject(408, "request body timed out") if @waiting
-      close_socket(@waiting)
-      @waiting = nil
+      request = @waiting
+      @parked = @waiting = nil
+      return time_out_body if request
+      @socket.close # an idle or silent connection, or a linger whose time is up
+      nil
     end
 
     # Closes a parked connection at once (the reactor is stopping, or it was evicted).
@@ -150,7 +156,7 @@ module Heron
       while (request ||= next_request(first))
         return parked = park(:idle) if :idle.equal?(request)
         case @prebuffer && @parser.content_length && prebuffered_body
-        when :waiting then return parked = park(:body, request)
+        when :waiting then return parked = park_body(request)
         when :gone then break # the client closed before its body was complete: the app is not called
         end
         first = false
@@ -183,8 +189,40 @@ module Heron
       case kind
       when :fresh then @accepted_at + first_byte_wait
       when :idle then @idle_since + @config.keepalive_timeout - @park_after
+      when :linger then @linger_until
       else now + (@pace ? @pace.next_wait : @config.body_timeout)
       end
+    end
+
+    # Parks a request until more of its body comes, or answers 408 when its pace allows no more
+    # waiting (min_body_rate: the bytes that woke it came too late).
+    def park_body(request)
+      park(:body, request)
+    rescue Heron::TimeoutError
+      time_out_body
+    end
+
+    # A parked request's body stopped arriving in time: 408 (the app is never called), then the
+    # connection lingers parked, with no fiber, until its client closes or LINGER_SECONDS pass.
+    # When thousands of slow clients are cut together (they all connected together), lingering
+    # in a fiber each held thousands of fibers and timers, and every new connection's fiber
+    # waited behind them.
+    # @return [Symbol, nil] :parked, or nil when the socket is closed already.
+    def time_out_body
+      @task = nil
+      reject(408, "request body timed out")
+      return nil unless @socket.shut_write
+      @linger_until = now + LINGER_SECONDS
+      @linger_left = LINGER_BYTES
+      linger
+    end
+
+    # Drops what the client sent since; parks again while time and bytes are left, else closes.
+    def linger
+      dropped = @socket.drain_now(@linger_left)
+      return park(:linger) if dropped && (@linger_left -= dropped).positive? && now < @linger_until
+      @socket.close
+      nil
     end
 
     # Reads what has come of the request's body: the app is not called until `prebuffer_body`

@@ -213,6 +213,33 @@ module Heron
         close
       end
 
+      # Starts a close like {#linger_close} that does not wait: shuts down the sending side, so the
+      # response is delivered; the caller then calls {#drain_now} whenever the socket is readable
+      # (a parked connection, see Server::ParkingLot) and closes when its time is up.
+      # @return [Boolean] false when the peer is gone already (the socket is closed then).
+      def shut_write
+        @io.shutdown(Socket::SHUT_WR)
+        true
+      rescue SystemCallError, IOError
+        close
+        false
+      end
+
+      # Reads and drops what the client has sent, up to `max` bytes, never waiting (see {#shut_write}).
+      # @param max [Integer]
+      # @return [Integer, nil] bytes dropped (0: nothing there yet), or nil at end of stream.
+      def drain_now(max)
+        dropped = 0
+        while dropped < max
+          data = @io.read_nonblock(READ_SIZE, @chunk, exception: false)
+          return (data.nil? ? nil : dropped) unless data.is_a?(String) # :wait_readable, or the end
+          dropped += data.bytesize
+        end
+        dropped
+      rescue SystemCallError, IOError
+        nil
+      end
+
       # Closes the socket, ignoring errors from a peer that already went away.
       def close
         @io.close unless @io.closed?

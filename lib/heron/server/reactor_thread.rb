@@ -214,9 +214,9 @@ module Heron
       end
 
       def expired(connection)
-        connection.expire
+        parked = connection.expire == :parked # a request body timed out: it lingers parked
       ensure
-        closed(connection)
+        closed(connection) unless parked
       end
 
       # The reactor is ending: parked connections have no task to stop, so they are closed here.
