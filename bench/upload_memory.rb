@@ -8,9 +8,12 @@
 # Tempfile before the app runs, 5 threads). Each case runs on a freshly started server, after a
 # 1 MiB warm-up upload. Reported: the server's peak RSS growth (whole process tree, sampled every
 # 20 ms, minus RSS after the warm-up), the peak RSS itself, and MB/s (bytes uploaded / wall
-# seconds, all N curl processes together).
+# seconds, all N curl processes together). The `-h2c` variants upload over cleartext HTTP/2
+# (curl --http2-prior-knowledge, a connection each); `heron-h2c-unlimited` is how Heron read
+# HTTP/2 bodies before they counted against body_memory_limit.
 #
-#   bundle exec ruby bench/upload_memory.rb [--concurrency 1,4,16] [--only heron,heron-unlimited,puma] [--out FILE]
+#   bundle exec ruby bench/upload_memory.rb [--concurrency 1,4,16] [--only heron,heron-unlimited,puma,heron-h2c,heron-h2c-unlimited]
+#     [--apps /buffer,/read] [--out FILE]
 require "optparse"
 require "tmpdir"
 require "fileutils"
@@ -23,10 +26,15 @@ module Bench
     MIB = 1024 * 1024
     UPLOAD_MIB = 100
     APPS = { "/buffer" => "read(16384, buf)", "/read" => "read()" }.freeze
-    VARIANTS = { "heron" => ["heron", []], "heron-unlimited" => ["heron", %w[--body-memory-limit unlimited]],
-                 "puma" => ["puma", []] }.freeze
+    H2C = %w[--http2-prior-knowledge].freeze
+    # variant => [server, its options, curl's options]
+    VARIANTS = { "heron" => ["heron", [], []], "heron-unlimited" => ["heron", %w[--body-memory-limit unlimited], []],
+                 "puma" => ["puma", [], []], "heron-h2c" => ["heron", [], H2C],
+                 "heron-h2c-unlimited" => ["heron", %w[--body-memory-limit unlimited], H2C] }.freeze
+    DEFAULT_VARIANTS = %w[heron heron-unlimited puma].freeze
 
-    def initialize(concurrency:, servers:, out:)
+    def initialize(concurrency:, servers:, out:, apps: APPS.keys)
+      @apps = apps
       @concurrency = concurrency
       @servers = servers
       @out = out
@@ -36,7 +44,7 @@ module Bench
 
     def run
       file = body_file(UPLOAD_MIB)
-      APPS.each_key do |path|
+      @apps.each do |path|
         @concurrency.each do |count|
           @servers.each { |variant| @rows << [path, count, variant, *measure(variant, path, count, file)].tap { |row| warn row.inspect } }
         end
@@ -52,16 +60,17 @@ module Bench
     # @return [Array(Float, Float, Float)] peak RSS growth and peak RSS in MiB, MB/s.
     def measure(variant, path, count, file)
       server = start(variant)
-      upload(server, path, body_file(1), 1)
+      curl = VARIANTS.fetch(variant).last
+      upload(server, path, body_file(1), 1, curl)
       before = server.tree_rss_kb
-      peak, wall = PeakRss.during(server.method(:tree_rss_kb)) { upload(server, path, file, count) }
+      peak, wall = PeakRss.during(server.method(:tree_rss_kb)) { upload(server, path, file, count, curl) }
       [(peak - before) / 1024.0, peak / 1024.0, UPLOAD_MIB * MIB * count / 1e6 / wall]
     ensure
       server&.stop
     end
 
     def start(variant)
-      name, extra = VARIANTS.fetch(variant)
+      name, extra, = VARIANTS.fetch(variant)
       port = ServerProcess.free_port
       ServerProcess.new(Servers.argv(name, port, "bench/uploads.ru", extra), port: port,
                         log: File.join(@dir, "#{variant}.log"), chdir: ROOT).start
@@ -75,10 +84,10 @@ module Bench
     end
 
     # Sends `count` uploads at once, each from its own curl, and checks each answer is the size.
-    def upload(server, path, file, count)
+    def upload(server, path, file, count, curl = [])
       Array.new(count) do
         Thread.new do
-          out = IO.popen(["curl", "-sSf", "-H", "Expect:", "-X", "POST", "-T", file, server.url(path)], &:read)
+          out = IO.popen(["curl", "-sSf", *curl, "-H", "Expect:", "-X", "POST", "-T", file, server.url(path)], &:read)
           raise "upload answered #{out.inspect}" unless out == File.size(file).to_s
         end
       end.each(&:join)
@@ -95,7 +104,8 @@ module Bench
         curl `-T`, no `Expect`). `heron` has the defaults (`body_memory_limit` 256 MiB per reactor
         thread, `body_spool_threshold` 128 KiB); `heron-unlimited` is `--body-memory-limit unlimited`
         (whole bodies read into memory as they arrive: Heron before this change); Puma spools every
-        body over 112 KiB to a Tempfile before the app runs and runs 5 threads.
+        body over 112 KiB to a Tempfile before the app runs and runs 5 threads. The `-h2c` rows
+        upload over cleartext HTTP/2 (curl `--http2-prior-knowledge`, a connection each).
 
         | app reads | uploads at once | server | RSS growth (MiB) | peak RSS (MiB) | MB/s |
         |---|---|---|---|---|---|
@@ -108,10 +118,11 @@ end
 if $PROGRAM_NAME == __FILE__
   require "etc"
   ARGV_TEXT = ARGV.join(" ")
-  options = { concurrency: [1, 4, 16], servers: Bench::UploadMemory::VARIANTS.keys, out: File.join(Bench::UploadMemory::ROOT, "bench/results/upload_memory.md") }
+  options = { concurrency: [1, 4, 16], servers: Bench::UploadMemory::DEFAULT_VARIANTS, out: File.join(Bench::UploadMemory::ROOT, "bench/results/upload_memory.md") }
   OptionParser.new do |o|
     o.on("--concurrency LIST", Array) { |list| options[:concurrency] = list.map(&:to_i) }
     o.on("--only LIST", Array) { |list| options[:servers] = list }
+    o.on("--apps LIST", Array) { |list| options[:apps] = list }
     o.on("--out FILE") { |file| options[:out] = file }
   end.parse!
   Bench::UploadMemory.new(**options).run

@@ -107,7 +107,7 @@ module Heron
 
       def configure(stream)
         stream.configure(on_request: method(:start), body_limit: @config.max_body_size, body_timeout: @config.body_timeout,
-                         header_limit: @config.max_header_bytes)
+                         header_limit: @config.max_header_bytes, body_budget: @context.body_budget)
       end
 
       # A stream's headers are complete: its request runs in a fiber of its own.

@@ -3,6 +3,7 @@
 require "async/notification"
 require "stringio"
 require_relative "../request/input"
+require_relative "../request/body_spool"
 require_relative "../timeout_error"
 
 module Heron
@@ -17,6 +18,12 @@ module Heron
     # framing library's). No GC pacing as in Request::GCPacer: 100 MiB uploads over HTTP/2 read with
     # read(16384), read(16384, buffer) or each raised a server's peak RSS by 0-13 MiB without it
     # (the frames' many small objects keep minor GCs, and their sweeps, frequent).
+    #
+    # A whole-body read (`read` with no length) under `body_memory_limit` goes as over HTTP/1.1
+    # (Request::Input): the frames are taken into a Request::BodySpool (a Tempfile past the
+    # budget's threshold) as they arrive, reopening the window as they go, then the read waits
+    # in the reactor thread's Server::BodyBudget until the body fits, and the body counts there
+    # until the stream closes (its response is sent, or it is reset).
     class Input
       EMPTY = "".b.freeze
       private_constant :EMPTY
@@ -24,13 +31,15 @@ module Heron
       # @param limit [Integer, nil] the most body bytes accepted (max_body_size).
       # @param timeout [Numeric] seconds a read waits for the next bytes.
       # @param consumed [#call] told how many bytes the app took (to reopen the window).
-      def initialize(limit:, timeout:, consumed:)
+      # @param budget [Server::BodyBudget, nil] the thread's body memory (`body_memory_limit`).
+      def initialize(limit:, timeout:, consumed:, budget: nil)
         @chunks = []
         @offset = 0
         @reader = StringIO.new("".b)
         @limit = limit
         @timeout = timeout
         @consumed = consumed
+        @budget = budget
         @received = 0
         @done = false
         @arrived = Async::Notification.new
@@ -86,15 +95,26 @@ module Heron
       # Does nothing: the stream owns the body.
       def close = nil
 
-      # HTTP/2 bodies are not counted against `body_memory_limit` (yet): their stream's flow
-      # control window bounds what arrives unread, not what the app reads whole. Here so a
-      # Request::RewindableInput can wrap either input.
-      # @param _bytes [Integer]
-      # @return [nil]
-      def hold(_bytes) = nil
+      # Counts `bytes` of body the app holds against the thread's body memory, waiting for room
+      # (see Server::BodyBudget), until {#release}. Nothing without a budget or at or under its
+      # threshold. Bytes counted after the stream closed are given back at once: nothing would
+      # release them later.
+      # @param bytes [Integer]
+      # @return [void]
+      def hold(bytes)
+        return unless @budget && bytes > @budget.threshold
+        @held = (@held || 0) + @budget.acquire(bytes)
+        release if @released
+      end
 
-      # @return [nil] nothing was held (see {#hold}).
-      def release = nil
+      # Gives back what {#hold} counted; the stream calls it when it closes.
+      # @return [void]
+      def release
+        @released = true
+        return unless @held
+        @budget.release(@held)
+        @held = nil
+      end
 
       # @return [Boolean] whether the whole body was read.
       def finished? = @done && @chunks.empty?
@@ -120,9 +140,22 @@ module Heron
       end
 
       def read_all
+        return spooled_all if @budget
         data = +"".b
         data << take(@chunks.first.bytesize - @offset) while next_chunk
         data
+      end
+
+      # The body read whole while body memory is limited: received into a spool as it arrives
+      # (memory stays flat however many streams do it at once), then read into one String once
+      # the budget has room for it.
+      def spooled_all
+        spool = Request::BodySpool.new(@budget.threshold)
+        spool.write(take(@chunks.first.bytesize - @offset)) while next_chunk
+        hold(spool.size)
+        spool.read
+      ensure
+        spool&.close
       end
 
       # The first buffered chunk, waiting for one; nil at the end of the body.

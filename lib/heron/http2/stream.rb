@@ -27,8 +27,10 @@ module Heron
       # @param body_timeout [Numeric]
       # @param header_limit [Integer] the most bytes a decoded header list may have (counted as
       #   RFC 9113 §6.5.2 does); enforced whether or not the client acknowledged the setting.
-      def configure(on_request:, body_limit:, body_timeout:, header_limit:)
+      # @param body_budget [Server::BodyBudget, nil] bounds bodies read whole (see {Input}).
+      def configure(on_request:, body_limit:, body_timeout:, header_limit:, body_budget: nil)
         @header_limit = header_limit
+        @body_budget = body_budget
         @on_request = on_request
         @body_limit = body_limit
         @body_timeout = body_timeout
@@ -44,7 +46,7 @@ module Heron
         bounded(headers)
         return headers if @request_headers
         @request_headers = headers
-        @input = Input.new(limit: @body_limit, timeout: @body_timeout, consumed: method(:consumed))
+        @input = Input.new(limit: @body_limit, timeout: @body_timeout, consumed: method(:consumed), budget: @body_budget)
         @on_request.call(self)
         headers
       end
@@ -79,11 +81,13 @@ module Heron
         true
       end
 
-      # The stream ended (sent, received or reset): the app's reads and writes stop waiting.
+      # The stream ended (sent, received or reset): the app's reads and writes stop waiting, and
+      # the body memory a whole read held is given back (the response is out, or never will be).
       def closed(error)
         @writable&.signal
         return unless @input
         @input.finish(error || (EOFError.new("stream closed") unless @input.finished?))
+        @input.release
       end
 
       # Waits until some of `bytes` may be sent, within `timeout`.

@@ -1,6 +1,8 @@
 # frozen_string_literal: true
 
 require "test_helper"
+require "open3"
+require "tempfile"
 
 # Memory per upload is bounded: reading rack.input in chunks keeps the server's RSS flat whatever
 # the body's size, a rewindable input spools to a Tempfile, and the default max_body_size bounds
@@ -168,6 +170,30 @@ class BodyMemoryTest < Minitest::Test
     }
   RU
 
+  # HTTP/2 streams read whole wait in the same budget: H2_CONCURRENT uploads by curl over h2c
+  # (prior knowledge, a connection each) at once, with room for one of their bodies: one app at
+  # a time holds its body, and every byte arrives. Before HTTP2::Input counted against
+  # body_memory_limit, all of them held their bodies at once (the RSS this costs is in
+  # bench/results/upload_memory.md: uploads over h2c are too slow here for a test of 100 MiB ones).
+  H2_CONCURRENT = 6
+  H2_SIZE = 8 * MIB
+
+  def test_whole_body_reads_over_h2c_wait_in_the_body_memory_limit
+    skip "curl is not installed" unless system("command -v curl >/dev/null")
+    pid, port, = spawn_heron(COUNTING_HOLDERS_APP, "--body-memory-limit", H2_SIZE.to_s)
+    Tempfile.create("heron-h2-upload") do |file|
+      file.write("b" * H2_SIZE)
+      file.flush
+      results = Array.new(H2_CONCURRENT) { Thread.new { h2c_upload(port, file.path) } }.map(&:value)
+      assert_equal [H2_SIZE.to_s] * H2_CONCURRENT, results.map { |answer| answer.split.first }, results.inspect
+      assert_equal ["2 200"] * H2_CONCURRENT, results.map { |answer| answer.split.last(2).join(" ") }, "HTTP/2, 200"
+      most = results.map { |answer| answer.split[1].to_i }.max
+      assert_equal 1, most, "one body held at a time over h2c (#{results.inspect})"
+    end
+  ensure
+    stop_heron(pid)
+  end
+
   # Bodies each larger than body_memory_limit never deadlock: each runs alone, in turn.
   def test_bodies_larger_than_the_limit_are_read_one_at_a_time
     pid, port, = spawn_heron(COUNTING_HOLDERS_APP, "--body-memory-limit", MIB.to_s)
@@ -230,6 +256,13 @@ class BodyMemoryTest < Minitest::Test
 
   def vm_hwm(pid)
     File.read("/proc/#{pid}/status")[/^VmHWM:\s+(\d+) kB/, 1].to_i * 1024
+  end
+
+  # @return [String] the answer's body, then the HTTP version and status curl saw.
+  def h2c_upload(port, path)
+    out, err, = Open3.capture3("curl", "-sS", "--http2-prior-knowledge", "--max-time", "120", "--data-binary", "@#{path}",
+                          "-w", " %{http_version} %{http_code}", "http://127.0.0.1:#{port}/")
+    out + err
   end
 
   # Sends `size` bytes (Content-Length or chunked) from a writer thread while reading the answer.
