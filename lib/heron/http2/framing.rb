@@ -40,13 +40,15 @@ module Heron
         @exchange.respond(@request, self)
       end
 
-      # Writes the response; a response complete before the request body ends the stream
-      # (RFC 9113 §8.1: RST_STREAM NO_ERROR), so a client does not go on sending (or stall) a
-      # body nobody reads.
+      # Writes the response. A request that failed while its body was still coming (a body
+      # timeout's 408) has had its answer: RST_STREAM NO_ERROR asks the client to stop sending
+      # (RFC 9113 §8.1). A healthy request answered early keeps its stream for the client to
+      # finish: curl 7.88, for one, takes a reset after a complete response for an error and
+      # drops the response.
       # @return [void]
       def write(request, status, headers, body)
         send_response(request, status.to_i, headers, body)
-        reset(Protocol::HTTP2::NO_ERROR) if @stream.state == :half_closed_local
+        reset(Protocol::HTTP2::NO_ERROR) if request.error && @stream.state == :half_closed_local
       end
 
       # @return [Boolean] whether the response's HEADERS are out (request.status is set once they
