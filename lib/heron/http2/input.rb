@@ -23,7 +23,7 @@ module Heron
     # (Request::Input): the frames are taken into a Request::BodySpool (a Tempfile past the
     # budget's threshold) as they arrive, reopening the window as they go, then the read waits
     # in the reactor thread's Server::BodyBudget until the body fits, and the body counts there
-    # until the stream closes (its response is sent, or it is reset).
+    # until the Exchange has written the response (Exchange#release_input), as over HTTP/1.1.
     class Input
       EMPTY = "".b.freeze
       private_constant :EMPTY
@@ -97,8 +97,8 @@ module Heron
 
       # Counts `bytes` of body the app holds against the thread's body memory, waiting for room
       # (see Server::BodyBudget), until {#release}. Nothing without a budget or at or under its
-      # threshold. Bytes counted after the stream closed are given back at once: nothing would
-      # release them later.
+      # threshold. Bytes counted after {#release} (a read in an after-reply callback) are given
+      # back at once: nothing would release them later.
       # @param bytes [Integer]
       # @return [void]
       def hold(bytes)
@@ -107,7 +107,7 @@ module Heron
         release if @released
       end
 
-      # Gives back what {#hold} counted; the stream calls it when it closes.
+      # Gives back what {#hold} counted; the exchange calls it once the response is written.
       # @return [void]
       def release
         @released = true

@@ -81,13 +81,11 @@ module Heron
         true
       end
 
-      # The stream ended (sent, received or reset): the app's reads and writes stop waiting, and
-      # the body memory a whole read held is given back (the response is out, or never will be).
+      # The stream ended (sent, received or reset): the app's reads and writes stop waiting.
       def closed(error)
         @writable&.signal
         return unless @input
         @input.finish(error || (EOFError.new("stream closed") unless @input.finished?))
-        @input.release
       end
 
       # Waits until some of `bytes` may be sent, within `timeout`.
