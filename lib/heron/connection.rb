@@ -52,9 +52,6 @@ module Heron
       @quick = false # whether the last request came quickly (see #next_request_ready)
     end
 
-    # @return [Boolean] whether the connection is waiting for a new request (safe to close).
-    def idle? = @idle
-
     # @return [Boolean] whether the connection is idle after serving at least one request (the
     #   first to close when the connection limit is reached and another client is waiting).
     def kept_alive_idle? = @idle && @kept_alive
