@@ -11,11 +11,14 @@ require_relative "response/writer"
 require_relative "response/error_response"
 require_relative "response/early_hints"
 require_relative "http2/connection"
+require_relative "clock"
 
 module Heron
   # Serves one client connection, in its own fiber: reads each request head with the C parser,
   # calls the app, writes the response, then loops for keep-alive and pipelined requests.
   class Connection
+    include Clock
+
     CONTINUE = "HTTP/1.1 100 Continue\r\n\r\n"
     private_constant :CONTINUE
 
@@ -490,7 +493,5 @@ module Heron
       raise Heron::TimeoutError, "request head timed out" if left <= 0
       left
     end
-
-    def now = Process.clock_gettime(Process::CLOCK_MONOTONIC)
   end
 end

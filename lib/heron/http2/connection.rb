@@ -8,6 +8,7 @@ require_relative "header_block"
 require_relative "session"
 require_relative "env_builder"
 require_relative "exchange"
+require_relative "../clock"
 
 module Heron
   module HTTP2
@@ -29,7 +30,7 @@ module Heron
       def self.wanted?(socket, timeout, deadline)
         return socket.io.alpn_protocol == "h2" if socket.io.respond_to?(:alpn_protocol)
         while socket.buffered_bytes < PREFACE.bytesize && PREFACE.start_with?(socket.peek(PREFACE.bytesize))
-          wait = socket.buffered? ? deadline - Process.clock_gettime(Process::CLOCK_MONOTONIC) : timeout
+          wait = socket.buffered? ? deadline - Clock.now : timeout
           raise Heron::TimeoutError, "connection preface timed out" unless wait.positive?
           socket.fill(wait) or return (socket.buffered? ? false : nil)
         end
@@ -114,7 +115,7 @@ module Heron
       def start(stream)
         env = @env.build(stream.request_headers)
         @running += 1
-        started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+        started = Clock.now
         @task.async(annotation: "heron http2 stream") { run(stream, env, started) }
       rescue EnvBuilder::Malformed
         stream.send_reset_stream(Protocol::HTTP2::PROTOCOL_ERROR)
