@@ -24,6 +24,7 @@ require "rbconfig"
 require "time"
 require "tmpdir"
 require_relative "lib/deployment_configs"
+require_relative "lib/proc_fs"
 
 ROOT = File.expand_path("..", __dir__)
 HERON = File.join(ROOT, "exe/heron")
@@ -297,8 +298,9 @@ class ScaleOut
 
   def gone?(pid)
     Process.kill(0, pid)
-    File.read("/proc/#{pid}/stat").split[2] == "Z"
-  rescue Errno::ESRCH, Errno::ENOENT
+    state = Bench::ProcFS.stat(pid)&.first # nil once it is gone
+    state.nil? || state == "Z"
+  rescue Errno::ESRCH
     true
   end
 
