@@ -3,10 +3,10 @@
 require "etc"
 
 module Bench
-  # The bench scripts' reader of /proc (Linux) for processes and the machine: a process's CPU
-  # time, resident memory and open descriptors, a process group's CPU time, parent pids, the load
-  # average and the CPU model. A process that exits while it is read counts as nothing (0 or nil),
-  # not as an error. (Machine-wide CPU time from /proc/stat is {CpuStat}'s and {CpuTime}'s.)
+  # The reader of /proc (Linux) for the bench scripts and the tests: a process's state, parent,
+  # CPU time, resident memory and open descriptors, a process group's CPU time, the load average
+  # and the CPU model. A process that exits while it is read counts as nothing (0 or nil), not as
+  # an error. (Machine-wide CPU time from /proc/stat is {CpuStat}'s and {CpuTime}'s.)
   module ProcFS
     TICKS = Etc.sysconf(Etc::SC_CLK_TCK).to_f
     private_constant :TICKS
