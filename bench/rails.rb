@@ -31,6 +31,7 @@ require "etc"
 require "bundler"
 require_relative "lib/server_process"
 require_relative "lib/clock"
+require_relative "lib/proc_fs"
 require_relative "lib/wrk"
 require_relative "rails_app/app_files"
 require_relative "rails_app/attack_row"
@@ -203,9 +204,9 @@ class RailsBench
     [r.rps.round, (r.requests / (server.tree_cpu_seconds - cpu)).round, r.p99_ms.round(1), r.errors]
   end
 
-  def loadavg = File.read("/proc/loadavg").split.first(3).join(" ")
+  def loadavg = Bench::ProcFS.load_averages.join(" ")
 
-  def loadavg1 = File.read("/proc/loadavg").split.first
+  def loadavg1 = Bench::ProcFS.load_averages.first
 
   def versions
     rails = Dir[File.join(@gem_home, "gems/railties-*")].map { |dir| File.basename(dir).delete_prefix("railties-") }.max
@@ -227,7 +228,7 @@ class RailsBench
   end
 
   def machine
-    cpu = File.read("/proc/cpuinfo")[/model name\s*:\s*(.*)/, 1]
+    cpu = Bench::ProcFS.cpu_model
     "#{Etc.nprocessors} CPUs (#{cpu}), #{RUBY_DESCRIPTION}"
   end
 
