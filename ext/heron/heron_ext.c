@@ -18,6 +18,9 @@
 #include "heron_log_request_id.h"
 #include "heron_server_env_template.h"
 
+/* Called by Ruby when heron/heron_ext.so is required. */
+void Init_heron_ext(void);
+
 void Init_heron_ext(void)
 {
   VALUE mHeron = rb_define_module("Heron");
