@@ -5,6 +5,7 @@ require_relative "timeout_error"
 require_relative "log/request_id"
 require_relative "request/rewindable_input"
 require_relative "response/error_response"
+require_relative "clock"
 
 module Heron
   # One Rack exchange, written once for HTTP/1.1 and HTTP/2 (as protocol-rack's Adapter is for
@@ -68,7 +69,7 @@ module Heron
     private
 
     def started(request)
-      request.app_started_at = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+      request.app_started_at = Clock.now
       @metrics.request_started
     end
 
