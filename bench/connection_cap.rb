@@ -107,7 +107,7 @@ module Bench
       socket.write(GET)
       return nil unless socket.wait_readable(GET_TIMEOUT) && socket.readpartial(4096).start_with?("HTTP/1.1 200")
       Clock.now - started
-    rescue SystemCallError, IOError, EOFError
+    rescue SystemCallError, IOError # EOFError is an IOError
       nil
     ensure
       socket&.close

@@ -148,7 +148,7 @@ module Bench
         |---|---|---:|---:|---:|
         #{rows.join("\n")}
 
-        Servers: #{@commands.map { |name, command| "`#{command}`" }.join(', ')}
+        Servers: #{@commands.map { |_name, command| "`#{command}`" }.join(', ')}
       MD
     end
 

@@ -47,7 +47,6 @@ module Heron
     # @return [Boolean] whether the listener still uses the request (its callbacks are queued),
     #   so the connection must not reuse its object.
     def respond(request, framing)
-      in_use = true
       begin
         started(request) if @metrics # the queue time is only reported as a metric
         status, headers, body = @listener.admit(request) || call_app(request, framing)

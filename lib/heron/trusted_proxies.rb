@@ -34,7 +34,7 @@ module Heron
     def self.valid?(entry)
       IPAddr.new(entry.to_s)
       true
-    rescue IPAddr::Error, ArgumentError
+    rescue ArgumentError # IPAddr::Error is one
       false
     end
 
@@ -75,7 +75,7 @@ module Heron
       ip = IPAddr.new(address)
       ip = ip.native if ip.ipv6?
       @ranges.any? { |range| range.family == ip.family && range.include?(ip) }
-    rescue IPAddr::Error, ArgumentError
+    rescue ArgumentError # IPAddr::Error is one
       false
     end
 
@@ -127,7 +127,7 @@ module Heron
       text = text.delete('"')
       text = text[/\A\[([^\]]+)\]/, 1] || (text.count(":") == 1 ? text.split(":").first : text)
       IPAddr.new(text).to_s
-    rescue IPAddr::Error, ArgumentError
+    rescue ArgumentError # IPAddr::Error is one
       nil
     end
   end

@@ -106,5 +106,4 @@ class HeronConfigurationTest < Minitest::Test
     assert Heron::Configuration.new(environment: "development").metrics?
     refute Heron::Configuration.new(environment: "development", metrics: false).metrics?
   end
-
 end

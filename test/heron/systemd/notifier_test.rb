@@ -34,7 +34,6 @@ class NotifierTest < Minitest::Test
     end
   end
 
-
   def test_messages_go_to_the_socket_and_nothing_is_sent_without_one
     notifier = Heron::Systemd::Notifier.new({ "NOTIFY_SOCKET" => @path })
     assert notifier.ready(status: "1/1 workers serving")

@@ -360,7 +360,6 @@ class MiddlewareBodyTest < Minitest::Test
     assert_equal 500, @store.recent.first[:status]
     refute Heron::Profiler.accounting.tracing?
   end
-
 end
 
 class MiddlewareSampleTest < Minitest::Test
@@ -392,5 +391,4 @@ class MiddlewareSampleTest < Minitest::Test
     app = Heron::Profiler::Middleware.new(->(_env) { [200, {}, ["ok"]] }, config, store: Heron::Profiler::Store.new)
     2.times { assert_equal 200, app.call(Rack::MockRequest.env_for("/__heron.json", "REMOTE_ADDR" => "127.0.0.1"))[0] }
   end
-
 end
