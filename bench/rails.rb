@@ -243,7 +243,7 @@ class RailsBench
         (the machine is shared: each row gives the 1-minute load average when it started; prefer the per-CPU-second columns).
       - Command: `HERON_RAILS_GEM_HOME=… bundle exec ruby bench/rails.rb #{@argv_text}`; #{versions}.
       - App: bench/rails_app/app_files.rb (a generated-style API app: `pool: <%= ENV.fetch("RAILS_MAX_THREADS") { 5 } %>`,
-        default checkout_timeout, production, eager loading, YJIT off as Rails 7.1 leaves it).
+        default checkout_timeout, production, eager loading, reloading off, YJIT off as Rails 7.1 leaves it).
       - Servers, one process each: Heron `exe/heron -e production -q` (no Heron settings; `-q` turns the access log off, as Puma's
         and Falcon's defaults have it); Puma `--no-config -t 5:5 -e production` (what Rails 7.1's generated config/puma.rb sets);
         puma-tuned `-t #{@tuned}:#{@tuned}` with the pool at #{@tuned} (RAILS_MAX_THREADS=#{@tuned}, as the generated
