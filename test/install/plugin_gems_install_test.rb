@@ -17,7 +17,8 @@ class PluginGemsInstallTest < Minitest::Test
 
   PUMA_APP = <<~'RUBY'
     require "heron/profiler"
-    app = lambda do |_env|
+    app = lambda do |env|
+      next [200, {}, [$LOADED_FEATURES.grep(%r{/heron/}).grep_v(%r{/heron-profiler-[^/]+/}).join("\n")]] if env["PATH_INFO"] == "/loaded"
       ext = $LOADED_FEATURES.grep(/profiler_ext/).first
       [200, { "content-type" => "text/plain" }, ["under #{Puma::Server.name} #{ext}"]]
     end
@@ -39,12 +40,15 @@ class PluginGemsInstallTest < Minitest::Test
     end
   end
 
-  def test_heron_profiler_installs_and_profiles_a_puma_app
+  # Alone: no heron gem in the GEM_HOME (rack, async and logger come from the machine's gems), and
+  # nothing of the server's files loaded.
+  def test_heron_profiler_installs_alone_and_profiles_a_puma_app
     Dir.mktmpdir("heron-profiler-gem") do |dir|
       env = gem_env(dir)
-      build(dir, "heron.gemspec") # its one Heron dependency, from the same checkout (gem install --local finds it here)
       output = install(env, dir, build(dir, "heron-profiler/heron-profiler.gemspec"))
       assert_match(/Building native extensions/, output)
+      installed = run!(env, RbConfig.ruby, "-e", 'print Gem::Specification.map(&:name).grep(/\Aheron/).sort.join(",")', chdir: dir)
+      assert_equal "heron-profiler", installed, "heron-profiler brought in no other Heron gem"
       File.write(File.join(dir, "config.ru"), PUMA_APP)
       port = free_port
       puma = Gem::Specification.find_by_name("puma").bin_file("puma")
@@ -56,6 +60,8 @@ class PluginGemsInstallTest < Minitest::Test
         assert_match(/app;dur=\d/, response["server-timing"])
         record = JSON.parse(get_when_up(port, "/_profiler/requests/#{id}.json", log).body)["request"]
         assert_equal ["GET", "/hello", 200], record.values_at("method", "path", "status")
+        loaded = get_when_up(port, "/loaded", log).body
+        assert_equal "", loaded, "files of the heron gem loaded under Puma"
       end
     end
   end

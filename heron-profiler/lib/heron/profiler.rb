@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require "async"
+require_relative "profiler/version"
 require_relative "profiler/sql_normalizer"
 require_relative "profiler/query"
 require_relative "profiler/store"
@@ -42,8 +43,8 @@ module Heron
       # @param app [#call] the Rack app.
       # @param config [Heron::Configuration, Options, nil] the server's configuration, or the
       #   profiler's options; nil: built from `options`.
-      # @param logger [#warn, nil] where N+1 warnings go; nil: the options' logger (under Heron,
-      #   a Heron::Log::Logger for config: config.error_io or config.logger, in config.log_format).
+      # @param logger [#warn, nil] where N+1 warnings go; nil: the options' logger (Heron passes
+      #   its own logger, on config.error_io or config.logger, in config.log_format).
       # @param options [Hash] {Options.keywords} when no config is given.
       # @return [Middleware] a Rack app.
       def wrap(app, config = nil, logger: nil, **options)
@@ -76,7 +77,7 @@ module Heron
       def records(store, routes, config)
         local = Records.new(store, routes)
         return local unless config.workers.to_i.positive?
-        peers = Peers.new(Log::Logger.worker ? Process.ppid : Process.pid)
+        peers = Peers.new(heron_worker? ? Process.ppid : Process.pid)
         share(peers, local)
         Records.new(store, routes, peers)
       end
@@ -170,11 +171,17 @@ module Heron
       # In a worker: answer now. In a preloading master: answer in each worker, and remove the
       # directory when the master exits.
       def share(peers, local)
-        return peers.serve(local) if Log::Logger.worker
+        return peers.serve(local) if heron_worker?
         require_relative "profiler/fork_hook"
         ForkHook.in_child { peers.serve(local) }
         master = Process.pid
         at_exit { peers.remove if Process.pid == master }
+      end
+
+      # Whether this process is a worker of Heron's cluster mode (which marks its logger in each
+      # worker); false under any other server, where `workers` stays 0 unless set.
+      def heron_worker?
+        defined?(Heron::Log::Logger) ? !Heron::Log::Logger.worker.nil? : false
       end
 
       def optional(path)
