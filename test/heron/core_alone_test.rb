@@ -66,11 +66,12 @@ class HeronCoreAloneTest < Minitest::Test
       File.write(File.join(dir, "heron.rb"), "n_plus_one_threshold 3\n")
       flag, status = Open3.capture2e(CLEAN, Gem.ruby, "-I", LIB, EXE, "--profile-sample", "10", "config.ru", chdir: dir)
       assert_equal 2, status.exitstatus, flag
-      assert_includes flag, "invalid option: --profile-sample (see heron --help; heron-profiler (not installed) adds settings of its own"
+      assert_includes flag, "invalid option: --profile-sample (see heron --help; profile_sample is a setting of the heron-profiler gem, " \
+                            "which is not installed: add `gem \"heron-profiler\"` to the Gemfile)"
       directive, status = Open3.capture2e(CLEAN, Gem.ruby, "-I", LIB, EXE, "-C", "heron.rb", "config.ru", chdir: dir)
       assert_equal 2, status.exitstatus, directive
       assert_includes directive, "heron.rb:1: unknown directive n_plus_one_threshold"
-      assert_includes directive, "heron-profiler (not installed) adds settings of its own: add `gem \"heron-profiler\"` to the Gemfile"
+      assert_includes directive, "n_plus_one_threshold is a setting of the heron-profiler gem, which is not installed"
     end
   end
 end

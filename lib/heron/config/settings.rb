@@ -309,11 +309,16 @@ module Heron
       DOC_BEGIN = "<!-- settings: %s (made from lib/heron/config/settings.rb) -->"
       DOC_END = "<!-- /settings -->"
 
-      # Gems that add settings of their own (a core that knows none of its plugins' settings):
+      # Gems that add settings of their own (a core that declares none of its plugins' settings):
       # the file that declares them, as data, and the constant holding them. When the gem is
-      # installed its settings join this table (directives, flags, Configuration's accessors);
-      # when it is not, using one is an unknown setting, and the error names the gem.
-      PLUGINS = [{ gem: "heron-profiler", path: "heron/profiler/settings", table: "Heron::Profiler::Settings" }].freeze
+      # installed its settings join this table (directives, flags, Configuration's accessors).
+      # `names` only lets Heron name the gem when one of them is used without it
+      # (heron-profiler's tests check that the list matches what the gem declares).
+      PLUGINS = [
+        { gem: "heron-profiler", path: "heron/profiler/settings", table: "Heron::Profiler::Settings",
+          names: %i[profile_path profile_sample profile_cpu_sample profile_token n_plus_one_threshold
+                    query_backtrace query_backtrace_exclude n_plus_one_safelist] },
+      ].freeze
 
       module_function
 
@@ -328,12 +333,14 @@ module Heron
         @missing
       end
 
-      # @return [String] what to add to an "unknown setting" error: "" when every plugin is
-      #   installed, else which gem adds further settings and how to install it.
-      def missing_hint
-        return "" if missing_plugins.empty?
-        gems = missing_plugins.join(", ")
-        "; #{gems} (not installed) adds settings of its own: add `gem \"#{missing_plugins.first}\"` to the Gemfile"
+      # @param name [Symbol, String] a setting, directive or flag ("--profile-sample") Heron does
+      #   not know.
+      # @return [String] what to add to its "unknown" error: which gem declares it and how to
+      #   install it, when that gem is missing; else "".
+      def missing_hint(name)
+        key = name.to_s.sub(/\A--(no-)?/, "").tr("-", "_").to_sym
+        plugin = PLUGINS.find { |entry| entry[:names].include?(key) && missing_plugins.include?(entry[:gem]) }
+        plugin ? "; #{key} is a setting of the #{plugin[:gem]} gem, which is not installed: add `gem \"#{plugin[:gem]}\"` to the Gemfile" : ""
       end
 
       # @return [Hash{Symbol => Object}] each setting's default.

@@ -24,9 +24,9 @@ module Heron
         value.is_a?(String) && value.match?(%r{\A/[^\s?#]*\z}) ? value : invalid(label, "a path starting with /", value)
       end
 
-      # @return [String, nil]
+      # @return [String, nil] nil, or a non-empty string.
       def optional_string(value, label)
-        value.nil? || value.is_a?(String) ? value : invalid(label, "a string", value)
+        value.nil? || value.is_a?(String) && !value.empty? ? value : invalid(label, "a non-empty string", value)
       end
 
       # @return [Array<String>] the non-empty entries of a list or a comma-separated string (at

@@ -41,7 +41,8 @@ class ProfilerOptionsTest < Minitest::Test
       { workers: "x" } => 'profiler option workers: expected a whole number >= 0, got "x"',
       { trusted_proxies: ["10.0.0.0/8", "nope"] } => 'profiler option trusted_proxies: expected a list of IP addresses or CIDRs like 10.0.0.0/8, got ["10.0.0.0/8", "nope"]',
       { n_plus_one_safelist: ["x" * 300] } => "profiler option n_plus_one_safelist: expected entries of at most 256 bytes",
-      { profile_token: 5 } => "profiler option profile_token: expected a string, got 5",
+      { profile_token: 5 } => "profiler option profile_token: expected a non-empty string, got 5",
+      { profile_token: "" } => 'profiler option profile_token: expected a non-empty string, got ""',
     }.each do |keywords, message|
       error = assert_raises(Heron::Profiler::OptionError, keywords.inspect) { Options.for(keywords) }
       assert error.message.start_with?(message), error.message
