@@ -9,6 +9,7 @@ require_relative "profiler/queue_time"
 require_relative "profiler/request_profile"
 require_relative "profiler/cpu_clock"
 require_relative "profiler/fiber_accounting"
+require_relative "profiler/thread_allocations"
 require_relative "profiler/async_task_hook"
 require_relative "profiler/after_reply_timer"
 require_relative "profiler/profiled_body"
@@ -52,11 +53,16 @@ module Heron
       #   profiler's options; nil: built from `options`.
       # @param logger [#warn, nil] where N+1 warnings go; nil: the options' logger (Heron passes
       #   its own logger, on config.error_io or config.logger, in config.log_format).
+      # @param thread_allocations [Boolean, nil] count allocations per thread
+      #   ({ThreadAllocations}, for a server with a thread per request, at tens to a couple of
+      #   hundred ns per allocation: bench/thread_allocations.rb); nil: when the app is built outside a fiber scheduler and no Heron
+      #   configuration is given (Puma, not Falcon or Heron).
       # @param options [Hash] {Options.keywords} when no config is given.
       # @return [Middleware] a Rack app.
-      def wrap(app, config = nil, logger: nil, **options)
+      def wrap(app, config = nil, logger: nil, thread_allocations: nil, **options)
         AsyncTaskHook.install
         instrumentation.install
+        ThreadAllocations.enable if thread_allocations.nil? ? thread_per_request?(config) : thread_allocations
         Middleware.new(app, Options.for(config || options), logger: logger)
       end
 
@@ -183,6 +189,12 @@ module Heron
         ForkHook.in_child { peers.serve(local) }
         master = Process.pid
         at_exit { peers.remove if Process.pid == master }
+      end
+
+      # A server that builds the app outside a fiber scheduler and is not Heron (which passes its
+      # configuration) runs requests on threads (Puma); Falcon builds it inside its reactor.
+      def thread_per_request?(config)
+        config.nil? && Fiber.scheduler.nil?
       end
 
       # Whether this process is a worker of Heron's cluster mode (which marks its logger in each

@@ -52,7 +52,8 @@ class ProfilerOptionsTest < Minitest::Test
   end
 
   def test_wrap_takes_keywords_for_another_rack_server
-    app = Heron::Profiler.wrap(->(_env) { [200, {}, ["ok"]] }, environment: "development", profile_path: "/_p", logger: Logger.new(nil))
+    app = Heron::Profiler.wrap(->(_env) { [200, {}, ["ok"]] }, environment: "development", profile_path: "/_p",
+                               logger: Logger.new(nil), thread_allocations: false) # the hook would stay on for every later test
     status, = app.call(Rack::MockRequest.env_for("/_p", "REMOTE_ADDR" => "127.0.0.1"))
     assert_equal 200, status
     _, headers, = app.call(Rack::MockRequest.env_for("/hello", "REMOTE_ADDR" => "127.0.0.1"))
