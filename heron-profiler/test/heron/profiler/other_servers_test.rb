@@ -6,11 +6,10 @@ require "tmpdir"
 require_relative "../../../../test/support/install_helper"
 
 # The profiler's middleware under real Puma (a thread per request) and Falcon (a fiber per
-# request) processes, serving two requests whose SQL, sleeps and allocations interleave: A runs
-# a query, waits for B's first query, allocates, sleeps and runs its second query while B waits
-# for it, then B runs its second. Each profile must hold exactly its own queries, its own
-# timings, and (where the concurrency model allows it, see heron-profiler/README.md) its own
-# allocations.
+# request) processes, serving two requests whose SQL, sleeps and allocations interleave: A runs a
+# query, waits for B's first query, allocates, sleeps and runs two more while B waits for them,
+# then B runs its second. Each profile must hold exactly its own queries, its own N+1 finding,
+# its own timings and its own allocations.
 class ProfilerOtherServersTest < Minitest::Test
   include InstallHelper
 
@@ -36,6 +35,7 @@ class ProfilerOtherServersTest < Minitest::Test
         Array.new(#{BIG}) { |i| "x\#{i}" }
         sleep #{SLEEP}
         query.("a2-\#{run}")
+        query.("a3-\#{run}")
         gate.("a2-\#{run}") << true
       else
         gate.("a1-\#{run}").pop
@@ -95,9 +95,11 @@ class ProfilerOtherServersTest < Minitest::Test
   end
 
   def assert_own(a, b, run)
-    assert_equal [["/a", 2], ["/b", 2]], [a, b].map { |record| record.values_at("path", "db_count") }
-    assert_equal %W[a1-#{run} a2-#{run}], names(a), "A's profile holds exactly its own queries"
+    assert_equal [["/a", 3], ["/b", 2]], [a, b].map { |record| record.values_at("path", "db_count") }
+    assert_equal %W[a1-#{run} a2-#{run} a3-#{run}], names(a), "A's profile holds exactly its own queries"
     assert_equal %W[b1-#{run} b2-#{run}], names(b), "B's profile holds exactly its own queries"
+    assert_equal [[3], [2]], [a, b].map { |record| record.fetch("n_plus_one").map { |finding| finding.fetch("count") } },
+                 "one N+1 each (the same query from one call site), of its own queries"
     assert_operator a["app_ms"], :>=, SLEEP * 1000
     assert_operator b["app_ms"], :>=, SLEEP * 1000, "B waited for A's second query"
   end
