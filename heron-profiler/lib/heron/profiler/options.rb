@@ -38,7 +38,13 @@ module Heron
       # @param logger [#warn]
       # @return [Options]
       def self.from_configuration(config, logger = ::Logger.new($stderr))
-        new(config.environment_name, NAMES.to_h { |name| [name, config.public_send(name)] }, logger)
+        new(config.environment_name, NAMES.to_h { |name| [name, configured(config, name)] }, logger)
+      end
+
+      # A configuration whose table never took this gem's settings in (Heron loaded before the
+      # gem was on the load path) cannot have set them: their defaults hold.
+      def self.configured(config, name)
+        config.respond_to?(name) ? config.public_send(name) : DECLARED[name][:default].dup
       end
 
       # @param options [Options, #environment_name, Hash] options as they are, a server's
@@ -71,7 +77,7 @@ module Heron
         return DECLARED[name][:default].dup unless values.key?(name)
         OptionTypes.public_send(type, values[name], name.to_s, *arguments)
       end
-      private_class_method :checked, :environment_from
+      private_class_method :checked, :environment_from, :configured
 
       # @param environment_name [String]
       # @param values [Hash{Symbol => Object}] a value for each of {NAMES}.

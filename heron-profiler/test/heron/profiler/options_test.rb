@@ -28,6 +28,8 @@ class ProfilerOptionsTest < Minitest::Test
     assert_equal config.trusted_proxies, options.trusted_proxies
     assert_kind_of ::Logger, options.logger, "Heron passes its own logger to wrap (AppLoader)"
     assert_same options, Options.for(options)
+    bare = Struct.new(:environment_name, :trusted_proxies, :workers).new("test", [], 0) # a table without this gem's settings
+    assert_equal ["/__heron", 1, []], Options.for(bare).then { |o| [o.profile_path, o.profile_sample, o.n_plus_one_safelist] }
   end
 
   def test_keywords_default_as_the_settings_do_and_are_checked
