@@ -132,10 +132,10 @@ module Heron
       def run
         reactor = Async::Reactor.new # the thread's scheduler from here
         @reactor = reactor
-        reactor.async { |task| accept_loop(task) }
+        @gate.turn { reactor.async { |task| accept_loop(task) } } # runs the task until it waits
         nil while @gate.turn { reactor.run_once(POLL_SECONDS) }
       ensure
-        Fiber.set_scheduler(nil) if reactor
+        @gate.turn { Fiber.set_scheduler(nil) } if reactor # closing it runs what is left
       end
 
       # Runs the block (a cluster master's fork of a worker) while the control thread is in its
