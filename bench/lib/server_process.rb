@@ -91,6 +91,9 @@ module Bench
     # over the threads alive now, from /proc/PID/task/*/schedstat.
     def run_queue_seconds = schedstat_seconds(1)
 
+    # {#run_queue_seconds} over the server and every process below it (Falcon's container child).
+    def tree_run_queue_seconds = tree_pids.sum { |pid| schedstat_seconds(1, pid) }
+
     # Pins every thread of the server to the given CPU list (taskset syntax, e.g. "0").
     def pin(cpus)
       system("taskset", "-a", "-pc", cpus.to_s, @pid.to_s, out: File::NULL, exception: true)
@@ -98,8 +101,8 @@ module Bench
 
     private
 
-    def schedstat_seconds(field)
-      Dir.glob("/proc/#{@pid}/task/*/schedstat").sum do |path|
+    def schedstat_seconds(field, pid = @pid)
+      Dir.glob("/proc/#{pid}/task/*/schedstat").sum do |path|
         File.read(path).split[field].to_i
       rescue Errno::ENOENT, Errno::ESRCH
         0

@@ -15,7 +15,7 @@ module Heron
   # Heron's env builders mark each request's env: {PEER_KEY} when the peer (the socket's, before
   # any REMOTE_ADDR rewriting) is a trusted proxy, and {UNIX_PEER_KEY} when it came over a
   # unix-socket listener (REMOTE_ADDR is then "127.0.0.1" by convention, which says nothing about
-  # who connected). The profiler reads both.
+  # who connected). The profiler (heron-profiler's Heron::Profiler::TrustedPeer) reads both.
   class TrustedProxies
     PEER_KEY = "heron.trusted_proxy"
     UNIX_PEER_KEY = "heron.unix_socket"
@@ -56,16 +56,6 @@ module Heron
     # @return [Boolean]
     def forwarding?(socket_peer, source = nil)
       include?(socket_peer) && (source.nil? || include?(source))
-    end
-
-    # Whether a request came from a trusted proxy, so its X-Request-Start may be believed. In an
-    # env Heron built, its env builder decided that from the socket's peer ({PEER_KEY}); under
-    # another server REMOTE_ADDR is taken for the peer.
-    # @param env [Hash] a Rack env.
-    # @return [Boolean]
-    def trusted_peer?(env)
-      return env[PEER_KEY] == true if env.key?("heron.request_start")
-      include?(env["REMOTE_ADDR"])
     end
 
     # @param address [String, nil] an IP address (IPv4-mapped IPv6 counts as IPv4).

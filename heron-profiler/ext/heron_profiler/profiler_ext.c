@@ -14,6 +14,7 @@
  *   Heron::Profiler::SqlNormalizer   profiler_sql_normalizer.c (.scan, its first pass)
  */
 #include "profiler.h"
+#include "profiler_thread_allocations.h"
 #include <ruby/encoding.h>
 #include <string.h>
 
@@ -38,4 +39,5 @@ void Init_profiler_ext(void)
   Init_Heron_Profiler_RouteStats(mProfiler);
   Init_Heron_Profiler_RouteStats_Route(mProfiler);
   Init_Heron_Profiler_SqlNormalizer(mProfiler);
+  Init_Heron_Profiler_ThreadAllocations(mProfiler);
 }

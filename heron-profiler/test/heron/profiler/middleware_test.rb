@@ -19,8 +19,10 @@ class MiddlewareTest < Minitest::Test
     Heron::Configuration.new(environment: "development", error_io: @log, trusted_proxies: ["127.0.0.1"], **settings)
   end
 
+  # The logger defaults to Heron's on the configuration's error_io, as Heron's AppLoader passes it.
   def middleware(app = HELLO, logger: nil, **settings)
-    inner = Heron::Profiler::Middleware.new(Rack::Lint.new(app), config(**settings), logger: logger, store: @store)
+    config = config(**settings)
+    inner = Heron::Profiler::Middleware.new(Rack::Lint.new(app), config, logger: logger || Heron::Log::Logger.new(config), store: @store)
     Rack::Lint.new(inner)
   end
 

@@ -1,0 +1,11 @@
+#ifndef HERON_PROFILER_THREAD_ALLOCATIONS_H
+#define HERON_PROFILER_THREAD_ALLOCATIONS_H 1
+#include <ruby.h>
+
+/* Whether allocations are counted per thread (ThreadAllocations.enable was called). */
+int Heron_Profiler_ThreadAllocations_enabled(void);
+/* Objects the calling thread has allocated since counting began. */
+size_t Heron_Profiler_ThreadAllocations_count(void);
+void Init_Heron_Profiler_ThreadAllocations(VALUE mProfiler);
+
+#endif
