@@ -129,7 +129,8 @@ module Heron
     def spawn(index, replaces: nil)
       worker = @template.call(index)
       worker.replaces = replaces
-      worker.spawn(@alive_reader, @channel, close: master_only_ios, hooks: @log_file)
+      # Never while the control thread runs one of its fibers: the child would crash in GC.
+      @control.quiesced { worker.spawn(@alive_reader, @channel, close: master_only_ios, hooks: @log_file) }
       @workers[worker.pid] = worker
     end
 

@@ -34,6 +34,14 @@ module Heron
       # @return [void]
       def handed_over! = @listener&.handed_over!
 
+      # Runs the block (a fork) while the control listener's thread is between two turns of its
+      # reactor ({Control::Server#quiesced}); at once when there is no listener.
+      # @yield the fork.
+      # @return [Object] the block's value.
+      def quiesced(&)
+        @listener ? @listener.quiesced(&) : yield
+      end
+
       # Stops the listener.
       # @return [void]
       def close

@@ -4,6 +4,7 @@ require "socket"
 require "uri"
 require "async"
 require_relative "../binder/inherited"
+require_relative "fork_gate"
 
 module Heron
   module Control
@@ -76,6 +77,7 @@ module Heron
         @logger = logger
         @accepting = accepting
         @closed = false
+        @gate = ForkGate.new
       end
 
       # @return [String] the key a new process finds this listener under in HERON_LISTEN_FDS.
@@ -124,12 +126,25 @@ module Heron
         self
       end
 
-      # Serves in the calling thread until {#close}.
+      # Serves in the calling thread until {#close}, one reactor turn at a time through the
+      # {ForkGate} ({#quiesced}).
       # @return [void]
       def run
-        Sync { |task| accept_loop(task) }
-      rescue IOError, Errno::EBADF
-        nil # closed under us
+        reactor = Async::Reactor.new # the thread's scheduler from here
+        @reactor = reactor
+        @gate.turn { reactor.async { |task| accept_loop(task) } } # runs the task until it waits
+        nil while @gate.turn { reactor.run_once(POLL_SECONDS) }
+      ensure
+        @gate.turn { Fiber.set_scheduler(nil) } if reactor # closing it runs what is left
+      end
+
+      # Runs the block (a cluster master's fork of a worker) while the control thread is in its
+      # root fiber, between two turns of its reactor: a child forked while that thread is inside
+      # one of its fibers crashes in GC (see {ForkGate}).
+      # @yield the fork.
+      # @return [Object] the block's value.
+      def quiesced(&)
+        @gate.hold(-> { @reactor&.interrupt }, &)
       end
 
       # Stops serving (within {POLL_SECONDS}) and closes the socket.
@@ -203,9 +218,15 @@ module Heron
         "tcp://#{host}:#{address.ip_port}"
       end
 
+      def accept_loop(task)
+        serve_clients(task)
+      rescue IOError, Errno::EBADF
+        nil # closed under us
+      end
+
       # Each client runs in a task of its own; past {MAX_CLIENTS}, the oldest is dropped to make
       # room, so sockets that never send (or never finish) a head cannot keep a probe waiting.
-      def accept_loop(task)
+      def serve_clients(task)
         clients = {} # task => true, oldest first
         sleep(POLL_SECONDS) until @closed || accepting?
         record unless @closed
