@@ -83,15 +83,12 @@ int Heron_Profiler_Dashboard_AccessControl_local(VALUE env);
 
 void Init_Heron_Profiler_CPUClock(VALUE mProfiler);
 void Init_Heron_Profiler_Dashboard_AccessControl(VALUE mProfiler);
-void Init_Heron_Profiler_RouteStats_Route(VALUE mProfiler);
-void Init_Heron_Profiler_RouteStats(VALUE mProfiler);
-void Heron_Profiler_RouteStats_Route_add_profile(VALUE self, VALUE profile);
-int Heron_Profiler_RouteStats_p(VALUE value);
-void Heron_Profiler_RouteStats_add_profile(VALUE self, VALUE profile);
 void Init_Heron_Profiler_RequestProfile(VALUE mProfiler);
 void Init_Heron_Profiler_FiberAccounting(VALUE mProfiler);
-void Init_Heron_Profiler_Middleware(VALUE mProfiler);
 void Init_Heron_Profiler_Store(VALUE mProfiler);
 void Init_Heron_Profiler_SqlNormalizer(VALUE mProfiler);
+
+#include "profiler_meter.h"
+#include "profiler_route_stats_route.h"
 
 #endif
