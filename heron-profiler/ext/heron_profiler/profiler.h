@@ -59,8 +59,7 @@ double Heron_Profiler_CPUClock_now_ms(void);
 void Heron_Profiler_RequestProfile_mark(Heron_Profiler_RequestProfile *profile, const Heron_Profiler_Counters *now);
 void Heron_Profiler_RequestProfile_charge(Heron_Profiler_RequestProfile *profile, const Heron_Profiler_Counters *now);
 
-VALUE Heron_Profiler_RequestProfile_for(VALUE env, VALUE path, VALUE query);
-VALUE Heron_Profiler_RequestProfile_for_proxy(VALUE env, VALUE path, VALUE query, int proxy);
+VALUE Heron_Profiler_RequestProfile_for(VALUE env, VALUE path, VALUE query, double proxy_ms);
 void Heron_Profiler_RequestProfile_stamp_app(VALUE self, Heron_Profiler_RequestProfile *p, VALUE status);
 void Heron_Profiler_RequestProfile_stamp_end(Heron_Profiler_RequestProfile *p);
 void Heron_Profiler_RequestProfile_add_timing(VALUE self, const Heron_Profiler_RequestProfile *p, VALUE headers);

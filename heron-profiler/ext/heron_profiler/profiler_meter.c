@@ -29,7 +29,7 @@ enum {
   HOOK_MEMORY,        /* (env) -> response or nil */
   HOOK_FLAMEGRAPH,    /* (env) -> response or nil */
   HOOK_SQL,           /* () -> whether every SQL hook is installed */
-  HOOK_TRUSTED,       /* (env) -> whether the peer is a trusted proxy */
+  HOOK_PROXY_QUEUE,   /* (env) -> a trusted proxy's queue time (ms, a Float), or nil */
   HOOK_TIMING,        /* (env) -> whether the response may carry the profiler's headers */
   HOOK_AFTER_REPLY,   /* (profile, callables) -> ignored */
   HOOK_QUERIES,       /* (profile) -> ignored: checks a finished profile's queries */
@@ -41,7 +41,7 @@ enum {
   HOOK_COUNT
 };
 static const char *const HOOK_NAMES[HOOK_COUNT] = {
-  "dashboard", "memory", "flamegraph", "sql", "trusted", "timing", "after_reply",
+  "dashboard", "memory", "flamegraph", "sql", "proxy_queue", "timing", "after_reply",
   "queries", "n_plus_one", "route", "keep", "body", "push",
 };
 
@@ -413,13 +413,15 @@ static VALUE Heron_Profiler_Meter_measured(VALUE self, Heron_Profiler_Meter *m, 
   return response;
 }
 
-/* Whether the request carries a proxy's queue header (X-Request-Start / X-Queue-Start) that
- * may be believed: its peer is a trusted proxy (the trusted hook). */
-static int Heron_Profiler_Meter_proxy_p(const Heron_Profiler_Meter *m, VALUE env)
+/* The queue time (ms) of a proxy's X-Request-Start / X-Queue-Start header when the request
+ * carries one and its peer is a trusted proxy (the proxy_queue hook); else NAN. */
+static double Heron_Profiler_Meter_proxy_ms(const Heron_Profiler_Meter *m, VALUE env)
 {
-  if (!m->proxies) return 0;
-  if (NIL_P(rb_hash_aref(env, str_X_REQUEST_START)) && NIL_P(rb_hash_aref(env, str_X_QUEUE_START))) return 0;
-  return RTEST(Heron_Profiler_Meter_run(m, HOOK_TRUSTED, 1, &env));
+  VALUE ms;
+  if (!m->proxies) return NAN;
+  if (NIL_P(rb_hash_aref(env, str_X_REQUEST_START)) && NIL_P(rb_hash_aref(env, str_X_QUEUE_START))) return NAN;
+  ms = Heron_Profiler_Meter_run(m, HOOK_PROXY_QUEUE, 1, &env);
+  return NIL_P(ms) ? NAN : NUM2DBL(ms);
 }
 
 /*
@@ -440,7 +442,7 @@ static VALUE Heron_Profiler_Meter_call(VALUE self, VALUE env)
   query = rb_hash_aref(env, Heron_Profiler_str_QUERY_STRING);
   response = Heron_Profiler_Meter_route_request(m, env, path, query);
   if (response != Qundef) return response;
-  return Heron_Profiler_Meter_measured(self, m, env, Heron_Profiler_RequestProfile_for_proxy(env, path, query, Heron_Profiler_Meter_proxy_p(m, env)));
+  return Heron_Profiler_Meter_measured(self, m, env, Heron_Profiler_RequestProfile_for(env, path, query, Heron_Profiler_Meter_proxy_ms(m, env)));
 }
 
 void Init_Heron_Profiler_Meter(VALUE mProfiler)

@@ -21,8 +21,6 @@
 
 #define DEFAULT_CAPACITY 200
 
-static VALUE mHeron_Profiler;
-static ID id_Query, id_pack, id_unpack;
 #define MAX_TEXT 2048 /* bytes kept of a path or a query string */
 
 enum { TEXT_METHOD, TEXT_PATH, TEXT_QUERY, TEXT_ID, TEXTS };
@@ -158,13 +156,38 @@ static void Heron_Profiler_Store_write_texts(Heron_Profiler_Store_slot *slot, VA
   memcpy(slot->text + at, id, id_length);
 }
 
-/* A profile's queries and N+1 findings packed into one String (Query.pack), or Qnil when it
- * has none. It runs Ruby code, so callers do it before they pick a slot: another thread may
- * push meanwhile. */
+/* Marshal.dump of `parts` (for rb_protect). */
+static VALUE Heron_Profiler_Store_dump(VALUE parts)
+{
+  return rb_marshal_dump(parts, Qnil);
+}
+
+/*
+ * A profile's queries, N+1 findings and extras (custom steps, per-shape counts) packed into one
+ * String (Marshal), or Qnil when it has none: the Store keeps that instead of their hundreds of
+ * objects, which would otherwise reach Ruby's old generation and die there, bringing on major
+ * GCs (see docs/profiling.md). What cannot be packed (a StandardError from Marshal) is kept as
+ * the Array of the three. It runs Ruby code (the objects' marshal_dump), so callers do it
+ * before they pick a slot: another thread may push meanwhile.
+ */
 static VALUE Heron_Profiler_Store_pack(const Heron_Profiler_RequestProfile *p)
 {
+  VALUE parts, packed;
+  int state = 0;
   if (p->queries == Heron_Profiler_RequestProfile_NONE && p->n_plus_one == Heron_Profiler_RequestProfile_NONE && NIL_P(p->extras)) return Qnil;
-  return rb_funcall(rb_const_get(mHeron_Profiler, id_Query), id_pack, 3, p->queries, p->n_plus_one, p->extras);
+  parts = rb_ary_new_from_args(3, p->queries, p->n_plus_one, p->extras);
+  packed = rb_protect(Heron_Profiler_Store_dump, parts, &state);
+  if (!state) return packed;
+  if (!rb_obj_is_kind_of(rb_errinfo(), rb_eStandardError)) rb_jump_tag(state);
+  rb_set_errinfo(Qnil);
+  return parts;
+}
+
+/* What Heron_Profiler_Store_pack returned, as [queries, findings, extras]: new copies when it
+ * was packed. */
+static VALUE Heron_Profiler_Store_unpack(VALUE packed)
+{
+  return RB_TYPE_P(packed, T_STRING) ? rb_marshal_load(packed) : packed;
 }
 
 /* Copies a RequestProfile into a slot: its numbers, its strings' bytes, its status, and its
@@ -278,7 +301,7 @@ static VALUE Heron_Profiler_Store_restore(const Heron_Profiler_Store_slot *slot)
   rb_obj_freeze(texts[TEXT_ID]);
   profile = Heron_Profiler_RequestProfile_restore(&slot->copy, texts[TEXT_METHOD], texts[TEXT_PATH], texts[TEXT_QUERY], texts[TEXT_ID]);
   if (NIL_P(slot->packed)) return profile;
-  unpacked = rb_funcall(rb_const_get(mHeron_Profiler, id_Query), id_unpack, 1, slot->packed);
+  unpacked = Heron_Profiler_Store_unpack(slot->packed);
   Heron_Profiler_RequestProfile_set_queries(profile, rb_ary_entry(unpacked, 0), rb_ary_entry(unpacked, 1), rb_ary_entry(unpacked, 2));
   return profile;
 }
@@ -334,10 +357,6 @@ static VALUE Heron_Profiler_Store_clear(VALUE self)
 void Init_Heron_Profiler_Store(VALUE mProfiler)
 {
   VALUE klass = rb_define_class_under(mProfiler, "Store", rb_cObject);
-  mHeron_Profiler = mProfiler;
-  id_Query = rb_intern("Query");
-  id_pack = rb_intern("pack");
-  id_unpack = rb_intern("unpack");
   rb_define_const(klass, "DEFAULT_SIZE", INT2FIX(DEFAULT_CAPACITY));
   rb_define_const(klass, "MAX_TEXT", INT2FIX(MAX_TEXT));
   rb_define_alloc_func(klass, Heron_Profiler_Store_alloc);

@@ -7,6 +7,7 @@ require_relative "dashboard/access_control"
 require "heron/log/logger"
 require_relative "profiled_body"
 require_relative "route_stats"
+require_relative "queue_time"
 require_relative "options"
 
 module Heron
@@ -104,9 +105,12 @@ module Heron
 
       # Asked only for a request that carries X-Request-Start or X-Queue-Start.
       # @param env [Hash] the request's Rack env.
-      # @return [Boolean] whether its peer is a trusted proxy, so the header counts.
-      def trusted_proxy?(env)
-        @trusted.trusted_peer?(env)
+      # @return [Float, nil] the header's queue time ({QueueTime}) when its peer is a trusted
+      #   proxy, so the header counts; nil otherwise or when it cannot be read.
+      def proxy_queue_ms(env)
+        return unless @trusted.trusted_peer?(env)
+        header = env["HTTP_X_REQUEST_START"] || env["HTTP_X_QUEUE_START"]
+        QueueTime.from_header(header, Process.clock_gettime(Process::CLOCK_REALTIME))
       end
 
       # Asked for each measured request when a `profile_token` is set.
@@ -182,7 +186,7 @@ module Heron
       def hooks
         { dashboard: method(:dashboard).to_proc, memory: method(:memory_profile).to_proc,
           flamegraph: method(:flamegraph).to_proc, sql: method(:install_hooks).to_proc,
-          trusted: method(:trusted_proxy?).to_proc, timing: method(:timing_allowed?).to_proc,
+          proxy_queue: method(:proxy_queue_ms).to_proc, timing: method(:timing_allowed?).to_proc,
           after_reply: method(:time_after_reply).to_proc, queries: method(:check_queries).to_proc,
           n_plus_one: method(:report_n_plus_one).to_proc, route: @routes.method(:route_for).to_proc,
           keep: ->(route, profile) { route.keep(profile.to_h) },

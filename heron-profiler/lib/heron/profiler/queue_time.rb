@@ -8,10 +8,10 @@ module Heron
     # the request waited before the application saw it, in milliseconds, counting the hop between
     # the proxy and Heron (the stamp's formats and its clamping are {Heron::RequestStart}'s).
     #
-    # {RequestProfile.start} (in C) asks it when a request carries such a header, and otherwise
-    # measures from the server's own `heron.request_start` (the request's first byte). The
-    # {Middleware} only lets it see the header when the request's peer is one of
-    # `config.trusted_proxies`: any client can send one.
+    # The {Middleware} asks it when a request carries such a header and the request's peer is
+    # one of `config.trusted_proxies` (any client can send one), and hands the result to the
+    # profile; otherwise {RequestProfile.start} measures from the server's own
+    # `heron.request_start` (the request's first byte).
     class QueueTime
       # @param header [String] e.g. "t=1700000000.123" or "t=1700000000123456".
       # @param epoch_now [Float] epoch seconds now.
