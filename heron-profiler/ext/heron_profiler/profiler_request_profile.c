@@ -2,12 +2,12 @@
  * Heron::Profiler::RequestProfile: everything measured about one request while it runs.
  * FiberAccounting (profiler_fiber_accounting.c) charges CPU time, allocations and GC runs to
  * it between fiber switches; the SQL hooks add queries; the middleware stamps the times.
- * lib/heron/profiler/request_profile.rb adds #to_h, #to_s and #started_at.
+ * The whole class is C; Heron::Profiler::Record (Ruby) makes a record Hash of one.
  *
  *   RequestProfile.new(method, path, query, queue_ms = nil, started = nil, now = nil)
  *   RequestProfile.start(env)
  *   #app_returned(status) #add_headers(headers) #finished #finished? #id #server_timing
- *   #add_query(query) #trim_queries(limit = 1000) #fibers
+ *   #add_query(query, duration_ms) #trim_queries(limit = 1000) #fibers #to_s #started_at #shapes
  *   readers: request_method path query status queries queue_ms app_ms total_ms reactor_ms cpu_ms
  *            allocations gc_count db_ms db_count after_reply_ms n_plus_one started
  *   writers: status= n_plus_one= after_reply_ms=
@@ -24,7 +24,7 @@
 
 VALUE cHeron_Profiler_RequestProfile;
 VALUE Heron_Profiler_RequestProfile_NONE;
-static VALUE sym_total_allocated_objects;
+static VALUE sym_total_allocated_objects, sym_shapes;
 static volatile pid_t Heron_Profiler_pid; /* 0 after a fork, until read again */
 VALUE Heron_Profiler_str_PATH_INFO, Heron_Profiler_str_QUERY_STRING;
 static VALUE str_REQUEST_METHOD, str_request_start;
@@ -627,6 +627,30 @@ HERON_LONG_READER(allocations)
 HERON_LONG_READER(gc_count)
 HERON_LONG_READER(db_count)
 
+/* call-seq: to_s -> String. "METHOD /path", for log lines. */
+static VALUE Heron_Profiler_RequestProfile_to_s(VALUE self)
+{
+  const Heron_Profiler_RequestProfile *p = Heron_Profiler_RequestProfile_get(self);
+  return rb_sprintf("%"PRIsVALUE" %"PRIsVALUE, p->method, p->path);
+}
+
+/* call-seq: started_at -> Float. Epoch seconds the request started (from the monotonic stamp
+ * and the clocks' current offset). */
+static VALUE Heron_Profiler_RequestProfile_started_at(VALUE self)
+{
+  const Heron_Profiler_RequestProfile *p = Heron_Profiler_RequestProfile_get(self);
+  return DBL2NUM(Heron_Profiler_seconds(CLOCK_REALTIME) - (Heron_Profiler_monotonic() - p->started));
+}
+
+/* call-seq: shapes -> Array of Hash, or nil. {normalized:, count:, ms:} of every statement
+ * (extras[:shapes], set by the middleware), when the record ran more than it keeps; nil: its
+ * queries are all there. */
+static VALUE Heron_Profiler_RequestProfile_shapes(VALUE self)
+{
+  const Heron_Profiler_RequestProfile *p = Heron_Profiler_RequestProfile_get(self);
+  return RB_TYPE_P(p->extras, T_HASH) ? rb_hash_lookup(p->extras, sym_shapes) : Qnil;
+}
+
 /* call-seq: after_reply_ms = Float or nil. Time the request's after-reply callbacks took. */
 static VALUE Heron_Profiler_RequestProfile_set_after_reply_ms(VALUE self, VALUE ms)
 {
@@ -654,6 +678,9 @@ static void Heron_Profiler_RequestProfile_define_readers(VALUE klass)
   rb_define_method(klass, "gc_count", Heron_Profiler_RequestProfile_gc_count, 0);
   rb_define_method(klass, "db_count", Heron_Profiler_RequestProfile_db_count, 0);
   rb_define_method(klass, "fibers", Heron_Profiler_RequestProfile_fibers, 0);
+  rb_define_method(klass, "to_s", Heron_Profiler_RequestProfile_to_s, 0);
+  rb_define_method(klass, "started_at", Heron_Profiler_RequestProfile_started_at, 0);
+  rb_define_method(klass, "shapes", Heron_Profiler_RequestProfile_shapes, 0);
 }
 
 static void Heron_Profiler_RequestProfile_define_writers(VALUE klass)
@@ -682,6 +709,8 @@ void Init_Heron_Profiler_RequestProfile(VALUE mProfiler)
   Heron_Profiler_RequestProfile_NONE = rb_obj_freeze(rb_ary_new());
   rb_gc_register_mark_object(Heron_Profiler_RequestProfile_NONE);
   sym_total_allocated_objects = ID2SYM(rb_intern("total_allocated_objects"));
+  sym_shapes = ID2SYM(rb_intern("shapes"));
+  rb_define_const(klass, "KEPT_QUERIES", INT2FIX(KEPT_QUERIES));
   pthread_atfork(NULL, NULL, Heron_Profiler_forked);
   Heron_Profiler_RequestProfile_init_strings();
   rb_define_alloc_func(klass, Heron_Profiler_RequestProfile_alloc);

@@ -8,6 +8,7 @@ require "heron/log/logger"
 require_relative "profiled_body"
 require_relative "route_stats"
 require_relative "queue_time"
+require_relative "record"
 require_relative "options"
 
 module Heron
@@ -43,6 +44,8 @@ module Heron
     class Middleware
       N_PLUS_ONE_HEADER = "x-heron-n-plus-one"
       UNAVAILABLE = "The Heron profiler dashboard is not available in this build.\n"
+      # Query shapes counted for a record that ran more statements than it keeps.
+      KEPT_SHAPES = 100
 
       # @param app [#call] the Rack app.
       # @param config [Options, Heron::Configuration] the profiler's options, or the server's
@@ -167,7 +170,7 @@ module Heron
       # @return [void]
       def check_queries(profile)
         profile.n_plus_one = @detector.detect(profile.queries)
-        profile.count_shapes if profile.queries.size > RequestProfile::KEPT_QUERIES
+        count_shapes(profile) if profile.queries.size > RequestProfile::KEPT_QUERIES
         profile.trim_queries(RequestProfile::KEPT_QUERIES)
         profile.queries.each(&:compact)
       end
@@ -189,9 +192,19 @@ module Heron
           proxy_queue: method(:proxy_queue_ms).to_proc, timing: method(:timing_allowed?).to_proc,
           after_reply: method(:time_after_reply).to_proc, queries: method(:check_queries).to_proc,
           n_plus_one: method(:report_n_plus_one).to_proc, route: @routes.method(:route_for).to_proc,
-          keep: ->(route, profile) { route.keep(profile.to_h) },
+          keep: ->(route, profile) { route.keep(Record.of(profile)) },
           body: ->(body, profile, status) { ProfiledBody.new(body, self, profile, status) },
           push: (@store.method(:push).to_proc unless @store.is_a?(Store)) }
+      end
+
+      # Counts every statement by shape before the list is cut to RequestProfile::KEPT_QUERIES,
+      # so the record's per-shape counts (its `extras[:shapes]`, the {KEPT_SHAPES} costliest)
+      # agree with `db_count` and its N+1 counts.
+      def count_shapes(profile)
+        rows = profile.queries.group_by(&:normalized).map do |shape, list|
+          { normalized: shape, count: list.size, ms: list.sum(&:duration_ms) }
+        end
+        (profile.extras ||= {})[:shapes] = rows.max_by(KEPT_SHAPES) { |row| [row[:ms], row[:count]] }
       end
 
       # The N+1 findings so far (a finished profile has its final ones).

@@ -3,6 +3,7 @@
 require "heron/native"
 Heron::Native.load("profiler_ext", root: File.expand_path("../../..", __dir__))
 require_relative "route_stats/route"
+require_relative "record"
 
 module Heron
   module Profiler
@@ -56,7 +57,7 @@ module Heron
       # @return [void]
       def add(profile)
         route = route_for(profile.request_method, profile.path)
-        route.keep(profile.to_h) if route.add(profile.total_ms.to_f, profile.db_count)
+        route.keep(Record.of(profile)) if route.add(profile.total_ms.to_f, profile.db_count)
       end
 
       # @param id [String] a record id.

@@ -2,6 +2,7 @@
 
 require "heron/native"
 Heron::Native.load("profiler_ext", root: File.expand_path("../../..", __dir__))
+require_relative "record"
 
 module Heron
   module Profiler
@@ -53,7 +54,7 @@ module Heron
       end
 
       def copy(record)
-        record.is_a?(Hash) ? record.dup : record.to_h
+        record.is_a?(Hash) ? record.dup : Record.of(record)
       end
     end
   end

@@ -10,7 +10,7 @@ class RequestProfileTest < Minitest::Test
 
   def test_record_has_exactly_the_store_keys
     profile = Heron::Profiler::RequestProfile.new("GET", "/x", "a=1")
-    assert_equal KEYS.sort, profile.to_h.keys.sort
+    assert_equal KEYS.sort, Heron::Profiler::Record.of(profile).keys.sort
     assert_match(/\A[0-9a-z]+-[0-9a-z]+\z/, profile.id)
     refute_equal profile.id, Heron::Profiler::RequestProfile.new("GET", "/x", "").id
     assert_equal "GET /x", profile.to_s
@@ -60,7 +60,7 @@ class RequestProfileTest < Minitest::Test
   def test_times_start_from_the_servers_first_byte
     started = Process.clock_gettime(Process::CLOCK_MONOTONIC) - 0.05
     profile = Heron::Profiler::RequestProfile.new("GET", "/", "", nil, started)
-    assert_in_delta Time.now.to_f - 0.05, profile.to_h[:started_at], 0.01
+    assert_in_delta Time.now.to_f - 0.05, Heron::Profiler::Record.of(profile)[:started_at], 0.01
     profile.app_returned(204)
     refute profile.finished?
     profile.finished
@@ -79,7 +79,7 @@ class RequestProfileTest < Minitest::Test
     profile = Heron::Profiler::RequestProfile.new("GET", "/", "")
     2.times { profile.add_query(Heron::Profiler::Query.new("SELECT 1", 1.5, nil, :sequel), 1.5) }
     assert_equal [3.0, 2], [profile.db_ms, profile.db_count]
-    assert_equal 2, profile.to_h[:queries].size
+    assert_equal 2, Heron::Profiler::Record.of(profile)[:queries].size
   end
 end
 

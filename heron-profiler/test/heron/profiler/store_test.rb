@@ -82,7 +82,7 @@ class StoreProfileEntryTest < Minitest::Test
     entry = store.entries.first
     refute_same original, entry
     assert_instance_of Heron::Profiler::RequestProfile, entry
-    assert_equal original.to_h.merge(started_at: nil), entry.to_h.merge(started_at: nil)
+    assert_equal Heron::Profiler::Record.of(original).merge(started_at: nil), Heron::Profiler::Record.of(entry).merge(started_at: nil)
     assert_equal original.id, store.recent.first[:id]
     assert entry.id.frozen?
     assert_empty entry.fibers
