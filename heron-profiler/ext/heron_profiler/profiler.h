@@ -17,10 +17,10 @@ double Heron_Profiler_monotonic(void);   /* CLOCK_MONOTONIC seconds (profiler_re
 #include "profiler_cpu_clock.h"
 #include "profiler_request_profile.h"
 #include "profiler_fiber_accounting.h"
-#include "profiler_store.h"
-#include "profiler_dashboard_access_control.h"
+#include "profiler_store_ring.h"
+#include "profiler_dashboard_loopback_rule.h"
 #include "profiler_meter.h"
 #include "profiler_route_stats_route.h"
-#include "profiler_sql_normalizer.h"
+#include "profiler_sql_scanner.h"
 
 #endif

@@ -7,10 +7,10 @@
  *   Heron::Profiler::RequestProfile  profiler_request_profile.c
  *   Heron::Profiler::FiberAccounting profiler_fiber_accounting.c
  *   Heron::Profiler::Meter           profiler_meter.c (what Ruby's Middleware drives)
- *   Heron::Profiler::Store           profiler_store.c
- *   Heron::Profiler::Dashboard::AccessControl profiler_dashboard_access_control.c (its loopback rule)
+ *   Heron::Profiler::Store::Ring     profiler_store_ring.c
+ *   Heron::Profiler::Dashboard::LoopbackRule profiler_dashboard_loopback_rule.c
  *   Heron::Profiler::RouteStats::Route profiler_route_stats_route.c
- *   Heron::Profiler::SqlNormalizer   profiler_sql_normalizer.c (.scan, its first pass)
+ *   Heron::Profiler::SqlScanner      profiler_sql_scanner.c (.scan, SqlNormalizer's first pass)
  */
 #include "profiler.h"
 #include <ruby/encoding.h>
@@ -32,8 +32,8 @@ void Init_profiler_ext(void)
   Init_Heron_Profiler_RequestProfile(mProfiler);
   Init_Heron_Profiler_FiberAccounting(mProfiler);
   Init_Heron_Profiler_Meter(mProfiler);
-  Init_Heron_Profiler_Store(mProfiler);
-  Init_Heron_Profiler_Dashboard_AccessControl(mProfiler);
+  Init_Heron_Profiler_Store_Ring(mProfiler);
+  Init_Heron_Profiler_Dashboard_LoopbackRule(mProfiler);
   Init_Heron_Profiler_RouteStats_Route(mProfiler);
-  Init_Heron_Profiler_SqlNormalizer(mProfiler);
+  Init_Heron_Profiler_SqlScanner(mProfiler);
 }

@@ -37,7 +37,7 @@ enum {
   HOOK_ROUTE,         /* (method, path) -> RouteStats::Route */
   HOOK_KEEP,          /* (route, profile) -> ignored: keeps the record among the route's slowest */
   HOOK_BODY,          /* (body, profile, status) -> the body that finishes the profile on close */
-  HOOK_PUSH,          /* (profile) -> ignored: for a store that is not a Heron::Profiler::Store */
+  HOOK_PUSH,          /* (profile) -> ignored: for a store that is not a Store::Ring */
   HOOK_COUNT
 };
 static const char *const HOOK_NAMES[HOOK_COUNT] = {
@@ -52,10 +52,10 @@ typedef struct Heron_Profiler_Meter {
   VALUE hooks[HOOK_COUNT];
   VALUE last[LAST_SIZE]; /* the route last added to, and the method and path (frozen) it was for */
   Heron_Profiler_FiberAccounting *a; /* accounting's */
-  int c_store;                       /* whether store is a Heron::Profiler::Store */
+  int c_store;                       /* whether store is a Heron::Profiler::Store::Ring */
   long sample, requests;             /* profile_sample, and requests seen in the period */
   long cpu_sample, cpu_requests;     /* profile_cpu_sample, and profiles seen in the period */
-  int loopback;                      /* headers by AccessControl's loopback rule (else HOOK_TIMING) */
+  int loopback;                      /* headers by LoopbackRule (else HOOK_TIMING) */
   int proxies;                       /* whether any proxy is trusted (else X-Request-Start is not read) */
   long features_seen; /* $LOADED_FEATURES' size when the SQL hooks were last looked for;
                          -1: all are installed; -2: not looked for yet */
@@ -136,12 +136,12 @@ static void Heron_Profiler_Meter_take_hooks(VALUE self, Heron_Profiler_Meter *m,
  * call-seq: Meter.new(app, accounting, store, settings, hooks)
  *
  * A meter for the Rack app: `accounting` the FiberAccounting, `store` where finished profiles
- * go (a Heron::Profiler::Store, or anything the push hook takes them to). `settings`: a Hash of
+ * go (a Heron::Profiler::Store::Ring, or anything the push hook takes them to). `settings`: a Hash of
  * profile_path (the dashboard's path prefix, a String, or nil), sample (the sampling period,
  * an Integer; 1 or less: every request), cpu_sample (the period of measured requests whose
  * thread CPU time is read too), proxies (whether any proxy is trusted: false, and a request's
  * X-Request-Start and X-Queue-Start are not even looked up) and loopback (true: responses get
- * the profiler's headers by AccessControl's loopback rule, asked in C; false: by the timing
+ * the profiler's headers by LoopbackRule, asked in C; false: by the timing
  * hook). `hooks`: a Hash of Procs, see HOOK_NAMES above.
  */
 static VALUE Heron_Profiler_Meter_initialize(VALUE self, VALUE app, VALUE accounting, VALUE store, VALUE settings, VALUE hooks)
@@ -149,7 +149,7 @@ static VALUE Heron_Profiler_Meter_initialize(VALUE self, VALUE app, VALUE accoun
   Heron_Profiler_Meter *m = rb_check_typeddata(self, &Heron_Profiler_Meter_type);
   Check_Type(settings, T_HASH);
   m->a = Heron_Profiler_FiberAccounting_get(accounting);
-  m->c_store = Heron_Profiler_Store_p(store);
+  m->c_store = Heron_Profiler_Store_Ring_p(store);
   Heron_Profiler_Meter_take_hooks(self, m, hooks);
   RB_OBJ_WRITE(self, &m->accounting, accounting);
   RB_OBJ_WRITE(self, &m->store, store);
@@ -257,7 +257,7 @@ static void Heron_Profiler_Meter_finish_profile(VALUE self, Heron_Profiler_Meter
   Heron_Profiler_RequestProfile_stamp_end(p);
   Heron_Profiler_FiberAccounting_close_profile(m->a, profile, p);
   if (RARRAY_LEN(p->queries) > 0) Heron_Profiler_Meter_run(m, HOOK_QUERIES, 1, &profile);
-  if (m->c_store) Heron_Profiler_Store_push_profile(m->store, profile, p);
+  if (m->c_store) Heron_Profiler_Store_Ring_push_profile(m->store, profile, p);
   else Heron_Profiler_Meter_run(m, HOOK_PUSH, 1, &profile);
   Heron_Profiler_Meter_add_route(self, m, profile, p);
 }
@@ -287,7 +287,7 @@ static VALUE Heron_Profiler_Meter_writable(VALUE headers)
  * environment. */
 static int Heron_Profiler_Meter_timing_p(const Heron_Profiler_Meter_request *request)
 {
-  if (request->m->loopback) return Heron_Profiler_Dashboard_AccessControl_local(request->env);
+  if (request->m->loopback) return Heron_Profiler_Dashboard_LoopbackRule_local(request->env);
   return RTEST(Heron_Profiler_Meter_run(request->m, HOOK_TIMING, 1, &request->env));
 }
 

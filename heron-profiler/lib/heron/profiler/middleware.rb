@@ -65,7 +65,7 @@ module Heron
         @development = config.environment_name == "development"
         @trusted = TrustedProxies.cached(config.trusted_proxies)
         @access = Dashboard::AccessControl.new(config)
-        @meter = Meter.new(app, accounting, store, settings, hooks)
+        @meter = Meter.new(app, accounting, store.is_a?(Store) ? store.ring : store, settings, hooks)
       end
 
       # Rack entry point: measures the request ({Meter#call}).
