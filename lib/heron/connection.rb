@@ -111,6 +111,7 @@ module Heron
     # @return [void]
     def expire
       @parked = nil
+      @task = Async::Task.current # so that Server::Eviction can end its linger (see #close_socket)
       reject(408, "request body timed out") if @waiting
       close_socket(@waiting)
       @waiting = nil
@@ -453,12 +454,21 @@ module Heron
     end
 
     # Also forgets the worker's task: the worker goes on to other connections, and a graceful
-    # stop's #stop_if_idle, which may still reach this connection, must not stop them.
+    # stop's #stop_if_idle, which may still reach this connection, must not stop them. While it
+    # lingers (up to a second, after a 408 or with a body left unread) the task stays known, so
+    # that at max_connections Server::Eviction can end the linger at once: a burst of drippers
+    # cut together held every slot for that second.
     def close_socket(request)
+      return @task = nil if @hijacked || @socket.closed?
+      return linger_close if @linger || (request && !request.input.finished?)
       @task = nil
-      return if @hijacked || @socket.closed?
-      return @socket.linger_close if @linger || (request && !request.input.finished?)
       @socket.close
+    end
+
+    def linger_close
+      @socket.linger_close
+    ensure
+      @task = nil
     end
 
     def reject(status, message)

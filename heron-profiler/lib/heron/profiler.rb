@@ -20,8 +20,15 @@ require_relative "profiler/sql/recorder"
 require_relative "profiler/sql/sequel_hook"
 require_relative "profiler/sql/active_record_subscriber"
 require_relative "profiler/sql/association_load"
+require_relative "profiler/sql/eager_loads"
 require_relative "profiler/sql/sequel_association_hook"
+require_relative "profiler/sql/sequel_eager_hook"
 require_relative "profiler/sql/active_record_association_hook"
+require_relative "profiler/sql/active_record_count_hook"
+require_relative "profiler/sql/active_record_proxy_count_hook"
+require_relative "profiler/sql/active_record_reader_hook"
+require_relative "profiler/sql/active_record_preload_hook"
+require_relative "profiler/sql/active_record_join_hook"
 require_relative "profiler/sql/instrumentation"
 require_relative "profiler/records"
 require_relative "profiler/options"
@@ -162,7 +169,7 @@ module Heron
         instrumentation.install
         profile = accounting.open(RequestProfile.new("BLOCK", "raising_n_plus_one", ""))
         result = yield
-        findings = detector.detect(profile.queries)
+        findings = detector.detect(profile.queries, Sql::EagerLoads.take(profile))
         raise NPlusOneError.new(findings, detector.message(findings, "block")) unless findings.empty?
         result
       ensure

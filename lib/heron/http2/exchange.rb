@@ -71,13 +71,11 @@ module Heron
 
       # A client that stops taking the response (its window stays closed past write_timeout)
       # gets its stream reset, as an HTTP/1.1 one gets its connection closed; a client gone or a
-      # stream already reset is nothing to answer. A response complete before the request body
-      # ends the stream (RFC 9113 §8.1: RST_STREAM NO_ERROR), so a client does not go on sending
-      # (or stall) a body nobody reads.
+      # stream already reset is nothing to answer.
       def respond(request)
         status, headers, body = @listener.admit(request) || call_app(request)
         write(request, status.to_i, headers, body)
-        reset(Protocol::HTTP2::NO_ERROR) if @stream.state == :half_closed_local
+        stop_body(request)
       rescue Response::Invalid => e
         invalid(request, e)
       rescue Heron::TimeoutError => e
@@ -92,6 +90,14 @@ module Heron
         reset(Protocol::HTTP2::INTERNAL_ERROR)
       ensure
         body.close if body.respond_to?(:close)
+      end
+
+      # A request that failed while its body was still coming (a body timeout's 408) has had
+      # its answer: RST_STREAM NO_ERROR asks the client to stop sending (RFC 9113 §8.1). A healthy
+      # request answered early keeps its stream for the client to finish: curl 7.88, for one,
+      # takes a reset after a complete response for an error and drops the response.
+      def stop_body(request)
+        reset(Protocol::HTTP2::NO_ERROR) if request.error && @stream.state == :half_closed_local
       end
 
       def invalid(request, error)

@@ -35,9 +35,11 @@ module Heron
       def read
         return @memory unless @file
         data = String.new(capacity: @size, encoding: Encoding::BINARY)
-        @file.read(@size, data)
+        @file.pread(@size, 0, data) # one read into the String's own memory; a short one is finished below
+        data << @file.pread(@size - data.bytesize, data.bytesize) while data.bytesize < @size
+        data
+      ensure
         close
-        data || String.new(encoding: Encoding::BINARY)
       end
 
       # Frees the Tempfile, if any.
@@ -58,8 +60,9 @@ module Heron
         @memory = String.new(encoding: Encoding::BINARY)
       end
 
-      # pwrite, not write: under the fiber scheduler IO#write wraps each call in an IO::Buffer
-      # (an object per 16 KiB piece); pwrite makes none.
+      # pwrite, not write (and pread in #read): under the fiber scheduler IO#write and IO#read
+      # go through its hooks, which wrap each call in an IO::Buffer (an object per 16 KiB piece)
+      # and copy; pwrite and pread make none.
       def write_at(data, offset)
         written = @file.pwrite(data, offset)
         written += @file.pwrite(data.byteslice(written, data.bytesize - written), offset + written) while written < data.bytesize

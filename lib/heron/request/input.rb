@@ -137,6 +137,9 @@ module Heron
       end
 
       READ_CHUNK = 16 * 1024
+      # Read from the socket at a time while a body read whole is spooled: 400 reads and pwrites
+      # per 100 MiB instead of 6,400 at READ_CHUNK.
+      SPOOL_CHUNK = 256 * 1024
       # Most capacity reserved up front for a body read whole: a Content-Length within
       # max_body_size, but unbounded when the limit is off.
       RESERVE = 128 * 1024 * 1024
@@ -144,7 +147,7 @@ module Heron
       NEWLINE = "\n".b.freeze
       # The pending bytes of an empty body, which never get any: shared, not allocated per request.
       NOTHING = "".b.freeze
-      private_constant :READ_CHUNK, :RESERVE, :NEWLINE, :NOTHING
+      private_constant :READ_CHUNK, :SPOOL_CHUNK, :RESERVE, :NEWLINE, :NOTHING
 
       private
 
@@ -210,8 +213,8 @@ module Heron
       # arrives however many do at once, then read into one String once the budget has room for it.
       def spooled_rest
         spool = Request::BodySpool.new(@budget.threshold)
-        chunk = String.new(capacity: READ_CHUNK, encoding: Encoding::BINARY)
-        spool.write(chunk) while read(READ_CHUNK, chunk)
+        chunk = String.new(capacity: SPOOL_CHUNK, encoding: Encoding::BINARY)
+        spool.write(chunk) while read(SPOOL_CHUNK, chunk)
         hold(spool.size)
         data = spool.read
         handed_out(data.bytesize)

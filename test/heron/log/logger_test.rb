@@ -193,6 +193,14 @@ class HeronLogLoggerTest < Minitest::Test
                  entry.values_at("message", "version", "mode", "urls")
   end
 
+  # Where the control listener went (a taken address moves it to a free port) is in the banner.
+  def test_the_banner_names_the_control_listener
+    logger.banner(addresses: ["tcp://127.0.0.1:1"], mode: "m", control: "tcp://127.0.0.1:41234")
+    assert_includes @log.string, "* Listening on http://127.0.0.1:1\n* Control on tcp://127.0.0.1:41234\nUse Ctrl-C"
+    logger(log_format: :json).banner(addresses: ["tcp://127.0.0.1:1"], mode: "m", control: "unix:///run/c.sock")
+    assert_equal "unix:///run/c.sock", JSON.parse(@log.string)["control"]
+  end
+
   def test_a_broken_log_io_does_not_raise
     broken = Object.new
     def broken.write(_text) = raise(Errno::EPIPE)

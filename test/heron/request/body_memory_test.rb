@@ -145,14 +145,34 @@ class BodyMemoryTest < Minitest::Test
 
   # Half Content-Length, half chunked.
   def test_concurrent_whole_body_reads_stay_within_the_default_body_memory_limit
-    pid, port, = spawn_heron(HOLDING_APP)
-    results = nil
-    growth = peak_growth(pid, port) do
-      results = Array.new(CONCURRENT) { |index| Thread.new { upload(port, "/", CONCURRENT_SIZE, chunked: index.odd?) } }.map(&:value)
-    end
-    assert_equal [[200, "#{CONCURRENT_SIZE} #{CONCURRENT_SIZE}"]] * CONCURRENT, results
-    assert_operator growth, :<, CONCURRENT_BOUND,
-                    "#{CONCURRENT} concurrent #{CONCURRENT_SIZE / MIB} MiB read() uploads grew peak RSS by #{growth / MIB} MiB"
+    assert_concurrent_reads_bounded
+  end
+
+  # A rewindable input (Rack 2's) keeps what it reads in a Tempfile past body_spool_threshold;
+  # its read() holds the body through the same limit.
+  def test_concurrent_whole_body_reads_of_a_rewindable_input_stay_within_the_limit
+    assert_concurrent_reads_bounded("--rewindable-input")
+  end
+
+  # Counts the requests holding a body read whole at once, and answers the most it saw.
+  COUNTING_HOLDERS_APP = <<~RU
+    holding = 0
+    most = 0
+    run lambda { |env|
+      body = env["rack.input"].read
+      holding += 1
+      most = [most, holding].max
+      sleep 0.2
+      holding -= 1
+      [200, { "content-type" => "text/plain" }, ["\#{body.bytesize} \#{most}"]]
+    }
+  RU
+
+  # Bodies each larger than body_memory_limit never deadlock: each runs alone, in turn.
+  def test_bodies_larger_than_the_limit_are_read_one_at_a_time
+    pid, port, = spawn_heron(COUNTING_HOLDERS_APP, "--body-memory-limit", MIB.to_s)
+    results = Array.new(3) { |index| Thread.new { upload(port, "/", 4 * MIB, chunked: index.odd?) } }.map(&:value)
+    assert_equal [[200, "#{4 * MIB} 1"]] * 3, results
   ensure
     stop_heron(pid)
   end
@@ -168,6 +188,21 @@ class BodyMemoryTest < Minitest::Test
   end
 
   private
+
+  # CONCURRENT uploads of CONCURRENT_SIZE (half chunked) to HOLDING_APP at once: every byte
+  # arrives, and peak RSS grows by less than CONCURRENT_BOUND.
+  def assert_concurrent_reads_bounded(*args)
+    pid, port, = spawn_heron(HOLDING_APP, *args)
+    results = nil
+    growth = peak_growth(pid, port) do
+      results = Array.new(CONCURRENT) { |index| Thread.new { upload(port, "/", CONCURRENT_SIZE, chunked: index.odd?) } }.map(&:value)
+    end
+    assert_equal [[200, "#{CONCURRENT_SIZE} #{CONCURRENT_SIZE}"]] * CONCURRENT, results
+    assert_operator growth, :<, CONCURRENT_BOUND,
+                    "#{CONCURRENT} concurrent #{CONCURRENT_SIZE / MIB} MiB read() uploads #{args.join(' ')} grew peak RSS by #{growth / MIB} MiB"
+  ensure
+    stop_heron(pid)
+  end
 
   # Uploads 100 MiB to each path in turn (one server) and checks the server's peak RSS grew by
   # less than FLAT over all of them.

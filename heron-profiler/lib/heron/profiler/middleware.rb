@@ -149,7 +149,7 @@ module Heron
         message = @detector.message([finding], where).chomp
         logger = @logger || @config.logger
         return logger.warn(message) unless Log::Logger === logger # === asks the class: any logger (or mock) works
-        details = { event: "n_plus_one", request: where, count: finding[:count], call_site: finding[:call_site],
+        details = { event: @detector.unused?(finding) ? "unused_eager_loading" : "n_plus_one", request: where, count: finding[:count], call_site: finding[:call_site],
                     query: finding[:normalized], advice: finding[:advice] }
         logger.warn(message, **details.compact)
       end
@@ -169,7 +169,7 @@ module Heron
       # @param profile [RequestProfile]
       # @return [void]
       def check_queries(profile)
-        profile.n_plus_one = @detector.detect(profile.queries)
+        profile.n_plus_one = @detector.detect(profile.queries, Sql::EagerLoads.take(profile))
         count_shapes(profile) if profile.queries.size > RequestProfile::KEPT_QUERIES
         profile.trim_queries(RequestProfile::KEPT_QUERIES)
         profile.queries.each(&:compact)
@@ -210,7 +210,7 @@ module Heron
       # The N+1 findings so far (a finished profile has its final ones).
       def detect(profile)
         return profile.n_plus_one if profile.finished?
-        profile.n_plus_one = @detector.detect(profile.queries)
+        profile.n_plus_one = @detector.detect(profile.queries, Sql::EagerLoads.of(profile))
       end
     end
   end

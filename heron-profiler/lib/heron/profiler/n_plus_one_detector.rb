@@ -3,7 +3,8 @@
 module Heron
   module Profiler
     # Finds N+1 queries: the same normalised SQL run from the same call site at least `threshold`
-    # times in one request, and words them for a log line and a response header.
+    # times in one request, and associations loaded up front but never read (unused eager
+    # loading, {Sql::EagerLoads}), and words them for a log line and a response header.
     #
     # A safelist (`config.n_plus_one_safelist`) leaves out repeats the application means to run:
     # an entry with a `.rb` file (`app/views/feed.rb`, or `app/views/feed.rb:14` for one line)
@@ -36,10 +37,20 @@ module Heron
       end
 
       # @param queries [Array<Query>] a request's queries, in order.
+      # @param eager_loads [Sql::EagerLoads, nil] what the request loaded up front.
       # @return [Array<Hash>] {call_site:, normalized:, count:}, most repeated first, plus
-      #   advice: when the statements loaded an association lazily (see {Query#advice}).
-      def detect(queries)
-        return NONE if queries.size < @threshold
+      #   advice: when the statements loaded an association lazily (see {Query#advice}); then
+      #   {kind: :unused_eager_loading, call_site:, count:, advice:} per association loaded up
+      #   front and never read.
+      def detect(queries, eager_loads = nil)
+        unused = eager_loads ? eager_loads.unused.reject { |finding| safelisted?(finding) } : NONE
+        return unused if queries.size < @threshold
+        repeats(queries) + unused
+      end
+
+      # @param queries [Array<Query>] at least `threshold` of them.
+      # @return [Array<Hash>] the N+1 findings, most repeated first.
+      def repeats(queries)
         counts = Hash.new(0)
         advice = {}
         repeated_sites(queries).each do |query|
@@ -72,10 +83,13 @@ module Heron
       # @param findings [Array<Hash>] what {#detect} returned (not empty).
       # @param limit [Integer] the longest value to return, in bytes.
       # @return [String] e.g. `2 queries x12 at app/users.rb:14 [User => [:roles]: add .eager(:roles)]
-      #   (SELECT ...); x3 at ...`, ASCII only.
+      #   (SELECT ...); x3 at ...; unused eager loading at app/posts.rb:3 [Post => [:tags]: remove
+      #   .includes(:tags)]`, ASCII only.
       def header(findings, limit = HEADER_LIMIT)
-        parts = findings.map { |finding| "x#{finding[:count]} at #{finding[:call_site]}#{advised(finding)} (#{finding[:normalized]})" }
-        text = "#{findings.size} #{findings.size == 1 ? 'query' : 'queries'} #{parts.join('; ')}"
+        unused, repeats = findings.partition { |finding| unused?(finding) }
+        parts = repeats.map { |finding| "x#{finding[:count]} at #{finding[:call_site]}#{advised(finding)} (#{finding[:normalized]})" }
+        text = repeats.empty? ? "" : "#{repeats.size} #{repeats.size == 1 ? 'query' : 'queries'} #{parts.join('; ')}"
+        text = [text, *unused.map { |finding| "unused eager loading at #{finding[:call_site]}#{advised(finding)}" }].reject(&:empty?).join("; ")
         text = text.encode("US-ASCII", invalid: :replace, undef: :replace, replace: "?").tr("\r\n\t", "   ")
         text.bytesize > limit ? "#{text.byteslice(0, limit - 3)}..." : text
       end
@@ -85,9 +99,16 @@ module Heron
       # @return [String] one warning line per finding.
       def message(findings, where)
         findings.map do |finding|
+          next "heron: unused eager loading in #{where}: at #{finding[:call_site] || '(unknown)'}#{advised(finding)}\n" if unused?(finding)
           "heron: N+1 query in #{where}: #{finding[:count]}x at #{finding[:call_site] || '(unknown)'}" \
             "#{advised(finding)}: #{finding[:normalized]}\n"
         end.join
+      end
+
+      # @param finding [Hash] one of {#detect}'s findings.
+      # @return [Boolean] whether it is unused eager loading (not an N+1).
+      def unused?(finding)
+        finding[:kind] == :unused_eager_loading
       end
 
       private

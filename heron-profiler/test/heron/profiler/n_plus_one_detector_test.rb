@@ -56,4 +56,35 @@ class NPlusOneDetectorTest < Minitest::Test
     quoted = [query('SELECT * FROM "main"."posts" WHERE id = 1'), query('SELECT * FROM "main"."posts" WHERE id = 2')]
     assert_empty Heron::Profiler::NPlusOneDetector.new(2, ["posts"]).detect(quoted)
   end
+
+  UNUSED = { kind: :unused_eager_loading, call_site: "app/posts.rb:3", count: 5, advice: "Post => [:tags]: remove .includes(:tags)" }.freeze
+
+  def eager_loads(*names)
+    loads = Heron::Profiler::Sql::EagerLoads.new
+    names.each { |name| loads.add(Object, name, 5, :includes) { "app/posts.rb:3" } }
+    loads
+  end
+
+  # An eager load never read is a finding of its own, after the N+1s, even with too few
+  # queries for an N+1; the safelist leaves it out by call site.
+  def test_unused_eager_loads_are_findings_worded_apart_from_n_plus_ones
+    detector = Heron::Profiler::NPlusOneDetector.new
+    loads = eager_loads(:tags, :roles).tap { |l| l.read(Object, :roles) }
+    unused = UNUSED.merge(advice: "Object => [:tags]: remove .includes(:tags)")
+    assert_equal [unused], detector.detect([query("SELECT 1")], loads)
+    assert_equal [12, 3, 5], detector.detect(queries, loads).map { |finding| finding[:count] }
+    assert_empty Heron::Profiler::NPlusOneDetector.new(2, ["app/posts.rb"]).detect([], loads)
+    header = detector.header(detector.detect(queries, loads))
+    assert_match(/\A2 queries x12 at .*; x3 at .*; unused eager loading at app\/posts\.rb:3 \[Object => \[:tags\]: remove \.includes\(:tags\)\]\z/, header)
+    assert_equal "unused eager loading at app/posts.rb:3 [Post => [:tags]: remove .includes(:tags)]", detector.header([UNUSED])
+    assert_equal "heron: unused eager loading in GET /posts: at app/posts.rb:3 [Post => [:tags]: remove .includes(:tags)]\n",
+                 detector.message([UNUSED], "GET /posts")
+  end
+
+  def test_eager_loads_add_up_owners_and_stop_at_their_limit
+    loads = eager_loads(:tags, :tags)
+    assert_equal [10], loads.unused.map { |finding| finding[:count] }
+    limit = Heron::Profiler::Sql::EagerLoads::LIMIT
+    assert_equal limit, eager_loads(*(0..limit).map { |i| :"a#{i}" }).unused.size
+  end
 end

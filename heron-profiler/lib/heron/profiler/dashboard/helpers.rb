@@ -21,6 +21,13 @@ module Heron
           value >= 100 ? "#{value.round} ms" : format("%.1f ms", value)
         end
 
+        # @param warning [Hash] one of a record's N+1 findings.
+        # @return [String] its badge text: "×12" (times its query ran), or "unused" for an
+        #   association loaded up front and never read.
+        def repeats(warning)
+          warning[:kind].to_s == "unused_eager_loading" ? "unused" : "×#{count(warning[:count])}"
+        end
+
         # @param value [Integer, nil] a count.
         # @return [String] the count with thousands separators, "—" when unknown.
         def count(value)

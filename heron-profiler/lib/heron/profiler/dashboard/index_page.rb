@@ -86,17 +86,18 @@ module Heron
         attr_reader :routes
 
         # One "×COUNT" per N+1 finding, the count being how many times its query ran (as on
-        # the request page and in the log); the advice, when known, in the tooltip.
+        # the request page and in the log), "unused" per eager load never read; the advice,
+        # when known, in the tooltip.
         def badge(record)
           warnings = Array(record[:n_plus_one])
           return %(<span class="ok">—</span>) if warnings.empty?
-          repeats = warnings.first(3).map { |warning| "×#{count(warning[:count])}" }.join(" ")
-          repeats += " …" if warnings.size > 3
-          %(<span class="badge warn" title="#{h tooltip(warnings)}">N+1 #{repeats}</span>)
+          shown = warnings.first(3).map { |warning| repeats(warning) }.join(" ")
+          shown += " …" if warnings.size > 3
+          %(<span class="badge warn" title="#{h tooltip(warnings)}">N+1 #{shown}</span>)
         end
 
         def tooltip(warnings)
-          warnings.map { |w| "×#{count(w[:count])} at #{w[:call_site]}#{w[:advice] ? ": #{w[:advice]}" : ''}" }.join("\n")
+          warnings.map { |w| "#{repeats(w)} at #{w[:call_site]}#{w[:advice] ? ": #{w[:advice]}" : ''}" }.join("\n")
         end
       end
     end

@@ -38,13 +38,13 @@ module Heron
           <% end -%>
           <h2>N+1 warnings (<%= warnings.size %>)</h2>
           <% if warnings.empty? -%>
-          <p class="hint">None: no query shape repeated from one call site.</p>
+          <p class="hint">None: no query shape repeated from one call site, no eager loading left unread.</p>
           <% else -%>
           <table>
           <thead><tr><th class="num">Count</th><th>Call site</th><th>Advice</th><th>Query</th></tr></thead>
           <tbody>
           <% warnings.each do |w| -%>
-          <tr><td class="num"><span class="badge warn">×<%= count w[:count] %></span></td><td><code><%= h w[:call_site] %></code></td><td><% if w[:advice] -%><code><%= h w[:advice] %></code><% else -%><span class="hint">—</span><% end -%></td><td><pre><%= h w[:normalized] %></pre></td></tr>
+          <tr><td class="num"><span class="badge warn"><%= repeats w %></span></td><td><code><%= h w[:call_site] %></code></td><td><% if w[:advice] -%><code><%= h w[:advice] %></code><% else -%><span class="hint">—</span><% end -%></td><td><pre><%= h(w[:normalized] || "eager loading of #{count w[:count]} records, never read") %></pre></td></tr>
           <% end -%>
           </tbody>
           </table>

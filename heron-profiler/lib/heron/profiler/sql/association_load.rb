@@ -5,7 +5,9 @@ module Heron
     module Sql
       # The association an ORM is loading lazily for one record, while its query runs: the
       # {Recorder} tags the statements run meanwhile with it, so an N+1 made of them can be
-      # advised the way bullet does: `Users::User => [:roles]: add .eager(:roles)`.
+      # advised the way bullet does: `Users::User => [:roles]: add .eager(:roles)`. A count of a
+      # has_many (`post.comments.size` not loaded, `post.comments.count`) is advised with a
+      # counter cache instead: `Post => [:comments]: add a counter cache (posts.comments_count)`.
       class AssociationLoad
         KEY = :__heron_association_load
         # How each ORM loads an association up front.
@@ -16,11 +18,12 @@ module Heron
         # @param model [Class, String] the model whose record reads the association.
         # @param name [Symbol, String] the association.
         # @param adapter [Symbol] :sequel or :active_record.
+        # @param remedy [String, nil] other advice than eager loading: "add a counter cache (…)".
         # @yield the load.
         # @return [Object] the block's value.
-        def self.around(model, name, adapter)
+        def self.around(model, name, adapter, remedy = nil)
           previous = Thread.current[KEY]
-          Thread.current[KEY] = new(model, name, adapter)
+          Thread.current[KEY] = new(model, name, adapter, remedy)
           yield
         ensure
           Thread.current[KEY] = previous
@@ -33,16 +36,25 @@ module Heron
 
         # @param model [Class, String] see {.around}.
         # @param name [Symbol, String] the association.
+        # @return [String] how the advice names them: `Post => [:comments]` (Bullet's words).
+        def self.subject(model, name)
+          "#{model.is_a?(Module) ? model.name : model} => [#{name.to_sym.inspect}]"
+        end
+
+        # @param model [Class, String] see {.around}.
+        # @param name [Symbol, String] the association.
         # @param adapter [Symbol] :sequel or :active_record.
-        def initialize(model, name, adapter)
-          @model = model.is_a?(Module) ? model.name : model.to_s
+        # @param remedy [String, nil] see {.around}.
+        def initialize(model, name, adapter, remedy = nil)
+          @model = model
           @name = name.to_sym
           @adapter = adapter
+          @remedy = remedy
         end
 
         # @return [String] e.g. "Users::User => [:roles]: add .eager(:roles)".
         def advice
-          "#{@model} => [#{@name.inspect}]: add .#{EAGER.fetch(@adapter, 'eager')}(#{@name.inspect})"
+          "#{self.class.subject(@model, @name)}: #{@remedy || "add .#{EAGER.fetch(@adapter, 'eager')}(#{@name.inspect})"}"
         end
       end
     end

@@ -33,6 +33,12 @@ module Heron
           !@accounting.current.nil?
         end
 
+        # @param skip [Integer] stack frames above the caller to skip.
+        # @return [String, nil] "path:line" of the first application frame on the stack.
+        def site(skip = 1)
+          @call_site.find(skip + 1)
+        end
+
         # A statement run while an ORM loads an association lazily ({AssociationLoad}) carries
         # the advice for it.
         # @param sql [String] the statement.
