@@ -6,7 +6,7 @@ Gem::Specification.new do |spec|
   spec.name = "heron"
   spec.version = Heron::VERSION
   spec.authors = ["Heron maintainers"]
-  spec.summary = "A fiber-concurrent HTTP/1.1 server for Rack 3 and Rack 2.2 apps"
+  spec.summary = "A fiber-concurrent HTTP/1.1 and HTTP/2 server (TLS included) for Rack 3 and Rack 2.2 apps"
   spec.description = "Heron serves Rack apps with a fiber per connection under Ruby's " \
                      "Fiber::Scheduler, a strict C request parser, after-reply callbacks, " \
                      "100-continue and Prometheus metrics. Its profiler and load generator are " \

@@ -23,6 +23,9 @@
 # Not a test: numbers depend on the machine. Needs wrk, taskset and chrt.
 require "socket"
 require_relative "lib/peers"
+require_relative "lib/results_page"
+
+Bench::ResultsPage.capture("builds_ab.md") if $PROGRAM_NAME == __FILE__
 
 before, after, rounds, app = ARGV
 abort "usage: #{$PROGRAM_NAME} BEFORE_DIR|iodine|itsi AFTER_DIR [ROUNDS] [APP.ru]" unless before && after

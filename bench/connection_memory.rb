@@ -23,6 +23,9 @@ require "tmpdir"
 require_relative "lib/server_process"
 require_relative "lib/idle_connections"
 require_relative "lib/clock"
+require_relative "lib/results_page"
+
+Bench::ResultsPage.capture("connection_memory.md") if $PROGRAM_NAME == __FILE__
 
 module Bench
   # Runs the phases above and prints a Markdown table.

@@ -18,6 +18,7 @@ require "open3"
 require_relative "lib/server_process"
 require_relative "lib/wrk"
 require_relative "lib/gc_stat"
+require_relative "lib/results_page"
 
 module Bench
   # See the file's comment.
@@ -124,4 +125,7 @@ module Bench
   end
 end
 
-Bench::ConnectionsScaling.new(ARGV).run if $PROGRAM_NAME == __FILE__
+if $PROGRAM_NAME == __FILE__
+  Bench::ResultsPage.capture("connections_scaling.md")
+  Bench::ConnectionsScaling.new(ARGV).run
+end

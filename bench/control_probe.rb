@@ -14,6 +14,9 @@ require "rbconfig"
 require "socket"
 require "tmpdir"
 require_relative "../test/support/free_port"
+require_relative "lib/results_page"
+
+Bench::ResultsPage.capture("control_probe.md") if $PROGRAM_NAME == __FILE__
 
 # Runs one server per silent-connection count and prints a markdown table.
 class ControlProbe

@@ -25,6 +25,9 @@ require "fileutils"
 require_relative "lib/servers"
 require_relative "lib/netns_link"
 require_relative "lib/cpu_time"
+require_relative "lib/results_page"
+
+Bench::ResultsPage.capture("file-serving.md") if $PROGRAM_NAME == __FILE__
 
 module Bench
   # Runs the downloads against both servers in turns and measures them.

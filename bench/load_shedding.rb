@@ -8,6 +8,9 @@
 #   bundle exec ruby bench/load_shedding.rb [DURATION]   (default 15)
 require "socket"
 require "rbconfig"
+require_relative "lib/results_page"
+
+Bench::ResultsPage.capture("load_shedding.md") if $PROGRAM_NAME == __FILE__
 
 ROOT = File.expand_path("..", __dir__)
 HERON = File.join(ROOT, "exe/heron")

@@ -1,23 +1,28 @@
 # frozen_string_literal: true
 
 # A generated-style Rails 7.1 API app on PostgreSQL in production mode, served by Heron, Puma
-# (5 threads, as generated, and a tuned thread count) and Falcon in one run:
+# (5 threads, as generated, and a tuned thread count) and Falcon (`falcon host`, as its Rails
+# guide advises for production) in one run, one process each:
 #
-#   bundle exec ruby bench/rails.rb [--rates 10,100,300,1000] [--seconds 10] [--only sleep,db,json]
-#     [--servers heron,puma,puma-tuned,falcon] [--tuned-threads 50] [--out FILE]
+#   HERON_RAILS_GEM_HOME=DIR bundle exec ruby bench/rails.rb [--rates 10,100,300,1000] [--seconds 10]
+#     [--only sleep,db,json] [--servers heron,puma,puma-tuned,falcon] [--tuned-threads 50] [--out FILE]
 #
 # - sleep: `/sleep?ms=1000` (seed 003's endpoint: the action sleeps, touching no database) at
 #   rising open-loop rates with `heron attack`; a server whose row at one rate has more than 10%
-#   errors is not offered the higher rates (its queue would only grow).
+#   of the offered requests failed (not answered 2xx within TIMEOUT) is not offered the higher
+#   rates: its queue would only grow. Each row lasts at most --seconds + TIMEOUT, so a server
+#   that falls behind (Puma's 5 threads serve 5 of these a second) bounds the run's time.
 # - db: `/db` holds a database connection for `SELECT pg_sleep(0.05)`, offered open loop at 80%
 #   of what the pool can serve (pool 5: 80/s; pool 50: 800/s). The pool is the generated
-#   `RAILS_MAX_THREADS` (5, or 50 for the pool-50 rows).
+#   `RAILS_MAX_THREADS` (5, or 50 for the pool-50 rows; puma-tuned's is its thread count).
 # - json: `/posts`, 20 records rendered as JSON, closed loop with wrk (16 connections): requests
-#   per second and per server CPU-second.
-# Needs Rails from bin/setup-rails (outside the bundle), PostgreSQL's server binaries (initdb) and
-# wrk, as bin/setup installs. Writes bench/results/rails.md.
+#   per second and per server CPU-second (the figure that holds up on a shared machine).
+# Every server must answer `/posts` 200 before a row starts. Needs Rails from bin/setup-rails
+# (outside the bundle), PostgreSQL's server binaries (initdb) and wrk, as bin/setup installs.
+# Writes bench/results/rails.md.
 
 require "json"
+require "net/http"
 require "optparse"
 require "rbconfig"
 require "tmpdir"
@@ -28,6 +33,7 @@ require_relative "lib/server_process"
 require_relative "lib/clock"
 require_relative "lib/wrk"
 require_relative "rails_app/app_files"
+require_relative "rails_app/attack_row"
 require_relative "../test/support/postgres"
 
 # Runs the scenarios against each server and writes the markdown report.
@@ -35,6 +41,7 @@ class RailsBench
   ROOT = File.expand_path("..", __dir__)
   ATTACK = ["-I#{ROOT}/lib", "-I#{ROOT}/heron-attack/lib", "-e", 'require "heron/attack"; exit Heron::Attack::CLI.new(ARGV).run', "--"].freeze
   SERVERS = %w[heron puma puma-tuned falcon].freeze
+  TIMEOUT = 30 # seconds heron attack waits for one answer (a typical router's limit); bounds each row
 
   def initialize(argv)
     @argv_text = argv.join(" ")
@@ -46,6 +53,7 @@ class RailsBench
     @out = File.join(ROOT, "bench/results/rails.md")
     parse(argv)
     @rows = Hash.new { |h, k| h[k] = [] }
+    @skipped = []
   end
 
   def run
@@ -91,9 +99,13 @@ class RailsBench
   def sleep_rows
     @servers.each do |name|
       @rates.each do |rate|
+        load = loadavg1
         result = serving(name, pool(name, 5)) { |server| attack(server, "/sleep?ms=1000", rate) }
-        @rows[:sleep] << [name, rate, *result]
-        break if result[3] > rate * @seconds / 10
+        @rows[:sleep] << [name, rate, *result.cells, load]
+        next unless result.failed * 10 > result.planned
+
+        @skipped << "#{name}: #{@rates.select { |r| r > rate }.join(', ')}/s" if rate < @rates.max
+        break
       end
     end
   end
@@ -102,14 +114,16 @@ class RailsBench
     [5, 50].each do |size|
       @servers.each do |name|
         rate = size * 16 # 80% of size / 0.05 s
-        @rows[:db] << [name, pool(name, size), rate, *serving(name, pool(name, size)) { |server| attack(server, "/db", rate) }]
+        load = loadavg1
+        @rows[:db] << [name, pool(name, size), rate, *serving(name, pool(name, size)) { |server| attack(server, "/db", rate) }.cells, load]
       end
     end
   end
 
   def json_rows
     @servers.each do |name|
-      @rows[:json] << [name, *serving(name, pool(name, 5)) { |server| wrk(server) }]
+      load = loadavg1
+      @rows[:json] << [name, *serving(name, pool(name, 5)) { |server| wrk(server) }, load]
     end
   end
 
@@ -120,8 +134,10 @@ class RailsBench
   def serving(name, pool)
     port = Bench::ServerProcess.free_port
     log = File.join(@app, "log/#{name}.log")
-    server = Bench::ServerProcess.new(argv(name, port, pool), port: port, log: log, chdir: @app, env: rails_env(pool, @database_url, name))
+    env = rails_env(pool, @database_url, name).merge("PORT" => port.to_s)
+    server = Bench::ServerProcess.new(argv(name, port, pool), port: port, log: log, chdir: @app, env: env)
     Bundler.with_unbundled_env { server.start(timeout: 60) }
+    wait_for_app(server)
     yield server
   rescue StandardError
     warn File.read(log)[-3000..] if File.exist?(log)
@@ -130,13 +146,30 @@ class RailsBench
     server&.stop
   end
 
+  # The port can accept before the app answers (Falcon's container binds, then its child loads
+  # Rails): every server is first asked for `/posts` until it answers 200, so no row measures a boot.
+  def wait_for_app(server, timeout: 60)
+    deadline = Bench::Clock.now + timeout
+    until app_answers?(server)
+      raise "#{server.url('/posts')} did not answer 200 within #{timeout}s" if Bench::Clock.now > deadline
+
+      sleep 0.2
+    end
+  end
+
+  def app_answers?(server)
+    Net::HTTP.get_response(URI(server.url("/posts"))).code == "200"
+  rescue SystemCallError, IOError, Net::ReadTimeout, Net::OpenTimeout
+    false
+  end
+
   def argv(name, port, pool)
     bind = "tcp://127.0.0.1:#{port}"
     case name
-    when "heron" then [RbConfig.ruby, "#{ROOT}/exe/heron", "-e", "production", "-q", "--no-metrics", "-b", bind, "config.ru"]
+    when "heron" then [RbConfig.ruby, "#{ROOT}/exe/heron", "-e", "production", "-q", "-b", bind, "config.ru"]
     when "puma" then [RbConfig.ruby, "-S", "puma", "--no-config", "-t", "5:5", "-e", "production", "-b", bind, "config.ru"]
     when "puma-tuned" then [RbConfig.ruby, "-S", "puma", "--no-config", "-t", "#{pool}:#{pool}", "-e", "production", "-b", bind, "config.ru"]
-    when "falcon" then [RbConfig.ruby, "-S", "falcon", "serve", "--count", "1", "-b", "http://127.0.0.1:#{port}", "-c", "config.ru"]
+    when "falcon" then [RbConfig.ruby, "-S", "falcon", "host", "falcon.rb"]
     else raise ArgumentError, "unknown server #{name}"
     end
   end
@@ -150,17 +183,16 @@ class RailsBench
     env
   end
 
-  # @return [Array] achieved /s, p50, p99 (ms), errors, server CPU seconds per 1,000 requests
+  # @return [RailsApp::AttackRow]
   def attack(server, path, rate)
     json = File.join(@app, "tmp/attack.json")
+    File.delete(json) if File.exist?(json)
     cpu = server.tree_cpu_seconds
-    args = [server.url(path), "--rate", rate.to_s, "--duration", @seconds.to_s, "--timeout", "30s", "--json", json]
+    args = [server.url(path), "--rate", rate.to_s, "--duration", @seconds.to_s, "--timeout", "#{TIMEOUT}s", "--json", json]
     system(RbConfig.ruby, *ATTACK, *args, chdir: ROOT, out: File::NULL, exception: false)
-    r = JSON.parse(File.read(json))
-    failed = r.dig("requests", "errors") + r.dig("requests", "sent") - r.dig("requests", "ok")
-    ok = [r.dig("requests", "ok"), 1].max
-    [r.dig("rate", "achieved").round, *%w[p50 p99].map { |p| r.dig("latency_ms", "corrected", p).round }, failed,
-     (1000 * (server.tree_cpu_seconds - cpu) / ok).round(2)]
+    raise "heron attack wrote no report for #{path} at #{rate}/s" unless File.exist?(json)
+
+    RailsApp::AttackRow.new(JSON.parse(File.read(json)), planned: rate * @seconds, cpu_seconds: server.tree_cpu_seconds - cpu)
   end
 
   # @return [Array] req/s, requests per server CPU-second, p99 (ms), errors
@@ -172,6 +204,27 @@ class RailsBench
   end
 
   def loadavg = File.read("/proc/loadavg").split.first(3).join(" ")
+
+  def loadavg1 = File.read("/proc/loadavg").split.first
+
+  def versions
+    rails = Dir[File.join(@gem_home, "gems/railties-*")].map { |dir| File.basename(dir).delete_prefix("railties-") }.max
+    heron = IO.popen(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], &:read).strip
+    gems = %w[puma falcon].map { |name| "#{name.capitalize} #{Gem.loaded_specs[name]&.version || '?'}" }
+    "Heron at #{heron}, Rails #{rails}, #{gems.join(', ')}"
+  end
+
+  # The JSON rows with each server's requests per CPU-second as a multiple of Heron's.
+  def json_table_rows
+    heron = @rows[:json].find { |row| row.first == "heron" }&.at(2)
+    @rows[:json].map { |row| [*row.first(3), heron ? "#{(row[2].fdiv(heron)).round(2)}×" : "", *row.drop(3)] }
+  end
+
+  def skipped_note
+    return "" if @skipped.empty?
+
+    "Not offered (the row before had more than 10% failures): #{@skipped.join('; ')}."
+  end
 
   def machine
     cpu = File.read("/proc/cpuinfo")[/model name\s*:\s*(.*)/, 1]
@@ -186,26 +239,35 @@ class RailsBench
     <<~MD
       # Rails 7.1 on PostgreSQL, production: Heron, Puma, Falcon
 
-      - Date: #{Time.now.utc.strftime('%Y-%m-%d %H:%M UTC')}; machine: #{machine}; load average at start #{@load_before}, at the end #{loadavg}.
-      - Command: `bundle exec ruby bench/rails.rb #{@argv_text}`
-      - App: bench/rails_app/app_files.rb (a generated-style API app: `pool: <%= ENV.fetch("RAILS_MAX_THREADS") { 5 } %>`, default checkout_timeout, production, eager loading).
-      - Servers: Heron `exe/heron -e production -q --no-metrics` (no Heron settings); Puma `--no-config -t 5:5` (as generated);
-        puma-tuned `-t #{@tuned}:#{@tuned}` with the pool at #{@tuned}; Falcon `serve --count 1` with fiber isolation (its docs' advice).
-      - Open loop rows: `heron attack URL --rate R --duration #{@seconds} --timeout 30s`; latency from each request's due time;
-        errors are requests without a 2xx answer. CPU ms per request: the user + system CPU over the run of the
-        server's process and its children (Falcon serves from a forked child).
+      - Date: #{Time.now.utc.strftime('%Y-%m-%d %H:%M UTC')}; machine: #{machine}; load average at start #{@load_before}, at the end #{loadavg}
+        (the machine is shared: each row gives the 1-minute load average when it started; prefer the per-CPU-second columns).
+      - Command: `HERON_RAILS_GEM_HOME=… bundle exec ruby bench/rails.rb #{@argv_text}`; #{versions}.
+      - App: bench/rails_app/app_files.rb (a generated-style API app: `pool: <%= ENV.fetch("RAILS_MAX_THREADS") { 5 } %>`,
+        default checkout_timeout, production, eager loading, YJIT off as Rails 7.1 leaves it).
+      - Servers, one process each: Heron `exe/heron -e production -q` (no Heron settings; `-q` turns the access log off, as Puma's
+        and Falcon's defaults have it); Puma `--no-config -t 5:5 -e production` (what Rails 7.1's generated config/puma.rb sets);
+        puma-tuned `-t #{@tuned}:#{@tuned}` with the pool at #{@tuned} (RAILS_MAX_THREADS=#{@tuned}, as the generated
+        database.yml ties them); Falcon `falcon host falcon.rb` (its Rails guide's production launcher, `count 1`) with
+        `config.active_support.isolation_level = :fiber` (its Rails guide's advice).
+      - Open-loop rows: `heron attack URL --rate R --duration #{@seconds} --timeout #{TIMEOUT}s`. "2xx" counts the answers with
+        a 2xx status out of the R × #{@seconds} requests offered; "failed" is every other request (another status,
+        a timeout after #{TIMEOUT} s, a reset, one never sent). p50/p99 are of the answered requests, from each request's due
+        time (so queueing counts); a timed-out request is in "failed", not in p99. CPU ms per 2xx: user + system CPU of the
+        server's process tree over the row, divided by its 2xx answers.
 
-      ## seed 003 in Rails: `/sleep?ms=1000` (no database)
+      ## seed 003 in Rails: `/sleep?ms=1000` (no database), rising rates
 
-      #{table(['server', 'offered /s', 'achieved /s', 'p50 ms', 'p99 ms', 'errors', 'server CPU ms / request'], @rows[:sleep])}
+      #{table(['server', 'offered /s', '2xx', 'p50 ms', 'p99 ms', 'failed', 'server CPU ms / 2xx', 'load'], @rows[:sleep])}
 
-      ## A DB-bound action: `SELECT pg_sleep(0.05)`, offered at 80% of the pool's capacity
+      #{skipped_note}
 
-      #{table(['server', 'pool', 'offered /s', 'achieved /s', 'p50 ms', 'p99 ms', 'errors', 'server CPU ms / request'], @rows[:db])}
+      ## A DB-bound action: `SELECT pg_sleep(0.05)`, offered at 80% of the pool's capacity (pool / 0.05 s)
 
-      ## JSON index of 20 records (`wrk -t1 -c16 -d#{@seconds}s`, closed loop)
+      #{table(['server', 'pool', 'offered /s', '2xx', 'p50 ms', 'p99 ms', 'failed', 'server CPU ms / 2xx', 'load'], @rows[:db])}
 
-      #{table(['server', 'req/s', 'requests per server CPU-second', 'p99 ms', 'errors'], @rows[:json])}
+      ## JSON index of 20 records (`wrk -t1 -c16 -d#{@seconds}s` after a 3 s warm-up, closed loop)
+
+      #{table(['server', 'req/s', 'requests per server CPU-second', 'vs Heron', 'p99 ms', 'non-2xx or socket errors', 'load'], json_table_rows)}
     MD
   end
 end

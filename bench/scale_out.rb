@@ -24,6 +24,9 @@ require "rbconfig"
 require "time"
 require "tmpdir"
 require_relative "lib/deployment_configs"
+require_relative "lib/results_page"
+
+Bench::ResultsPage.capture("scale_out.md") if $PROGRAM_NAME == __FILE__
 
 ROOT = File.expand_path("..", __dir__)
 HERON = File.join(ROOT, "exe/heron")

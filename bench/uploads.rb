@@ -19,6 +19,9 @@ require "optparse"
 require "tmpdir"
 require "fileutils"
 require_relative "lib/servers"
+require_relative "lib/results_page"
+
+Bench::ResultsPage.capture("uploads.md") if $PROGRAM_NAME == __FILE__
 
 module Bench
   # Runs the upload cases against each server and prints a Markdown table.

@@ -5,7 +5,8 @@ require "fileutils"
 module RailsApp
   # The files of the Rails 7.1 API app bench/rails.rb serves: what `rails new --api -d postgresql`
   # generates where it matters (database.yml's pool from RAILS_MAX_THREADS, default
-  # checkout_timeout, production with eager loading), plus three actions and a seed script.
+  # checkout_timeout, production with eager loading), plus three actions, a seed script and
+  # Falcon's falcon.rb.
   module AppFiles
     FILES = {
       "config/application.rb" => <<~'RUBY',
@@ -43,6 +44,18 @@ module RailsApp
           <<: *default
           url: <%= ENV["DATABASE_URL"] %>
       YAML
+      # Falcon's production launcher (`falcon host`, as its Rails guide advises over `falcon serve`):
+      # one process (WEB_CONCURRENCY, as the guide's example), HTTP/1.1 on the bench's port.
+      "falcon.rb" => <<~'RUBY',
+        #!/usr/bin/env -S falcon host
+        require "falcon/environment/rack"
+
+        service "bench" do
+          include Falcon::Environment::Rack
+          count ENV.fetch("WEB_CONCURRENCY", 1).to_i
+          endpoint Async::HTTP::Endpoint.parse("http://127.0.0.1:#{ENV.fetch('PORT', 3000)}").with(protocol: Async::HTTP::Protocol::HTTP11)
+        end
+      RUBY
       "config.ru" => %(require_relative "config/environment"\nrun Rails.application\nRails.application.load_server\n),
       "app/models/application_record.rb" => "class ApplicationRecord < ActiveRecord::Base\n  primary_abstract_class\nend\n",
       "app/models/post.rb" => "class Post < ApplicationRecord\nend\n",

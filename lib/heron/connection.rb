@@ -9,6 +9,7 @@ require_relative "request/expectation"
 require_relative "request/env_builder"
 require_relative "response/writer"
 require_relative "response/error_response"
+require_relative "exchange"
 require_relative "response/early_hints"
 require_relative "http2/connection"
 
@@ -39,9 +40,8 @@ module Heron
       @listener = listener
       @config = context.config
       @socket = Connection::BufferedSocket.new(io, context.scratch_buffer)
-      @writer = Response::Writer.new(@socket, @config, context.date)
-      @env = Request::EnvBuilder.new(context.env_template, io, @config, hijack: -> { hijack! }, peer: peer)
-      @peer = peer
+      @exchange = Exchange.new(context, listener)
+      @env = Request::EnvBuilder.new(context.env_template, io, @config, peer: peer)
       @accepted_at = accepted_at
       @client_since = accepted_at # waiting for the client's first request
       @idle = true
@@ -124,6 +124,39 @@ module Heron
       @socket.close
     end
 
+    # Framing (see Heron::Exchange): writes the response as HTTP/1.1, unless the app took the
+    # socket (full hijack); the connection is kept only while not draining and no
+    # `100 Continue` is still owed.
+    # @return [Symbol] :done or :hijacked.
+    def write(request, status, headers, body)
+      return :hijacked if @hijacked
+      request.keepalive &&= !@listener.draining? && !@expectation.pending?
+      result = @writer.write(request, status, headers, body)
+      @hijacked = true if result == :hijacked
+      result
+    end
+
+    # Framing: whether body bytes are out, so a 500 can no longer replace the response.
+    # @return [Boolean]
+    def sent?(request) = request.bytes.positive?
+
+    # Framing: the response cannot be finished; the connection closes after what is out (a
+    # chunked body stays unterminated, so the client can tell).
+    # @return [Symbol] :done
+    def broken(_request) = :done
+
+    # Framing: the client went away or stopped reading; the connection closes.
+    # @return [Symbol] :done
+    def gone(_request, _error) = :done
+
+    # Framing: the app answered 100; sends `100 Continue` if the client waits for it.
+    # @return [Boolean] whether it did (the app is then called again).
+    def continue(_request)
+      return false unless @expectation.pending?
+      send_continue(@expectation)
+      true
+    end
+
     private
 
     # A connection's first bytes: a plain one that has sent nothing yet parks until it does (so a
@@ -137,11 +170,19 @@ module Heron
       when true then return serve_http2
       when nil then return # nothing came in time
       end
+      speak_http1
       parked = serve_requests(true)
     rescue StandardError => e
       connection_failed(e)
     ensure
       close_socket(nil) unless :parked.equal?(parked) # HTTP/2, or no request came (the request loop closes its own)
+    end
+
+    # What only HTTP/1.1 uses, made once the client is known not to speak HTTP/2 (again when a
+    # fresh connection resumes from parking: kept).
+    def speak_http1
+      @writer ||= Response::Writer.new(@socket, @config, @context.date)
+      @hijack ||= -> { hijack! }
     end
 
     # The request loop. Returns :parked when the connection waits on in the parking lot, having
@@ -154,7 +195,8 @@ module Heron
         when :gone then break # the client closed before its body was complete: the app is not called
         end
         first = false
-        break if respond(request) == :hijacked
+        respond(request)
+        break if @hijacked
         break unless request.keepalive && request.input.finished? || settle(request)
         request = @expectation = @pace = recycle(request) # an idle keep-alive connection holds no finished request
       end
@@ -216,7 +258,7 @@ module Heron
     def serve_http2
       @idle = false
       @client_since = nil
-      @http2 = HTTP2::Connection.new(@socket, @context, @listener, deadline: head_deadline, peer: @peer)
+      @http2 = HTTP2::Connection.new(@socket, @context, @exchange, @env, deadline: head_deadline)
       @http2.serve
     end
 
@@ -292,6 +334,7 @@ module Heron
       input = new_input(length, expect)
       input = Request::RewindableInput.new(input, threshold: @config.body_spool_threshold) if @config.rewindable_input?
       @env.complete(env, input, started)
+      env["rack.hijack"] = @hijack
       send_continue(expect) if expect.pending? && @config.continue_mode == :eager
       @expectation = expect
       request = @spare&.reuse(env, input, @parser.keepalive?, @parser.http_minor, started)
@@ -351,88 +394,11 @@ module Heron
     end
 
     def respond(request)
-      if (metrics = @context.metrics) # the queue time is only reported as a metric
-        request.app_started_at = now
-        metrics.request_started
-      end
       @request = request # for hijack!, which sets its rack.hijack_io
       @client_since = nil # the server's turn: not to be evicted
-      status, headers, body = @listener.admit(request) || call_app(request)
-      return :hijacked if @hijacked
-      request.keepalive &&= !@listener.draining? && !@expectation.pending?
-      result = @writer.write(request, status, headers, body)
-      @hijacked = true if result == :hijacked
-      result
-    rescue Response::Invalid => e
-      fail_response(request, e)
-    rescue Heron::TimeoutError, SystemCallError, IOError => e
-      client_gone(request, e)
-    rescue StandardError, ScriptError => e
-      body_error(request, e)
+      @recyclable = !@exchange.respond(request, self)
     ensure
       @request = nil # an idle connection holds no finished request
-      close_body(request, body)
-      release_input(request)
-      @recyclable = !@listener.finished(request)
-    end
-
-    def call_app(request)
-      response = app_response(request)
-      return response unless response[0] == 100 && @expectation.pending?
-      close_body(request, response[2])
-      send_continue(@expectation)
-      request.env.delete("HTTP_EXPECT") # answered: the second call sees a plain request
-      @context.app.call(request.env)
-    rescue StandardError, ScriptError => e
-      app_error(request, e)
-    end
-
-    # The app's response, with the request's x-request-id added unless the app set one
-    # (Log::RequestId).
-    def app_response(request)
-      Log::RequestId.echo(@context.app.call(request.env), request.env)
-    end
-
-    def app_error(request, error)
-      request.keepalive = false
-      @context.app_failure.response(request, error)
-    end
-
-    def fail_response(request, error)
-      @context.logger.error("invalid response to #{request.env['PATH_INFO']}", error)
-      @context.app_failure.report(request, error)
-      request.error = error
-      request.keepalive = false
-      @writer.write(request, *Response::ErrorResponse.rack(500)) unless request.bytes.positive?
-    end
-
-    # The app's body raised once the head may already be out: nothing more can be said to the
-    # client, so the connection closes (a chunked body stays unterminated, so the client can tell).
-    def body_error(request, error)
-      @context.logger.error("response body raised on #{request.env['REQUEST_METHOD']} #{request.env['PATH_INFO']}", error)
-      @context.app_failure.report(request, error)
-      client_gone(request, error)
-    end
-
-    def client_gone(request, error)
-      request.error ||= error
-      request.keepalive = false
-      :done
-    end
-
-    def close_body(request, body)
-      body.close if body.respond_to?(:close)
-    rescue StandardError => e
-      request.error ||= e
-      @context.logger.error("body.close raised", e)
-    end
-
-    # The body memory a whole read held is given back once the response is written (the app's
-    # String is garbage by then). A rewindable input keeps the body it read (memory or a
-    # Tempfile): freed once the request and its callbacks are done.
-    def release_input(request)
-      request.input.release
-      request.input.close_after(request.env) if request.input.is_a?(Request::RewindableInput)
     end
 
     # Drops what the app left of the body so the next request parses from the right place.

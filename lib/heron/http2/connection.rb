@@ -7,13 +7,16 @@ require_relative "socket_stream"
 require_relative "header_block"
 require_relative "session"
 require_relative "env_builder"
-require_relative "exchange"
+require_relative "framing"
+require_relative "../request"
+require_relative "../request/rewindable_input"
 
 module Heron
   module HTTP2
     # Serves one HTTP/2 connection (TLS with ALPN `h2`, or cleartext with prior knowledge) in the
     # connection's fiber: reads frames, and runs each stream's request in a fiber of its own
-    # ({Exchange}). A graceful stop sends GOAWAY and lets the open streams finish.
+    # ({Framing}: the Rack exchange itself, Heron::Exchange, is HTTP/1.1's). A graceful stop
+    # sends GOAWAY and lets the open streams finish.
     class Connection
       PREFACE = Protocol::HTTP2::CONNECTION_PREFACE
       FRAMES = Protocol::HTTP2::FRAMES.dup.tap { |frames| frames[Protocol::HTTP2::HeadersFrame::TYPE] = HeaderBlock }.freeze
@@ -39,23 +42,21 @@ module Heron
       end
 
       # @param socket [Heron::Connection::BufferedSocket]
-      # @param context [Server::Context] app, config, logger, date, env template.
-      # @param listener [#draining?, #admit, #finished] told of each stream's request (see
-      #   Heron::Connection#initialize).
-      # @param peer [String, nil] the client's address from a PROXY protocol header.
+      # @param context [Server::Context] config, logger, date.
+      # @param exchange [Heron::Exchange] the connection's Rack exchange (Heron::Connection's).
+      # @param env [Request::EnvBuilder] the connection's env builder (Heron::Connection's).
       # @param deadline [Float] monotonic time by which the connection preface and the client's
       #   first SETTINGS must have come (`header_timeout` after the accept, as for HTTP/1.1).
-      def initialize(socket, context, listener, deadline:, peer: nil)
-        @peer = peer
+      def initialize(socket, context, exchange, env, deadline:)
         @deadline = deadline
         @socket = socket
         @context = context
-        @listener = listener
+        @exchange = exchange
+        @common = env
         @config = context.config
         @running = 0
         @draining = false
-        @env = EnvBuilder.new(context.env_template, remote_addr: @peer || remote_addr, tls: socket.io.respond_to?(:alpn_protocol),
-                                                    proxies: proxies, unix: unix_socket?)
+        @env = EnvBuilder.new(env)
         HeaderBlock.max_bytes = @config.max_header_bytes
       end
 
@@ -112,10 +113,11 @@ module Heron
 
       # A stream's headers are complete: its request runs in a fiber of its own.
       def start(stream)
-        env = @env.build(stream.request_headers)
-        @running += 1
         started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
-        @task.async(annotation: "heron http2 stream") { run(stream, env, started) }
+        input = input(stream)
+        request = Request.new(@common.complete(@env.build(stream.request_headers), input, started), input, true, 1, started)
+        @running += 1
+        @task.async(annotation: "heron http2 stream") { run(stream, request) }
       rescue EnvBuilder::Malformed
         stream.send_reset_stream(Protocol::HTTP2::PROTOCOL_ERROR)
       rescue EnvBuilder::InvalidTarget => e
@@ -125,7 +127,7 @@ module Heron
       # Answers a request the app never sees with a short error response, as HTTP/1.1 does, and
       # ends the stream if the client was still sending.
       def reject(stream, status, message)
-        @context.logger.rejected(status, message, @peer || remote_addr)
+        @context.logger.rejected(status, message, @common.remote_addr)
         status, headers, body = Response::ErrorResponse.rack(status)
         stream.send_headers([[":status", status.to_s], ["date", @context.date.now], *headers])
         stream.send_data(body.join, Protocol::HTTP2::END_STREAM)
@@ -134,8 +136,14 @@ module Heron
         nil
       end
 
-      def run(stream, env, started)
-        Exchange.new(stream, env, @context, @listener).run(started)
+      # The stream's body, made rewindable (kept as it is read) when `rewindable_input` is on.
+      def input(stream)
+        return stream.input unless @config.rewindable_input?
+        Request::RewindableInput.new(stream.input, threshold: @config.body_spool_threshold)
+      end
+
+      def run(stream, request)
+        Framing.new(stream, request, @context, @exchange).run
       ensure
         @running -= 1
         @task.stop if @draining && @running.zero?
@@ -147,25 +155,6 @@ module Heron
         @session.write_frame(frame)
       rescue *QUIET
         nil
-      end
-
-      # The trusted proxies, when this connection's forwarding headers may be believed at all
-      # (TrustedProxies#forwarding?).
-      def proxies
-        proxies = TrustedProxies.cached(@config.trusted_proxies)
-        proxies if proxies.forwarding?(remote_addr, @peer)
-      end
-
-      def remote_addr
-        @socket.io.remote_address.ip_address
-      rescue StandardError # a unix socket has no IP address
-        "127.0.0.1"
-      end
-
-      def unix_socket?
-        @socket.io.to_io.local_address.unix?
-      rescue StandardError
-        false
       end
     end
   end

@@ -1,12 +1,11 @@
 # frozen_string_literal: true
 
-require_relative "../trusted_proxies"
-
 module Heron
   module HTTP2
-    # Builds a Rack env from an HTTP/2 request's header fields (RFC 9113 §8.3), refusing a
-    # malformed request: missing or repeated pseudo-headers, a pseudo-header after a regular
-    # field, upper-case or connection-specific fields.
+    # The HTTP/2 part of a request's Rack env: its header fields (RFC 9113 §8.3), refusing a
+    # malformed request (missing or repeated pseudo-headers, a pseudo-header after a regular
+    # field, upper-case or connection-specific fields). The connection's part (address, scheme,
+    # server name, Heron's keys) is HTTP/1.1's, Request::EnvBuilder#complete.
     class EnvBuilder
       # Raised for a malformed request; the stream is reset with PROTOCOL_ERROR.
       class Malformed < StandardError; end
@@ -21,31 +20,20 @@ module Heron
       CONNECTION_SPECIFIC = %w[connection keep-alive proxy-connection transfer-encoding upgrade].freeze
       PSEUDO = %w[:method :scheme :authority :path].freeze
 
-      # @param template [Hash] the server's env template.
-      # @param remote_addr [String]
-      # @param tls [Boolean] whether the connection is TLS.
-      # @param proxies [TrustedProxies, nil] whose X-Forwarded-For / Forwarded decide REMOTE_ADDR.
-      # @param unix [Boolean] whether it came over a unix-socket listener (marked in the env, see
-      #   TrustedProxies::UNIX_PEER_KEY).
-      def initialize(template, remote_addr:, tls:, proxies: nil, unix: false)
-        @template = template
-        @remote_addr = remote_addr
-        @tls = tls
-        @proxies = proxies unless proxies.nil? || proxies.empty?
-        @unix = unix
+      # @param common [Request::EnvBuilder] the connection's env builder.
+      def initialize(common)
+        @common = common
       end
 
       # @param fields [Array<Array(String, String)>]
-      # @return [Hash] the env (without rack.input and Heron's per-request keys).
+      # @return [Hash] the env, for Request::EnvBuilder#complete.
       # @raise [Malformed]
       def build(fields)
-        env = @template.dup
+        env = @common.fresh
         pseudo = pseudo_headers(fields)
         request_line(env, pseudo)
         fields.each { |name, value| add_field(env, name, value) unless name.start_with?(":") }
         env["HTTP_HOST"] ||= pseudo[":authority"] if pseudo[":authority"]
-        env["REMOTE_ADDR"] = @proxies.remote_addr(env, @remote_addr) if @proxies
-        server_name(env)
         env
       end
 
@@ -70,10 +58,7 @@ module Heron
         env["REQUEST_URI"] = path
         env["PATH_INFO"], env["QUERY_STRING"] = path.split("?", 2)
         env["QUERY_STRING"] ||= ""
-        env["rack.url_scheme"] = @tls ? "https" : "http"
-        env["HTTPS"] = "on" if @tls
-        env["REMOTE_ADDR"] = @remote_addr
-        env[TrustedProxies::UNIX_PEER_KEY] = true if @unix
+        env["rack.hijack?"] = false
       end
 
       # The :path as HTTP/1.1's parser gives the target: well-formed UTF-8 or refused, and
@@ -102,13 +87,6 @@ module Heron
       end
 
       def join(name, first, value) = name == "cookie" ? "#{first}; #{value}" : "#{first}, #{value}"
-
-      def server_name(env)
-        host = env["HTTP_HOST"].to_s
-        name, port = host.start_with?("[") ? host.split(/(?<=\]):/, 2) : host.split(":", 2)
-        env["SERVER_NAME"] = name.nil? || name.empty? ? "localhost" : name
-        env["SERVER_PORT"] = port || (@tls ? "443" : "80")
-      end
     end
   end
 end

@@ -10,8 +10,8 @@ require_relative "../timeout_error"
 module Heron
   module HTTP2
     # One HTTP/2 stream: collects the request's headers and body from the connection's reading
-    # fiber, and lets the {Exchange} running the app write the response within the flow-control
-    # windows.
+    # fiber, and lets the {Framing} of the exchange running the app write the response within
+    # the flow-control windows.
     class Stream < Protocol::HTTP2::Stream
       # Header fields one request may have (as max_header_fields is for HTTP/1.1, but fixed).
       MAX_FIELDS = 200

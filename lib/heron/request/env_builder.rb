@@ -8,8 +8,9 @@ require_relative "../log/request_id"
 
 module Heron
   class Request
-    # Builds each request's Rack env on one connection: a copy of the server's template, the
-    # parser's fields, then the connection's address, scheme, server name and Heron's own keys.
+    # Builds each request's Rack env on one connection, over HTTP/1.1 and HTTP/2 alike: a copy of
+    # the server's template, the protocol's fields (the C parser's, or HTTP2::EnvBuilder's),
+    # then the connection's address, scheme, server name and Heron's own keys.
     class EnvBuilder
       DEFAULT_PORTS = { "http" => "80", "https" => "443" }.freeze
       RACK2 = Rack.release < "3"
@@ -21,13 +22,11 @@ module Heron
       # @param template [Hash] the server-wide env entries.
       # @param io [BasicSocket] the connection's socket.
       # @param config [Configuration]
-      # @param hijack [Proc] the connection's `rack.hijack` callable.
       # @param peer [String, nil] the client's address from a PROXY protocol header, which
       #   replaces the socket's peer.
-      def initialize(template, io, config, hijack:, peer: nil)
+      def initialize(template, io, config, peer: nil)
         @template = template
         @trust_proto = config.forwarded_proto
-        @hijack = hijack
         @remote_addr, @local_name, @local_port = addresses(io)
         @tls = io.respond_to?(:accept_nonblock) # a TLS socket (TLS::Listener); plain sockets are not listeners
         @proxies = TrustedProxies.cached(config.trusted_proxies)
@@ -43,14 +42,13 @@ module Heron
         @template.merge
       end
 
-      # Adds everything the parser does not know.
-      # @param env [Hash] the env the parser filled.
-      # @param input [Request::Input] the request body.
+      # Adds everything the protocol's fields do not tell.
+      # @param env [Hash] the env the parser (or HTTP2::EnvBuilder) filled.
+      # @param input [Request::Input, HTTP2::Input] the request body.
       # @param started [Float] monotonic time the request began.
       # @return [Hash] env
       def complete(env, input, started)
         env["REMOTE_ADDR"] = @proxied ? client_address(env) : @remote_addr
-        env["rack.hijack"] = @hijack
         env["rack.after_reply"] = []
         env["rack.input"] = RACK2 && !input.respond_to?(:rewind) ? rewindable(env, input) : input
         env["rack.response_finished"] = []

@@ -1,7 +1,6 @@
 # frozen_string_literal: true
 
-require "protocol/http2/error"
-require_relative "../timeout_error"
+require_relative "../exchange"
 
 module Heron
   module Response
@@ -10,12 +9,8 @@ module Heron
     # `stylesheet_link_tag` and `javascript_include_tag` call), and they go out at once as a
     # `103 Early Hints` interim response, so the browser can fetch what they link to while the
     # app still works. Made only when `early_hints` is on, and never for an HTTP/1.0 request,
-    # which cannot take an interim response (see Connection and HTTP2::Exchange).
+    # which cannot take an interim response (see Connection and HTTP2::Framing).
     class EarlyHints
-      # Where the client went away: the final response finds that out and is logged as usual.
-      GONE = [SystemCallError, IOError, Heron::TimeoutError, Protocol::HTTP2::Error].freeze
-      private_constant :GONE
-
       # @param request [Request] the request whose env gets this.
       # @param sender [#call] sends a 103 with the given Hash of headers (an HTTP/1.1 head or an
       #   HTTP/2 HEADERS frame), checking them as a response's; an HTTP/1.1 connection makes one
@@ -36,7 +31,7 @@ module Heron
         return nil if @request.status || !@request.env.equal?(@env)
         @sender.call(headers)
         nil
-      rescue *GONE
+      rescue *Exchange::GONE # the final response finds the client gone and is logged as usual
         nil
       end
     end

@@ -62,13 +62,16 @@ class ContinueTest < Minitest::Test
     end
   end
 
+  # The app is called again once 100 Continue is out; its second answer is the response, with
+  # the request id echoed as for any other (Heron::Exchange).
   def test_unicorn_style_status_100_from_the_app
     with_server(AlwaysRequestBody.new(READER)) do |port|
       socket = connect(port)
-      socket.write(post_head(4))
+      socket.write(post_head(4, extra: "X-Request-Id: continued-1\r\n"))
       assert_equal CONTINUE, socket.readpartial(CONTINUE.bytesize)
       socket.write("data")
-      assert_equal [200, "got 4"], read_response(socket).values_at(0, 2)
+      status, headers, body = read_response(socket)
+      assert_equal [200, "got 4", "continued-1"], [status, body, headers["x-request-id"]]
     end
   end
 

@@ -1,0 +1,132 @@
+# frozen_string_literal: true
+
+require "protocol/http2/server"
+require "protocol/http2/framer"
+require "protocol/http2/stream"
+require_relative "../response/head"
+require_relative "../response/early_hints"
+require_relative "../timeout_error"
+require_relative "body_stream"
+
+module Heron
+  module HTTP2
+    # One request on an HTTP/2 stream, run in a fiber of its own: frames the response
+    # Heron::Exchange (the same Rack exchange as HTTP/1.1's) answers: the headers
+    # in a HEADERS frame, the body in DATA frames within the flow-control windows, and a
+    # response cut short as a reset stream.
+    class Framing
+      BODILESS = [204, 304].freeze
+      # Connection-specific fields HTTP/2 forbids (RFC 9113 8.2.2), beyond the `connection`,
+      # `transfer-encoding` and `rack.*` names Response::Head.fields already leaves out.
+      DROPPED = %w[keep-alive upgrade proxy-connection].freeze
+
+      # @param stream [Stream]
+      # @param request [Request] the stream's request, its env complete (Request::EnvBuilder#complete).
+      # @param context [Server::Context] config and date.
+      # @param exchange [Heron::Exchange] the connection's Rack exchange.
+      def initialize(stream, request, context, exchange)
+        @stream = stream
+        @request = request
+        @env = request.env
+        @context = context
+        @exchange = exchange
+        @timeout = context.config.write_timeout
+      end
+
+      # Runs the exchange; never raises what the app or the client caused.
+      # @return [void]
+      def run
+        offer_early_hints(@request) if @context.config.early_hints
+        @exchange.respond(@request, self)
+      end
+
+      # Writes the response. A request that failed while its body was still coming (a body
+      # timeout's 408) has had its answer: RST_STREAM NO_ERROR asks the client to stop sending
+      # (RFC 9113 §8.1). A healthy request answered early keeps its stream for the client to
+      # finish: curl 7.88, for one, takes a reset after a complete response for an error and
+      # drops the response.
+      # @return [void]
+      def write(request, status, headers, body)
+        send_response(request, status.to_i, headers, body)
+        reset(Protocol::HTTP2::NO_ERROR) if request.error && @stream.state == :half_closed_local
+      end
+
+      # @return [Boolean] whether the response's HEADERS are out (request.status is set once they
+      #   are valid).
+      def sent?(request) = !request.status.nil?
+
+      # The response cannot be finished: the stream is reset.
+      # @return [void]
+      def broken(_request) = reset(Protocol::HTTP2::INTERNAL_ERROR)
+
+      # A client that stops taking the response (its window stays closed past write_timeout)
+      # gets its stream reset, as an HTTP/1.1 one gets its connection closed; a client gone or a
+      # stream already reset is nothing to answer.
+      # @return [void]
+      def gone(_request, error)
+        reset(Protocol::HTTP2::CANCEL) if error.is_a?(Heron::TimeoutError)
+      end
+
+      # An app's 100 is sent as it is: HTTP/2 has no `Expect: 100-continue` wait to answer here.
+      # @return [false]
+      def continue(_request) = false
+
+      private
+
+      # `rack.early_hints`: a HEADERS frame with `:status 103`, before the response's own.
+      def offer_early_hints(request)
+        sender = ->(headers) { @stream.send_headers(app_fields(headers).unshift([":status", "103"])) }
+        @env["rack.early_hints"] = Response::EarlyHints.new(request, sender)
+      end
+
+      def send_response(request, status, headers, body)
+        bodiless = @env["REQUEST_METHOD"] == "HEAD" || BODILESS.include?(status) || status < 200
+        fields = response_fields(status, headers)
+        request.status = status # the head is valid: from here on it goes out
+        request.headers = headers
+        return @stream.send_headers(fields, Protocol::HTTP2::END_STREAM) if bodiless
+        @stream.send_headers(fields)
+        request.bytes = send_body(body)
+        @stream.send_data("", Protocol::HTTP2::END_STREAM)
+      end
+
+      # The head's fields: the app's, checked and split by the HTTP/1 writer's rules
+      # (Response::Head.fields), lower-cased, less those HTTP/2 forbids.
+      def response_fields(status, headers)
+        app_fields(headers).unshift([":status", status.to_s], ["date", @context.date.now])
+      end
+
+      def app_fields(headers)
+        fields = Response::Head.fields(Response::Head.normalize(headers))
+        fields.reject! { |name, _| DROPPED.include?(name) }
+        fields
+      end
+
+      def send_body(body)
+        sent = 0
+        writer = ->(chunk) { sent += send_chunk(chunk.to_s.b) }
+        if body.respond_to?(:each) then body.each(&writer)
+        elsif body.respond_to?(:call) then body.call(BodyStream.new(@stream.input, writer))
+        end
+        sent
+      end
+
+      # Sends a chunk as DATA frames as the windows allow.
+      def send_chunk(data)
+        offset = 0
+        while offset < data.bytesize
+          size = @stream.sendable(data.bytesize - offset, @timeout)
+          @stream.send_data(data.byteslice(offset, size))
+          offset += size
+        end
+        data.bytesize
+      end
+
+      def reset(code)
+        @stream.send_reset_stream(code) unless @stream.closed?
+      rescue Protocol::HTTP2::Error, IOError, SystemCallError, Heron::TimeoutError
+        nil
+      end
+    end
+  end
+end
