@@ -16,6 +16,7 @@ require "optparse"
 require "socket"
 require "tmpdir"
 require "etc"
+require_relative "lib/proc_fs"
 
 # Runs the capacity search and writes the markdown report.
 class AttackCapacity
@@ -40,7 +41,7 @@ class AttackCapacity
   def run
     Dir.mktmpdir do |dir|
       @app = File.exist?(File.join(ROOT, "bench/hello.ru")) ? "bench/hello.ru" : File.join(dir, "hello.ru").tap { |p| File.write(p, HELLO) }
-      @load_before = File.read("/proc/loadavg").split.first(3).join(" ")
+      @load_before = Bench::ProcFS.load_averages.join(" ")
       with_server(dir) { |url| measure(url, dir) }
     end
     File.write(@out, markdown)
@@ -118,7 +119,7 @@ class AttackCapacity
      report.dig("latency_ms", "corrected", "p99"), report.dig("latency_ms", "uncorrected", "p99"),
      report.dig("lateness_ms", "p99"), report.dig("generator", "cpu_us_per_request"),
      report.dig("requests", "errors"), sustained?(report) ? "yes" : "no",
-     File.read("/proc/loadavg").split.first]
+     Bench::ProcFS.load_averages.first]
   end
 
   def wrk(url)
@@ -153,7 +154,7 @@ class AttackCapacity
   end
 
   def machine
-    cpu = File.read("/proc/cpuinfo")[/model name\s*:\s*(.*)/, 1]
+    cpu = Bench::ProcFS.cpu_model
     "#{Etc.uname[:sysname]} #{Etc.uname[:release]} #{Etc.uname[:machine]}, #{Etc.nprocessors} CPUs (#{cpu}), #{RUBY_DESCRIPTION}"
   end
 

@@ -26,6 +26,7 @@ require "etc"
 require_relative "attack_capacity"
 require_relative "lib/cpu_stat"
 require_relative "lib/clock"
+require_relative "lib/proc_fs"
 
 # Adds httperf and heron attack --processes 2 to {AttackCapacity}'s search and report.
 class AttackTools < AttackCapacity
@@ -85,15 +86,7 @@ class AttackTools < AttackCapacity
   end
 
   # CPU seconds of every process in the target's process group (nginx's master and worker; Heron).
-  def target_cpu
-    tick = Etc.sysconf(Etc::SC_CLK_TCK).to_f
-    Dir.glob("/proc/[0-9]*/stat").sum do |path|
-      fields = File.read(path).split(") ", 2).last.split
-      fields[2].to_i == @server_pid ? (fields[11].to_i + fields[12].to_i) / tick : 0
-    rescue SystemCallError
-      0
-    end
-  end
+  def target_cpu = Bench::ProcFS.group_cpu_seconds(@server_pid)
 
   # Runs the block; returns its value, the target's CPU µs per request (or "-" without
   # requests), the machine's busy cores, and the cores other jobs used (busy cores minus what
@@ -183,7 +176,7 @@ class AttackTools < AttackCapacity
       errors = out[/Errors: total (\d+)/, 1].to_i
       ok = achieved >= 0.99 * rate && errors.zero? && out.include?("Total: connections")
       note(["-", rate, achieved, out[/Reply time \[ms\]: response ([\d.]+)/, 1], "-", "-", "-", "-", "-", errors,
-            ok ? "yes" : "no", *cpu, File.read("/proc/loadavg").split.first])
+            ok ? "yes" : "no", *cpu, Bench::ProcFS.load_averages.first])
       ok
     end
   end

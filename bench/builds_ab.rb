@@ -23,6 +23,7 @@
 # Not a test: numbers depend on the machine. Needs wrk, taskset and chrt.
 require "socket"
 require_relative "lib/peers"
+require_relative "lib/proc_fs"
 require_relative "lib/results_page"
 
 Bench::ResultsPage.capture("builds_ab.md") if $PROGRAM_NAME == __FILE__
@@ -58,7 +59,6 @@ rescue SystemCallError
   false
 end
 
-def cpu_seconds(group) = `pgrep -g #{group}`.split.sum { |pid| File.read("/proc/#{pid}/stat").split[13, 2].sum(&:to_i) rescue 0 } / 100.0
 def wrk(port, seconds, connections) = `taskset -c 1 wrk -t1 -c#{connections} -d#{seconds}s http://127.0.0.1:#{port}/`[/Requests\/sec:\s+([\d.]+)/, 1].to_f
 
 groups = { before: start(before, 9801, app), after: start(after, 9802, app, FLAGS + AFTER_FLAGS) }
@@ -67,9 +67,9 @@ connections = { before: CONNECTIONS.first, after: CONNECTIONS.last }
 begin
   ports.each { |name, port| wrk(port, 2, connections[name]) } # warm-up
   ratios = Array.new(rounds) do
-    cpu = groups.transform_values { |group| cpu_seconds(group) }
+    cpu = groups.transform_values { |group| Bench::ProcFS.group_cpu_seconds(group) }
     rps = ports.map { |name, port| [name, Thread.new { wrk(port, 5, connections[name]) }] }.to_h.transform_values(&:value)
-    us = groups.to_h { |name, group| [name, (cpu_seconds(group) - cpu[name]) / (rps[name] * 5) * 1e6] }
+    us = groups.to_h { |name, group| [name, (Bench::ProcFS.group_cpu_seconds(group) - cpu[name]) / (rps[name] * 5) * 1e6] }
     puts format("before %.0f req/s %.1f us/req | after %.0f req/s %.1f us/req | after/before %.3f, per CPU-second %.3f",
                 rps[:before], us[:before], rps[:after], us[:after], rps[:after] / rps[:before], us[:before] / us[:after])
     [rps[:after] / rps[:before], us[:before] / us[:after]]

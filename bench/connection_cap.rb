@@ -26,6 +26,7 @@ require "tmpdir"
 require "fileutils"
 require "etc"
 require_relative "lib/servers"
+require_relative "lib/proc_fs"
 
 module Bench
   # Runs the cases and writes bench/results/connection_cap.md.
@@ -106,7 +107,7 @@ module Bench
       socket.write(GET)
       return nil unless socket.wait_readable(GET_TIMEOUT) && socket.readpartial(4096).start_with?("HTTP/1.1 200")
       Clock.now - started
-    rescue SystemCallError, IOError, EOFError
+    rescue SystemCallError, IOError # EOFError is an IOError
       nil
     ensure
       socket&.close
@@ -126,7 +127,7 @@ module Bench
 
         #{Time.now.utc.strftime('%Y-%m-%d %H:%M')} UTC, `bundle exec ruby bench/connection_cap.rb #{ARGV_TEXT}`,
         Heron at #{`git -C #{ROOT} rev-parse --short HEAD`.strip}, Ruby #{RUBY_VERSION}, #{Etc.nprocessors} cores, shared
-        VM (load average #{File.read('/proc/loadavg').split.first(3).join(' ')} at the end). Drippers send a
+        VM (load average #{Bench::ProcFS.load_averages.join(' ')} at the end). Drippers send a
         byte a second each and reconnect when closed; a normal client opens a new connection per
         GET, one every 50 ms for #{@seconds} s, and waits up to #{GET_TIMEOUT.to_i} s for each answer. Times in seconds.
 

@@ -11,6 +11,7 @@ require "optparse"
 require "stringio"
 require "etc"
 require_relative "../lib/heron"
+require_relative "lib/proc_fs"
 
 seconds = 5
 OptionParser.new { |o| o.on("--seconds N", Integer) { |n| seconds = n } }.parse!(ARGV)
@@ -45,7 +46,7 @@ ensure
   thread&.join
 end
 
-load = File.read("/proc/loadavg").split.first(3).join(" ")
+load = Bench::ProcFS.load_averages.join(" ")
 rows = { "off" => [false, false], "on, not called" => [true, false], "on, one 103 per request" => [true, true] }.map do |name, (on, send)|
   allocated, requests, rate = measure(on, send, seconds)
   shown = send ? "n/a (wrk reads the 103 as the response and sends its next request early)" : rate.round

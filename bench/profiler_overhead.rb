@@ -25,6 +25,7 @@ require "etc"
 require_relative "lib/server_process"
 require_relative "lib/wrk"
 require_relative "lib/profiler_variants"
+require_relative "lib/proc_fs"
 
 # Runs one benchmark session: the endpoints, the variants and the report.
 class ProfilerOverheadBench
@@ -212,9 +213,9 @@ class ProfilerOverheadBench
   end
 
   def machine
-    cpu = File.read("/proc/cpuinfo")[/model name\s*:\s*(.+)/, 1] rescue "unknown CPU"
+    cpu = Bench::ProcFS.cpu_model rescue "unknown CPU"
     "#{cpu}, #{Etc.nprocessors} cores, #{`uname -sr`.strip}, #{RUBY_DESCRIPTION}, " \
-      "load average at start #{File.read('/proc/loadavg').split.first(3).join(' ')} (shared machine)"
+      "load average at start #{Bench::ProcFS.load_averages.join(' ')} (shared machine)"
   end
 end
 

@@ -16,7 +16,8 @@
 #   of what the pool can serve (pool 5: 80/s; pool 50: 800/s). The pool is the generated
 #   `RAILS_MAX_THREADS` (5, or 50 for the pool-50 rows; puma-tuned's is its thread count).
 # - json: `/posts`, 20 records rendered as JSON, closed loop with wrk (16 connections): requests
-#   per second and per server CPU-second (the figure that holds up on a shared machine).
+#   per second and per server CPU-second, with the server's CPU and run-queue seconds (on a shared
+#   machine one busy thread is given less CPU than several, which lowers its per-CPU-second figure).
 # Every server must answer `/posts` 200 before a row starts. Needs Rails from bin/setup-rails
 # (outside the bundle), PostgreSQL's server binaries (initdb) and wrk, as bin/setup installs.
 # Writes bench/results/rails.md.
@@ -31,6 +32,7 @@ require "etc"
 require "bundler"
 require_relative "lib/server_process"
 require_relative "lib/clock"
+require_relative "lib/proc_fs"
 require_relative "lib/wrk"
 require_relative "rails_app/app_files"
 require_relative "rails_app/attack_row"
@@ -195,17 +197,21 @@ class RailsBench
     RailsApp::AttackRow.new(JSON.parse(File.read(json)), planned: rate * @seconds, cpu_seconds: server.tree_cpu_seconds - cpu)
   end
 
-  # @return [Array] req/s, requests per server CPU-second, p99 (ms), errors
+  # @return [Array] req/s, requests per server CPU-second, the server's CPU and run-queue
+  #   seconds, p99 (ms), errors
   def wrk(server)
     Bench::Wrk.run(server.url("/posts"), connections: 16, seconds: 3, threads: 1) # warm-up (YJIT off: inline caches, AR)
     cpu = server.tree_cpu_seconds
+    waited = server.tree_run_queue_seconds
     r = Bench::Wrk.run(server.url("/posts"), connections: 16, seconds: @seconds, threads: 1, latency: true)
-    [r.rps.round, (r.requests / (server.tree_cpu_seconds - cpu)).round, r.p99_ms.round(1), r.errors]
+    cpu = server.tree_cpu_seconds - cpu
+    [r.rps.round, (r.requests / cpu).round, format("%.2f / %.2f", cpu, server.tree_run_queue_seconds - waited),
+     r.p99_ms.round(1), r.errors]
   end
 
-  def loadavg = File.read("/proc/loadavg").split.first(3).join(" ")
+  def loadavg = Bench::ProcFS.load_averages.join(" ")
 
-  def loadavg1 = File.read("/proc/loadavg").split.first
+  def loadavg1 = Bench::ProcFS.load_averages.first
 
   def versions
     rails = Dir[File.join(@gem_home, "gems/railties-*")].map { |dir| File.basename(dir).delete_prefix("railties-") }.max
@@ -227,7 +233,7 @@ class RailsBench
   end
 
   def machine
-    cpu = File.read("/proc/cpuinfo")[/model name\s*:\s*(.*)/, 1]
+    cpu = Bench::ProcFS.cpu_model
     "#{Etc.nprocessors} CPUs (#{cpu}), #{RUBY_DESCRIPTION}"
   end
 
@@ -243,7 +249,7 @@ class RailsBench
         (the machine is shared: each row gives the 1-minute load average when it started; prefer the per-CPU-second columns).
       - Command: `HERON_RAILS_GEM_HOME=… bundle exec ruby bench/rails.rb #{@argv_text}`; #{versions}.
       - App: bench/rails_app/app_files.rb (a generated-style API app: `pool: <%= ENV.fetch("RAILS_MAX_THREADS") { 5 } %>`,
-        default checkout_timeout, production, eager loading, YJIT off as Rails 7.1 leaves it).
+        default checkout_timeout, production, eager loading, reloading off, YJIT off as Rails 7.1 leaves it).
       - Servers, one process each: Heron `exe/heron -e production -q` (no Heron settings; `-q` turns the access log off, as Puma's
         and Falcon's defaults have it); Puma `--no-config -t 5:5 -e production` (what Rails 7.1's generated config/puma.rb sets);
         puma-tuned `-t #{@tuned}:#{@tuned}` with the pool at #{@tuned} (RAILS_MAX_THREADS=#{@tuned}, as the generated
@@ -267,7 +273,11 @@ class RailsBench
 
       ## JSON index of 20 records (`wrk -t1 -c16 -d#{@seconds}s` after a 3 s warm-up, closed loop)
 
-      #{table(['server', 'req/s', 'requests per server CPU-second', 'vs Heron', 'p99 ms', 'non-2xx or socket errors', 'load'], json_table_rows)}
+      #{table(['server', 'req/s', 'requests per server CPU-second', 'vs Heron', 'server s on a CPU / in the run queue', 'p99 ms', 'non-2xx or socket errors', 'load'], json_table_rows)}
+
+      "In the run queue": seconds the server's threads were runnable but waiting for a CPU, summed over its
+      threads (/proc/PID/task/*/schedstat). On a shared machine a process given less CPU serves fewer
+      requests per CPU-second, so compare that column between servers given similar CPU.
     MD
   end
 end

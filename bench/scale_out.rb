@@ -24,6 +24,7 @@ require "rbconfig"
 require "time"
 require "tmpdir"
 require_relative "lib/deployment_configs"
+require_relative "lib/proc_fs"
 require_relative "lib/results_page"
 
 Bench::ResultsPage.capture("scale_out.md") if $PROGRAM_NAME == __FILE__
@@ -300,8 +301,9 @@ class ScaleOut
 
   def gone?(pid)
     Process.kill(0, pid)
-    File.read("/proc/#{pid}/stat").split[2] == "Z"
-  rescue Errno::ESRCH, Errno::ENOENT
+    state = Bench::ProcFS.stat(pid)&.first # nil once it is gone
+    state.nil? || state == "Z"
+  rescue Errno::ESRCH
     true
   end
 

@@ -32,6 +32,7 @@ require "tmpdir"
 require "etc"
 require_relative "lib/server_process"
 require_relative "lib/clock"
+require_relative "lib/proc_fs"
 
 # Runs the rows and writes the markdown report.
 class SlowRequests
@@ -130,7 +131,7 @@ class SlowRequests
   end
 
   def sample(server)
-    [server.rss_kb, Dir.children("/proc/#{server.pid}/fd").size]
+    [server.rss_kb, Bench::ProcFS.open_fds(server.pid)]
   rescue SystemCallError
     [0, 0]
   end
@@ -173,11 +174,11 @@ class SlowRequests
   end
 
   def loadavg
-    File.read("/proc/loadavg").split.first(3).join(" ")
+    Bench::ProcFS.load_averages.join(" ")
   end
 
   def machine
-    cpu = File.read("/proc/cpuinfo")[/model name\s*:\s*(.*)/, 1]
+    cpu = Bench::ProcFS.cpu_model
     "#{Etc.uname[:sysname]} #{Etc.uname[:release]}, #{Etc.nprocessors} CPUs (#{cpu}), #{RUBY_DESCRIPTION}"
   end
 

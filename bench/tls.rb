@@ -24,6 +24,7 @@ require "fileutils"
 require "etc"
 require_relative "lib/server_process"
 require_relative "lib/clock"
+require_relative "lib/proc_fs"
 
 module Bench
   # Runs the TLS rows and prints the table.
@@ -105,9 +106,9 @@ module Bench
       @commands ||= {}
       @commands[name] = argv.join(" ").gsub(/:#{port}\b/, ":PORT").gsub(%r{/tmp/\S*?/(cert|key)\.pem}, '\1.pem')
       h2load(protocol, port, @warmup)
-      cpu_before = group_cpu(server.pid)
+      cpu_before = ProcFS.group_cpu_seconds(server.pid)
       out = h2load(protocol, port, @seconds)
-      cpu = group_cpu(server.pid) - cpu_before
+      cpu = ProcFS.group_cpu_seconds(server.pid) - cpu_before
       result = parse(out, cpu)
       File.write(File.join(RESULTS, "tls-#{name}-#{protocol}-r#{round}.raw"), out)
       puts format("round %d %-6s %-2s %9.0f req/s  %6.1f us CPU/request  errors %d", round, name, protocol,
@@ -131,16 +132,6 @@ module Bench
       { rps: rps, cpu_us: done.positive? ? cpu * 1e6 / done : Float::NAN, errors: failed + non_2xx }
     end
 
-    # User + system CPU seconds of every live process in the group led by pid.
-    def group_cpu(pgid)
-      Dir.glob("/proc/[0-9]*/stat").sum do |path|
-        fields = File.read(path).split(") ", 2).last.split
-        fields[2].to_i == pgid ? (fields[11].to_i + fields[12].to_i).fdiv(Etc.sysconf(Etc::SC_CLK_TCK)) : 0
-      rescue Errno::ENOENT, Errno::ESRCH
-        0
-      end
-    end
-
     def markdown(samples)
       rows = samples.map do |(name, protocol), list|
         rps = median(list.map { |r| r[:rps] })
@@ -157,7 +148,7 @@ module Bench
         |---|---|---:|---:|---:|
         #{rows.join("\n")}
 
-        Servers: #{@commands.map { |name, command| "`#{command}`" }.join(', ')}
+        Servers: #{@commands.map { |_name, command| "`#{command}`" }.join(', ')}
       MD
     end
 

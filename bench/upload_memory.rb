@@ -15,6 +15,7 @@ require "optparse"
 require "tmpdir"
 require "fileutils"
 require_relative "lib/servers"
+require_relative "lib/proc_fs"
 
 module Bench
   # Runs the cases and writes bench/results/upload_memory.md.
@@ -90,7 +91,7 @@ module Bench
 
         #{Time.now.utc.strftime('%Y-%m-%d %H:%M')} UTC, `bundle exec ruby bench/upload_memory.rb #{ARGV_TEXT}`,
         Heron at #{`git -C #{ROOT} rev-parse --short HEAD`.strip}, Ruby #{RUBY_VERSION}, #{Etc.nprocessors} cores
-        (load average #{File.read('/proc/loadavg').split.first(3).join(' ')} at the end). Each row: a fresh
+        (load average #{Bench::ProcFS.load_averages.join(' ')} at the end). Each row: a fresh
         server, a 1 MiB warm-up upload, then N concurrent uploads of #{UPLOAD_MIB} MiB (Content-Length,
         curl `-T`, no `Expect`). `heron` has the defaults (`body_memory_limit` 256 MiB per reactor
         thread, `body_spool_threshold` 128 KiB); `heron-unlimited` is `--body-memory-limit unlimited`

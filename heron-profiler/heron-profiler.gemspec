@@ -1,10 +1,10 @@
 # frozen_string_literal: true
 
-require_relative "../lib/heron/version"
+require_relative "lib/heron/profiler/version"
 
 Gem::Specification.new do |spec|
   spec.name = "heron-profiler"
-  spec.version = Heron::VERSION
+  spec.version = Heron::Profiler::VERSION
   spec.authors = ["Heron maintainers"]
   spec.summary = "Per-request profiling for Rack apps: timings, SQL, N+1, allocations, a dashboard"
   spec.description = "Heron's profiler: a Rack middleware that measures every request (wall, CPU, " \
@@ -27,7 +27,6 @@ Gem::Specification.new do |spec|
   spec.extensions = ["ext/heron_profiler/extconf.rb"]
   spec.require_paths = ["lib"]
 
-  spec.add_dependency "heron", Heron::VERSION
   spec.add_dependency "async", ">= 2.24", "< 3"
   spec.add_dependency "rack", ">= 2.2", "< 4"
   # A default gem until Ruby 3.4, bundled from 3.5/4.0: Options' logger outside Heron.

@@ -4,6 +4,7 @@ require "open3"
 require "time"
 require_relative "../../lib/heron/version"
 require_relative "throughput_stats"
+require_relative "proc_fs"
 
 module Bench
   # Collects what bench/run.rb measured and renders bench/results/latest.md.
@@ -387,7 +388,7 @@ module Bench
     end
 
     def loadavg
-      File.read("/proc/loadavg").split.first(3).join(" ")
+      ProcFS.load_averages.join(" ")
     end
 
     def sh(*argv)

@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require "etc"
+require_relative "proc_fs"
 
 module Bench
   # Writes what a benchmark script prints into its results page in bench/results/, so every
@@ -52,7 +53,7 @@ module Bench
       MD
     end
 
-    def loadavg = File.read("/proc/loadavg").split.first(3).join(" ")
+    def loadavg = ProcFS.load_averages.join(" ")
 
     # Writes to the real $stdout and keeps a copy.
     class Tee

@@ -1,8 +1,8 @@
 # frozen_string_literal: true
 
-require "etc"
 require "socket"
 require_relative "clock"
+require_relative "proc_fs"
 
 module Bench
   # One server under test: spawned in its own process group, waited for until its port accepts,
@@ -66,20 +66,20 @@ module Bench
     end
 
     # Resident set size in KiB, from /proc/PID/status.
-    def rss_kb = rss_kb_of(@pid)
+    def rss_kb = ProcFS.rss_kb(@pid)
 
     # User plus system CPU seconds of the server process (all its threads), from /proc/PID/stat.
-    def cpu_seconds = cpu_seconds_of(@pid)
+    def cpu_seconds = ProcFS.cpu_seconds(@pid)
 
     # User plus system CPU seconds of the server and every process below it (forked workers,
     # containers), from /proc/PID/stat; a child that already exited is not counted.
     def tree_cpu_seconds
-      tree_pids.sum { |pid| cpu_seconds_of(pid) }
+      tree_pids.sum { |pid| ProcFS.cpu_seconds(pid) }
     end
 
     # Resident set size in KiB of the server and every process below it.
     def tree_rss_kb
-      tree_pids.sum { |pid| rss_kb_of(pid) }
+      tree_pids.sum { |pid| ProcFS.rss_kb(pid) }
     end
 
     # Seconds the server's threads have run on a CPU (user and system, in nanoseconds), summed
@@ -91,6 +91,9 @@ module Bench
     # over the threads alive now, from /proc/PID/task/*/schedstat.
     def run_queue_seconds = schedstat_seconds(1)
 
+    # {#run_queue_seconds} over the server and every process below it (Falcon's container child).
+    def tree_run_queue_seconds = tree_pids.sum { |pid| schedstat_seconds(1, pid) }
+
     # Pins every thread of the server to the given CPU list (taskset syntax, e.g. "0").
     def pin(cpus)
       system("taskset", "-a", "-pc", cpus.to_s, @pid.to_s, out: File::NULL, exception: true)
@@ -98,34 +101,17 @@ module Bench
 
     private
 
-    def schedstat_seconds(field)
-      Dir.glob("/proc/#{@pid}/task/*/schedstat").sum do |path|
+    def schedstat_seconds(field, pid = @pid)
+      Dir.glob("/proc/#{pid}/task/*/schedstat").sum do |path|
         File.read(path).split[field].to_i
       rescue Errno::ENOENT, Errno::ESRCH
         0
       end / 1e9
     end
 
-    def rss_kb_of(pid)
-      File.read("/proc/#{pid}/status")[/^VmRSS:\s+(\d+)/, 1].to_i
-    rescue Errno::ENOENT, Errno::ESRCH
-      0
-    end
-
-    def cpu_seconds_of(pid)
-      fields = File.read("/proc/#{pid}/stat").split(") ", 2).last.split
-      (fields[11].to_i + fields[12].to_i).fdiv(Etc.sysconf(Etc::SC_CLK_TCK))
-    rescue Errno::ENOENT, Errno::ESRCH
-      0.0
-    end
-
     # The server's pid and its descendants', from the parent pids in /proc/*/stat.
     def tree_pids
-      parents = Dir.glob("/proc/[0-9]*/stat").to_h do |path|
-        [path[%r{\d+}].to_i, File.read(path).split(") ", 2).last.split[1].to_i]
-      rescue Errno::ENOENT, Errno::ESRCH
-        [0, 0]
-      end
+      parents = ProcFS.parent_pids
       tree = [@pid]
       tree.each { |pid| tree.concat(parents.select { |_, ppid| ppid == pid }.keys) }
       tree

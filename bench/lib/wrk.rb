@@ -2,6 +2,7 @@
 
 require "open3"
 require_relative "cpu_stat"
+require_relative "proc_fs"
 
 module Bench
   # Runs wrk (closed loop, 2 threads) and reads req/s, p99 and errors from its text output.
@@ -30,7 +31,7 @@ module Bench
 
     # `server`, when given, is asked for its CPU seconds before and after the run.
     def run(url, raw: nil, server: nil, **options)
-      load_before = File.read("/proc/loadavg").split.first
+      load_before = ProcFS.load_averages.first
       cpu_before = server&.cpu_seconds
       wait_before = server&.run_queue_seconds
       (out, status), steal = CpuStat.measure { Open3.capture2e(*command(url, **options)) }

@@ -5,7 +5,7 @@ require "fileutils"
 module RailsApp
   # The files of the Rails 7.1 API app bench/rails.rb serves: what `rails new --api -d postgresql`
   # generates where it matters (database.yml's pool from RAILS_MAX_THREADS, default
-  # checkout_timeout, production with eager loading), plus three actions, a seed script and
+  # checkout_timeout, production with eager loading and no reloading), plus three actions, a seed script and
   # Falcon's falcon.rb.
   module AppFiles
     FILES = {
@@ -20,6 +20,9 @@ module RailsApp
             config.api_only = true
             config.root = File.expand_path("..", __dir__)
             config.eager_load = Rails.env.production?
+            # What the generated config/environments/production.rb sets: without it Rails checks
+            # the app's files for changes (a Dir glob and mtimes) on every request.
+            config.enable_reloading = !Rails.env.production?
             config.secret_key_base = "x" * 64
             config.hosts.clear
             config.log_level = :warn

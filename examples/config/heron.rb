@@ -53,7 +53,8 @@ forwarded_proto false     # true only behind a proxy that sets X-Forwarded-Proto
 after_reply_concurrency 64
 
 # -- Profiling and metrics ---------------------------------------------------------------------
-profile_path "/__heron"
-profile_token ENV["HERON_PROFILE_TOKEN"] if ENV["HERON_PROFILE_TOKEN"]
 metrics_bind "tcp://127.0.0.1:9393"
-n_plus_one_threshold 2
+# The profiler's settings, with the heron-profiler gem in the bundle (without it they are errors):
+# profile_path "/__heron"
+# profile_token ENV["HERON_PROFILE_TOKEN"] if ENV["HERON_PROFILE_TOKEN"]
+# n_plus_one_threshold 2

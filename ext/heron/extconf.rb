@@ -15,6 +15,9 @@
 require "mkmf"
 
 require_relative "compiler_flags"
+# A function shared between files is declared in a header (each C class's header declares its
+# Init_): one defined without a prototype in sight is a warning.
+$CFLAGS << " -Wmissing-prototypes"
 
 # Ruby >= 3.0: deduplicated frozen strings for env keys built at run time.
 have_func("rb_interned_str", "ruby.h")

@@ -17,6 +17,7 @@
  *   #ready                                 -> Array of descriptors ready now (never waits)
  *   #close                                 -> nil
  */
+#include "heron_connection_idle_set.h"
 #include <ruby.h>
 #include <errno.h>
 #include <unistd.h>

@@ -1,5 +1,6 @@
 /*
- * The Heron core extension (heron/heron_ext.so): its Init defines each C class, one file each.
+ * The Heron core extension (heron/heron_ext.so): its Init defines each C class, one file each,
+ * whose header declares the class's Init_ function.
  *
  *   Heron::HTTPParser       heron_http_parser.c (the binding; the grammar is http_parser.c)
  *   Heron::Response::Head   heron_response_head.c
@@ -11,12 +12,14 @@
  * (heron-profiler/ext/heron_profiler), loaded only when profiling is on.
  */
 #include <ruby.h>
+#include "heron_http_parser.h"
+#include "heron_response_head.h"
+#include "heron_connection_idle_set.h"
+#include "heron_log_request_id.h"
+#include "heron_server_env_template.h"
 
-void Init_Heron_HTTPParser(VALUE mHeron);
-void Init_Heron_Response_Head(VALUE mHeron);
-void Init_Heron_Connection_IdleSet(VALUE mHeron);
-void Init_Heron_Log_RequestId(VALUE mHeron);
-void Init_Heron_Server_EnvTemplate(VALUE mHeron);
+/* Called by Ruby when heron/heron_ext.so is required. */
+void Init_heron_ext(void);
 
 void Init_heron_ext(void)
 {

@@ -16,6 +16,7 @@
  *   #filter_body(dst, buf)  -> true (chunked body finished) or false
  *   #reset                  -> self
  */
+#include "heron_http_parser.h"
 #include <ruby.h>
 #include <ruby/encoding.h>
 #include <string.h>

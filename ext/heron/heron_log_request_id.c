@@ -5,6 +5,7 @@
  * without a lock: the GVL is held from reading the count to storing the next one, so no two
  * threads get the same count. In Ruby this was a Mutex block, a regexp and three Strings.
  */
+#include "heron_log_request_id.h"
 #include <ruby.h>
 #include <ruby/encoding.h>
 

@@ -6,6 +6,7 @@
  * fields, Head.fields gives the same fields as pairs (HTTP/2), and Head.append_parts and Head.bytesize_of handle an Array body, so a small response is made
  * in one String without a Ruby call per line or per part (lib/heron/response/head.rb).
  */
+#include "heron_response_head.h"
 #include <ruby.h>
 #include <ruby/encoding.h>
 #include <string.h>

@@ -8,6 +8,7 @@
  * never convert or grow for an ordinary request (about 2,000 instructions a request on Ruby
  * 3.1). The rest of the template is Ruby (lib/heron/server/env_template.rb).
  */
+#include "heron_server_env_template.h"
 #include <ruby.h>
 
 #if defined(HAVE_RB_HASH_NEW_CAPA)

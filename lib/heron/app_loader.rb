@@ -30,7 +30,8 @@ module Heron
     # @raise [ConfigError] when profiling was asked for and heron-profiler is not installed.
     def self.profile(app, config)
       require "heron/profiler"
-      Profiler.wrap(app, config)
+      require_relative "log/logger"
+      Profiler.wrap(app, config, logger: Log::Logger.new(config))
     rescue LoadError => e
       raise unless e.path == "heron/profiler"
       raise ConfigError, PROFILER_MISSING

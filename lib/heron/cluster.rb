@@ -6,6 +6,7 @@ require_relative "cluster/channel"
 require_relative "cluster/memory"
 require_relative "launcher/hot_restart"
 require_relative "systemd/notifier"
+require_relative "clock"
 
 module Heron
   # The master of forked workers: binds the listeners, optionally loads the app before forking
@@ -20,6 +21,8 @@ module Heron
   #
   # Status readers ({#pid}, {#booted_at}, {#restarts}, {#workers}) are what a control endpoint reads.
   class Cluster
+    include Clock
+
     RESPAWN_DELAY = 1.0
     TICK = 0.5
     DUMP_GRACE = 2.0
@@ -172,7 +175,7 @@ module Heron
       graceful = signal != "QUIT" && !@stopping
       @stopping = true
       @binder.close_sockets # the workers hold copies: once they close theirs, connecting is refused
-      @deadline ||= monotonic + @config.shutdown_timeout + @config.drain_delay + 5
+      @deadline ||= now + @config.shutdown_timeout + @config.drain_delay + 5
       @notifier.stopping unless @handed_over # the new master is the service now
       @logger.info("#{graceful ? 'graceful' : 'immediate'} stop (SIG#{signal})")
       @hot_restart&.cancel
@@ -207,7 +210,7 @@ module Heron
       return unless @workers.key?(worker.pid)
       @logger.info("worker #{worker.index} (pid #{worker.pid}) #{reason}; draining it")
       worker.retiring = true
-      worker.kill_at = monotonic + @config.shutdown_timeout + @config.drain_delay + 5
+      worker.kill_at = now + @config.shutdown_timeout + @config.drain_delay + 5
       worker.signal("TERM")
     end
 
@@ -228,21 +231,21 @@ module Heron
       @logger.warn("worker #{worker.index} (pid #{worker.pid}) exited (#{status.inspect}); restarting")
       @metrics&.worker_restarted
       @restarts += 1
-      sleep(RESPAWN_DELAY) if monotonic - worker.started_at < RESPAWN_DELAY
+      sleep(RESPAWN_DELAY) if now - worker.started_at < RESPAWN_DELAY
       spawn(worker.index, replaces: worker.replaces)
     end
 
     # Every tick: stop deadlines, hung or slow-booting workers, memory, the watchdog.
     def tick
-      force_stop if @stopping && monotonic > @deadline
+      force_stop if @stopping && now > @deadline
       @workers.each_value { |worker| check(worker) } unless @stopping
       check_memory unless @stopping
       report_status
     end
 
     def report_status
-      return unless @notifier.watchdog(status: status) || !@status_at || monotonic - @status_at > 5
-      @status_at = monotonic
+      return unless @notifier.watchdog(status: status) || !@status_at || now - @status_at > 5
+      @status_at = now
       @notifier.status(status)
     end
 
@@ -252,7 +255,7 @@ module Heron
     end
 
     def check(worker)
-      return worker.signal("KILL") if worker.kill_at && monotonic > worker.kill_at
+      return worker.signal("KILL") if worker.kill_at && now > worker.kill_at
       return if worker.kill_at
       limit = worker.serving? ? @config.worker_timeout : @config.worker_boot_timeout
       hung(worker, limit) if worker.silent_for > limit
@@ -263,13 +266,13 @@ module Heron
       @logger.error("worker #{worker.index} (pid #{worker.pid}) #{what} for #{limit}s; " \
                     "logging its threads and killing it")
       worker.signal(Cluster::ThreadDump::SIGNAL)
-      worker.kill_at = monotonic + DUMP_GRACE
+      worker.kill_at = now + DUMP_GRACE
     end
 
     def check_memory
       limit = @config.worker_max_memory or return
-      return if busy_replacing? || (@memory_checked_at && monotonic - @memory_checked_at < MEMORY_CHECK_INTERVAL)
-      @memory_checked_at = monotonic
+      return if busy_replacing? || (@memory_checked_at && now - @memory_checked_at < MEMORY_CHECK_INTERVAL)
+      @memory_checked_at = now
       worker, rss = @workers.values.lazy.select(&:serving?).map { |w| [w, Memory.rss(w.pid) || 0] }
                             .find { |_, bytes| bytes > limit }
       replace(worker, "uses #{rss} bytes, above worker_max_memory #{limit}") if worker
@@ -358,7 +361,5 @@ module Heron
       @logger.error("hot restart failed: the new process exited before serving; this one keeps serving")
       @notifier.ready(status: status)
     end
-
-    def monotonic = Process.clock_gettime(Process::CLOCK_MONOTONIC)
   end
 end

@@ -41,7 +41,7 @@ module Heron
     # @raise [ConfigError] for an unknown key or an invalid value.
     def set(key, value, label: key.to_s)
       key = ALIASES.fetch(key, key)
-      type, *arguments = TYPES.fetch(key) { raise ConfigError, "unknown setting #{key.inspect}" }
+      type, *arguments = TYPES.fetch(key) { raise ConfigError, "unknown setting #{key.inspect}#{Config::Settings.missing_hint(key)}" }
       coerced = public_send(:"#{key}=", Config::Types.public_send(type, value, label, *arguments))
       @explicit |= [key]
       coerced

@@ -12,11 +12,14 @@ require_relative "response/error_response"
 require_relative "exchange"
 require_relative "response/early_hints"
 require_relative "http2/connection"
+require_relative "clock"
 
 module Heron
   # Serves one client connection, in its own fiber: reads each request head with the C parser,
   # calls the app, writes the response, then loops for keep-alive and pipelined requests.
   class Connection
+    include Clock
+
     CONTINUE = "HTTP/1.1 100 Continue\r\n\r\n"
     private_constant :CONTINUE
 
@@ -51,9 +54,6 @@ module Heron
       @park_after = @config.keepalive_park_after if @parkable && @config.keepalive_park_after < @config.keepalive_timeout
       @quick = false # whether the last request came quickly (see #next_request_ready)
     end
-
-    # @return [Boolean] whether the connection is waiting for a new request (safe to close).
-    def idle? = @idle
 
     # @return [Boolean] whether the connection is idle after serving at least one request (the
     #   first to close when the connection limit is reached and another client is waiting).
@@ -459,7 +459,5 @@ module Heron
       raise Heron::TimeoutError, "request head timed out" if left <= 0
       left
     end
-
-    def now = Process.clock_gettime(Process::CLOCK_MONOTONIC)
   end
 end

@@ -5,6 +5,7 @@ require_relative "timeout_error"
 require_relative "log/request_id"
 require_relative "request/rewindable_input"
 require_relative "response/error_response"
+require_relative "clock"
 
 module Heron
   # One Rack exchange, written once for HTTP/1.1 and HTTP/2 (as protocol-rack's Adapter is for
@@ -46,7 +47,6 @@ module Heron
     # @return [Boolean] whether the listener still uses the request (its callbacks are queued),
     #   so the connection must not reuse its object.
     def respond(request, framing)
-      in_use = true
       begin
         started(request) if @metrics # the queue time is only reported as a metric
         status, headers, body = @listener.admit(request) || call_app(request, framing)
@@ -68,7 +68,7 @@ module Heron
     private
 
     def started(request)
-      request.app_started_at = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+      request.app_started_at = Clock.now
       @metrics.request_started
     end
 

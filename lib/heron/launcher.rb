@@ -64,13 +64,13 @@ module Heron
       server = Server.new(AppLoader.load(@config), @config, logger: @logger, metrics: metrics,
                                                             listeners: binder.bind, heartbeat: ticker)
       Control.attach_server(control, server)
-      serve(server, binder, control, readiness)
+      serve(server, binder, control)
     ensure
       control&.close
       binder&.close
     end
 
-    def serve(server, binder, control, readiness)
+    def serve(server, binder, control)
       @logger.banner(addresses: server.addresses, mode: "single process, #{server.mode}", control: control.url)
       Control::ProcessTitle.set("single", @config, server.addresses)
       binder.ignored.each { |uri| @logger.info("bind #{uri} ignored: serving the sockets systemd passed") }

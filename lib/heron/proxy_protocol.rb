@@ -2,6 +2,7 @@
 
 require "socket"
 require "ipaddr"
+require_relative "clock"
 
 module Heron
   # The PROXY protocol (HAProxy's, versions 1 and 2), on listeners bound with
@@ -55,7 +56,7 @@ module Heron
     #   (v1 UNKNOWN, v2 LOCAL such as a health check, or a non-IP family).
     # @raise [Error]
     def read(io, version, timeout)
-      deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + timeout
+      deadline = Clock.now + timeout
       version == :v2 ? read_v2(io, deadline) : read_v1(io, deadline)
     end
 
@@ -137,7 +138,7 @@ module Heron
         data = io.recv_nonblock(max, Socket::MSG_PEEK, exception: false)
         raise Error, "connection closed before the PROXY header ended" if data.nil? || data == ""
         return data.b unless data == :wait_readable
-        left = deadline - Process.clock_gettime(Process::CLOCK_MONOTONIC)
+        left = deadline - Clock.now
         raise Error, "PROXY header timed out" unless left.positive? && io.wait_readable(left)
       end
     end

@@ -15,7 +15,7 @@ module Heron
   # Heron's env builders mark each request's env: {PEER_KEY} when the peer (the socket's, before
   # any REMOTE_ADDR rewriting) is a trusted proxy, and {UNIX_PEER_KEY} when it came over a
   # unix-socket listener (REMOTE_ADDR is then "127.0.0.1" by convention, which says nothing about
-  # who connected). The profiler reads both.
+  # who connected). The profiler (heron-profiler's Heron::Profiler::TrustedPeer) reads both.
   class TrustedProxies
     PEER_KEY = "heron.trusted_proxy"
     UNIX_PEER_KEY = "heron.unix_socket"
@@ -34,7 +34,7 @@ module Heron
     def self.valid?(entry)
       IPAddr.new(entry.to_s)
       true
-    rescue IPAddr::Error, ArgumentError
+    rescue ArgumentError # IPAddr::Error is one
       false
     end
 
@@ -58,16 +58,6 @@ module Heron
       include?(socket_peer) && (source.nil? || include?(source))
     end
 
-    # Whether a request came from a trusted proxy, so its X-Request-Start may be believed. In an
-    # env Heron built, its env builder decided that from the socket's peer ({PEER_KEY}); under
-    # another server REMOTE_ADDR is taken for the peer.
-    # @param env [Hash] a Rack env.
-    # @return [Boolean]
-    def trusted_peer?(env)
-      return env[PEER_KEY] == true if env.key?("heron.request_start")
-      include?(env["REMOTE_ADDR"])
-    end
-
     # @param address [String, nil] an IP address (IPv4-mapped IPv6 counts as IPv4).
     # @return [Boolean] whether it is a trusted proxy.
     def include?(address)
@@ -75,7 +65,7 @@ module Heron
       ip = IPAddr.new(address)
       ip = ip.native if ip.ipv6?
       @ranges.any? { |range| range.family == ip.family && range.include?(ip) }
-    rescue IPAddr::Error, ArgumentError
+    rescue ArgumentError # IPAddr::Error is one
       false
     end
 
@@ -127,7 +117,7 @@ module Heron
       text = text.delete('"')
       text = text[/\A\[([^\]]+)\]/, 1] || (text.count(":") == 1 ? text.split(":").first : text)
       IPAddr.new(text).to_s
-    rescue IPAddr::Error, ArgumentError
+    rescue ArgumentError # IPAddr::Error is one
       nil
     end
   end

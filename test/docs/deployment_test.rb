@@ -66,7 +66,7 @@ class DeploymentDocTest < Minitest::Test
       log, status = run_heron(dir, {}, timeout: 30)
       assert_equal 1, status&.exitstatus, log
       assert_includes log, "control_token is not set"
-      _, status = run_heron(dir, { "HERON_CONTROL_TOKEN" => "doc-token" }, timeout: 0) do |pid|
+      run_heron(dir, { "HERON_CONTROL_TOKEN" => "doc-token" }, timeout: 0) do |pid|
         eventually(timeout: 30) { control_answer(control, "GET /health/live") == 200 }
         assert_equal 401, control_answer(control, "POST /control/stop")
         refute Process.wait(pid, Process::WNOHANG), "stopped without the token"

@@ -72,5 +72,4 @@ class HeronBinderTest < Minitest::Test
       assert_match(%r{\Ahttps://127\.0\.0\.1:\d+\z}, @binder.addresses.first)
     end
   end
-
 end

@@ -59,4 +59,19 @@ class HeronCoreAloneTest < Minitest::Test
       assert_includes out, "the heron-profiler gem is not installed: add `gem \"heron-profiler\"` to the Gemfile's development group"
     end
   end
+
+  def test_a_profiler_setting_without_the_profiler_is_an_error_naming_the_gem
+    Dir.mktmpdir("heron-alone") do |dir|
+      File.write(File.join(dir, "config.ru"), "run ->(_env) { [200, {}, []] }\n")
+      File.write(File.join(dir, "heron.rb"), "n_plus_one_threshold 3\n")
+      flag, status = Open3.capture2e(CLEAN, Gem.ruby, "-I", LIB, EXE, "--profile-sample", "10", "config.ru", chdir: dir)
+      assert_equal 2, status.exitstatus, flag
+      assert_includes flag, "invalid option: --profile-sample (see heron --help; profile_sample is a setting of the heron-profiler gem, " \
+                            "which is not installed: add `gem \"heron-profiler\"` to the Gemfile)"
+      directive, status = Open3.capture2e(CLEAN, Gem.ruby, "-I", LIB, EXE, "-C", "heron.rb", "config.ru", chdir: dir)
+      assert_equal 2, status.exitstatus, directive
+      assert_includes directive, "heron.rb:1: unknown directive n_plus_one_threshold"
+      assert_includes directive, "n_plus_one_threshold is a setting of the heron-profiler gem, which is not installed"
+    end
+  end
 end

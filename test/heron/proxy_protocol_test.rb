@@ -77,7 +77,7 @@ class ProxyProtocolTest < Minitest::Test
 
   # A connection still sending its PROXY header holds a slot of max_connections like any other.
   def test_connections_in_the_handshake_count_towards_max_connections
-    with_server(APP, binds: ["tcp://127.0.0.1:0?proxy_protocol=v1"], max_connections: 1) do |port, server|
+    with_server(APP, binds: ["tcp://127.0.0.1:0?proxy_protocol=v1"], max_connections: 1) do |port, _server|
       slow = connect(port)
       slow.write("PROXY TCP4 192.0.2.7 ")
       waiting = connect(port)

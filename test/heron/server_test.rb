@@ -16,7 +16,8 @@ class ServerTest < Minitest::Test
     app = lambda do |env|
       if env["PATH_INFO"] == "/block"
         blocking << Thread.current
-        ready = IO.select([reader], nil, nil, 30) # generous: only a broken server waits it out
+        # Blocking the thread is the point. Generous: only a broken server waits it out.
+        ready = IO.select([reader], nil, nil, 30) # rubocop:disable Lint/IncompatibleIoSelectWithFiberScheduler
         body = ready ? "released" : "timed out"
       else
         writer.write("x")

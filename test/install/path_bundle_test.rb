@@ -60,7 +60,7 @@ class PathBundleTest < Minitest::Test
       assert_equal newest_async_http, locked(app, "async-http")
       port = free_port
       serving(env, %W[bundle exec heron -b tcp://127.0.0.1:#{port} config.ru], chdir: app) do |log|
-        response = get_when_up(port, "/", log)
+        response = get_when_up(port, "/", log, timeout: 300) # it compiles both extensions first: minutes beside a CPU hog
         assert_equal "part 0,part 1,part 2", response.body
         assert_match(/\Aapp;dur=[\d.]+, .*heron;desc="[^"]+"\z/, response["server-timing"], "profiled by default in development")
         assert_match(/compiling the C extension heron_ext in #{Regexp.escape(checkout)}\/ext\/heron /, File.read(log))

@@ -3,6 +3,7 @@
 require "test_helper"
 require "json"
 require "tmpdir"
+require "fileutils"
 require "rubygems/package"
 require_relative "../support/install_helper"
 require_relative "../support/nginx_helper"
@@ -17,7 +18,9 @@ class PluginGemsInstallTest < Minitest::Test
 
   PUMA_APP = <<~'RUBY'
     require "heron/profiler"
-    app = lambda do |_env|
+    app = lambda do |env|
+      next [200, {}, [$LOADED_FEATURES.grep(%r{/heron/}).grep_v(%r{/heron-profiler-[^/]+/}).join("\n")]] if env["PATH_INFO"] == "/loaded"
+      next [200, {}, [%w[async rack].select { |name| Gem.loaded_specs[name].full_gem_path.start_with?(ENV["GEM_HOME"]) }.join(" ")]] if env["PATH_INFO"] == "/deps"
       ext = $LOADED_FEATURES.grep(/profiler_ext/).first
       [200, { "content-type" => "text/plain" }, ["under #{Puma::Server.name} #{ext}"]]
     end
@@ -39,12 +42,22 @@ class PluginGemsInstallTest < Minitest::Test
     end
   end
 
-  def test_heron_profiler_installs_and_profiles_a_puma_app
+  # Alone: installed into an empty GEM_HOME that is its only gem path, with its runtime
+  # dependencies from the machine's gem cache (.gem files beside it), no heron gem among them;
+  # then served by the machine's Puma with that GEM_HOME first, loading its dependencies from
+  # there and nothing of the server's files.
+  def test_heron_profiler_installs_alone_and_profiles_a_puma_app
     Dir.mktmpdir("heron-profiler-gem") do |dir|
       env = gem_env(dir)
-      build(dir, "heron.gemspec") # its one Heron dependency, from the same checkout (gem install --local finds it here)
-      output = install(env, dir, build(dir, "heron-profiler/heron-profiler.gemspec"))
+      gem = build(dir, "heron-profiler/heron-profiler.gemspec")
+      cached = runtime_dependencies(Gem::Specification.load(File.join(ROOT, "heron-profiler/heron-profiler.gemspec")))
+      cached.each { |spec| FileUtils.cp(spec.cache_file, dir) }
+      output = install(env.merge("GEM_PATH" => env["GEM_HOME"]), dir, gem)
       assert_match(/Building native extensions/, output)
+      installed = run!(env.merge("GEM_PATH" => env["GEM_HOME"]), RbConfig.ruby, "-e",
+                       "print Gem::Specification.reject(&:default_gem?).map(&:name).sort.join(' ')", chdir: dir).split
+      assert_equal ["heron-profiler"], installed.grep(/\Aheron/), "no other Heron gem"
+      assert_empty %w[async io-event rack] - installed, "its dependencies, installed into its GEM_HOME"
       File.write(File.join(dir, "config.ru"), PUMA_APP)
       port = free_port
       puma = Gem::Specification.find_by_name("puma").bin_file("puma")
@@ -56,6 +69,9 @@ class PluginGemsInstallTest < Minitest::Test
         assert_match(/app;dur=\d/, response["server-timing"])
         record = JSON.parse(get_when_up(port, "/_profiler/requests/#{id}.json", log).body)["request"]
         assert_equal ["GET", "/hello", 200], record.values_at("method", "path", "status")
+        loaded = get_when_up(port, "/loaded", log).body
+        assert_equal "", loaded, "files of the heron gem loaded under Puma"
+        assert_equal "async rack", get_when_up(port, "/deps", log).body, "its dependencies came from its GEM_HOME"
       end
     end
   end
@@ -69,6 +85,20 @@ class PluginGemsInstallTest < Minitest::Test
     run!(env, RbConfig.ruby, *command, "http://127.0.0.1:#{port}/", "--rate", "200", "-n", "400", "--json", json, chdir: dir)
     report = JSON.parse(File.read(json))
     assert_equal [400, { "200" => 400 }], [report["requests"]["sent"], report["status_codes"]], command.last
+  end
+
+  # @return [Array<Gem::Specification>] the installed gems a gemspec's runtime dependencies
+  #   resolve to, recursively (default gems left out: every Ruby has them), each with its .gem in
+  #   the machine's cache.
+  def runtime_dependencies(spec, found = {})
+    spec.runtime_dependencies.each do |dependency|
+      next if found.key?(dependency.name)
+      resolved = dependency.to_spec
+      next if resolved.default_gem?
+      found[dependency.name] = resolved
+      runtime_dependencies(resolved, found)
+    end
+    found.values
   end
 
   def gem_env(dir)

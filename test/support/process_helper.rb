@@ -2,6 +2,7 @@
 
 require "tmpdir"
 require "rbconfig"
+require_relative "../../bench/lib/proc_fs" # the one /proc reader of the bench and the tests
 
 # Runs `exe/heron` as a real child process for lifecycle tests (signals, workers, exit codes).
 # Every wait is a handshake (a banner, an exit status, a condition) bounded by {PATIENCE}: a
@@ -79,6 +80,17 @@ module ProcessHelper
     wait_exit(pid)
   rescue Errno::ESRCH, Errno::ECHILD
     nil
+  end
+
+  # @param pid [Integer]
+  # @return [Integer, nil] the process's parent pid, nil once it is gone.
+  def parent_pid(pid) = Bench::ProcFS.stat(pid)&.[](1)&.to_i
+
+  # @param pid [Integer]
+  # @return [Boolean] whether the process has exited: gone, or a zombie its parent has not waited for.
+  def exited?(pid)
+    state = Bench::ProcFS.stat(pid)&.first
+    state.nil? || state == "Z"
   end
 
   # Waits until the block is true.

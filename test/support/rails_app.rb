@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require "fileutils"
+require "tmpdir"
 require "rbconfig"
 
 # Writes a small real Rails 7.1 API app into a directory, for tests that start it with `heron`,
@@ -9,8 +10,31 @@ require "rbconfig"
 # Used with InstallHelper (its #write_files and #serving).
 module RailsApp
   LIB = File.expand_path("../../lib", __dir__)
-  # The app runs as one with heron-profiler in its Gemfile's development group: on its load path.
+  # For heron-profiler's Rails tests: the app runs as one with heron-profiler in its Gemfile's
+  # development group, on its load path (the core's run it without).
   PROFILER_LIB = File.expand_path("../../heron-profiler/lib", __dir__)
+
+  # A controller that runs the same query from one call site 6 times (an N+1 for the profiler),
+  # on SQLite in development and production.
+  QUERIES_APP = {
+    "config/database.yml" => <<~YAML,
+      development:
+        adapter: sqlite3
+        database: db/development.sqlite3
+      production:
+        adapter: sqlite3
+        database: db/production.sqlite3
+    YAML
+    "app/controllers/queries_controller.rb" => <<~'RUBY',
+      class QueriesController < ActionController::API
+        # The same query from one call site, 6 times: an N+1 for the profiler.
+        def show
+          values = (1..6).map { |i| ActiveRecord::Base.connection.select_value("SELECT #{i}") }
+          render plain: "#{Rails.env} #{values.sum} #{request.remote_addr}"
+        end
+      end
+    RUBY
+  }.freeze
 
   # Skips the test when Rails is not installed (bin/test sets HERON_RAILS_GEM_HOME).
   def setup
@@ -49,11 +73,24 @@ module RailsApp
     dir
   end
 
+  # Serves the QUERIES_APP with a launcher (`config/heron.rb`: no metrics, no control listener).
+  # @yieldparam port [Integer]
+  # @yieldparam log [String] the server's log file.
+  def with_queries_app(environment, launcher, host, profiler: false)
+    Dir.mktmpdir("heron-rails-env") do |dir|
+      write_rails_app(dir, railties: %w[active_record action_controller], routes: 'root "queries#show"', files: QUERIES_APP)
+      File.write(File.join(dir, "config/heron.rb"), "metrics false\ncontrol_bind nil\n")
+      port = free_port
+      serving(rails_env(environment, profiler: profiler), rails_app_command(launcher, host, port), chdir: dir) { |log| yield port, log }
+    end
+  end
+
   # @param environment [String] RAILS_ENV.
-  # @return [Hash{String => String}] the environment of a child process that runs the app.
-  def rails_env(environment)
+  # @param profiler [Boolean] whether heron-profiler is on the app's load path.
+  # @return [Hash{String => String, nil}] the environment of a child process that runs the app.
+  def rails_env(environment, profiler: false)
     { "RAILS_ENV" => environment, "GEM_HOME" => @gem_home, "GEM_PATH" => [@gem_home, *Gem.path].join(File::PATH_SEPARATOR),
-      "RUBYLIB" => PROFILER_LIB }
+      "RUBYLIB" => (PROFILER_LIB if profiler) }
   end
 
   # @param launcher [Symbol] :heron, :rackup or :rails.

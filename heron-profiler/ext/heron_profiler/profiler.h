@@ -22,5 +22,6 @@ double Heron_Profiler_monotonic(void);   /* CLOCK_MONOTONIC seconds (profiler_re
 #include "profiler_meter.h"
 #include "profiler_route_stats_route.h"
 #include "profiler_sql_scanner.h"
+#include "profiler_thread_allocations.h"
 
 #endif

@@ -20,7 +20,7 @@ static const char *const Heron_Profiler_Dashboard_LoopbackRule_headers[] = {
 #define PROXY_HEADERS (sizeof(Heron_Profiler_Dashboard_LoopbackRule_headers) / sizeof(Heron_Profiler_Dashboard_LoopbackRule_headers[0]))
 static VALUE proxy_keys[PROXY_HEADERS];
 static VALUE str_REMOTE_ADDR;
-static VALUE unix_peer_key = Qundef; /* Heron::TrustedProxies::UNIX_PEER_KEY, read at first use */
+static VALUE unix_peer_key = Qundef; /* Heron::Profiler::TrustedPeer::UNIX_PEER_KEY, read at first use */
 
 /* Whether `s` (`n` bytes) is an IPv4 address in 127.0.0.0/8 as a socket reports it: "127"
  * then three dot-separated groups of one to three digits. */
@@ -56,7 +56,7 @@ int Heron_Profiler_Dashboard_LoopbackRule_local(VALUE env)
 {
   size_t i;
   if (unix_peer_key == Qundef) {
-    unix_peer_key = rb_const_get(rb_path2class("Heron::TrustedProxies"), rb_intern("UNIX_PEER_KEY"));
+    unix_peer_key = rb_const_get(rb_path2class("Heron::Profiler::TrustedPeer"), rb_intern("UNIX_PEER_KEY"));
     rb_gc_register_mark_object(unix_peer_key);
   }
   if (!Heron_Profiler_Dashboard_LoopbackRule_loopback(rb_hash_aref(env, str_REMOTE_ADDR))) return 0;

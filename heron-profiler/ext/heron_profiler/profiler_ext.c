@@ -11,6 +11,7 @@
  *   Heron::Profiler::Dashboard::LoopbackRule profiler_dashboard_loopback_rule.c
  *   Heron::Profiler::RouteStats::Route profiler_route_stats_route.c
  *   Heron::Profiler::SqlScanner      profiler_sql_scanner.c (.scan, SqlNormalizer's first pass)
+ *   Heron::Profiler::ThreadAllocations profiler_thread_allocations.c (per-thread counts, read by RequestProfile)
  */
 #include "profiler.h"
 #include <ruby/encoding.h>
@@ -36,4 +37,5 @@ void Init_profiler_ext(void)
   Init_Heron_Profiler_Dashboard_LoopbackRule(mProfiler);
   Init_Heron_Profiler_RouteStats_Route(mProfiler);
   Init_Heron_Profiler_SqlScanner(mProfiler);
+  Init_Heron_Profiler_ThreadAllocations(mProfiler);
 }

@@ -168,11 +168,13 @@ double Heron_Profiler_monotonic(void)
   return Heron_Profiler_seconds(CLOCK_MONOTONIC);
 }
 
-/* Reads the counters FiberAccounting charges: allocated objects, GC runs, the monotonic clock
- * and, when `cpu` says a profile involved measures it, the thread's CPU clock (a system call). */
+/* Reads the counters FiberAccounting charges: allocated objects (the process's, or the thread's
+ * once ThreadAllocations is enabled), GC runs, the monotonic clock and, when `cpu` says a
+ * profile involved measures it, the thread's CPU clock (a system call). */
 void Heron_Profiler_Counters_read(Heron_Profiler_Counters *counters, int cpu)
 {
-  counters->allocated = rb_gc_stat(sym_total_allocated_objects);
+  counters->allocated = Heron_Profiler_ThreadAllocations_enabled() ? Heron_Profiler_ThreadAllocations_count()
+                                                                   : rb_gc_stat(sym_total_allocated_objects);
   counters->gcs = rb_gc_count();
   counters->held_ms = Heron_Profiler_monotonic() * 1000.0;
   counters->cpu_ms = cpu ? Heron_Profiler_CPUClock_now_ms() : NAN;
@@ -190,7 +192,8 @@ void Heron_Profiler_RequestProfile_mark(Heron_Profiler_RequestProfile *profile, 
 /* Charges the counters' growth since the last mark to this profile. */
 void Heron_Profiler_RequestProfile_charge(Heron_Profiler_RequestProfile *profile, const Heron_Profiler_Counters *now)
 {
-  profile->allocations += (long)(now->allocated - profile->mark_allocated);
+  if (now->allocated >= profile->mark_allocated) /* not when the counter changed source meanwhile */
+    profile->allocations += (long)(now->allocated - profile->mark_allocated);
   profile->gc_count += (long)(now->gcs - profile->mark_gcs);
   if (now->held_ms > profile->mark_held) profile->reactor_ms += now->held_ms - profile->mark_held;
   if (profile->measure_cpu && now->cpu_ms > profile->mark_cpu) profile->cpu_ms += now->cpu_ms - profile->mark_cpu;

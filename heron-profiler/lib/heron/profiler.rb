@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require "async"
+require_relative "profiler/version"
 require_relative "profiler/sql_normalizer"
 require_relative "profiler/query"
 require_relative "profiler/store"
@@ -10,6 +11,7 @@ require_relative "profiler/steps"
 require_relative "profiler/record"
 require_relative "profiler/cpu_clock"
 require_relative "profiler/fiber_accounting"
+require_relative "profiler/thread_allocations"
 require_relative "profiler/async_task_hook"
 require_relative "profiler/after_reply_timer"
 require_relative "profiler/profiled_body"
@@ -51,13 +53,18 @@ module Heron
       # @param app [#call] the Rack app.
       # @param config [Heron::Configuration, Options, nil] the server's configuration, or the
       #   profiler's options; nil: built from `options`.
-      # @param logger [#warn, nil] where N+1 warnings go; nil: the options' logger (under Heron,
-      #   a Heron::Log::Logger for config: config.error_io or config.logger, in config.log_format).
+      # @param logger [#warn, nil] where N+1 warnings go; nil: the options' logger (Heron passes
+      #   its own logger, on config.error_io or config.logger, in config.log_format).
+      # @param thread_allocations [Boolean, nil] count allocations per thread
+      #   ({ThreadAllocations}, for a server with a thread per request, at tens to a couple of
+      #   hundred ns per allocation: bench/thread_allocations.rb); nil: when the app is built outside a fiber scheduler and no Heron
+      #   configuration is given (Puma, not Falcon or Heron).
       # @param options [Hash] {Options.keywords} when no config is given.
       # @return [Middleware] a Rack app.
-      def wrap(app, config = nil, logger: nil, **options)
+      def wrap(app, config = nil, logger: nil, thread_allocations: nil, **options)
         AsyncTaskHook.install
         instrumentation.install
+        ThreadAllocations.enable if thread_allocations.nil? ? thread_per_request?(config) : thread_allocations
         Middleware.new(app, Options.for(config || options), logger: logger)
       end
 
@@ -85,7 +92,7 @@ module Heron
       def records(store, routes, config)
         local = Records.new(store, routes)
         return local unless config.workers.to_i.positive?
-        peers = Peers.new(Log::Logger.worker ? Process.ppid : Process.pid)
+        peers = Peers.new(heron_worker? ? Process.ppid : Process.pid)
         share(peers, local)
         Records.new(store, routes, peers)
       end
@@ -179,11 +186,23 @@ module Heron
       # In a worker: answer now. In a preloading master: answer in each worker, and remove the
       # directory when the master exits.
       def share(peers, local)
-        return peers.serve(local) if Log::Logger.worker
+        return peers.serve(local) if heron_worker?
         require_relative "profiler/fork_hook"
         ForkHook.in_child { peers.serve(local) }
         master = Process.pid
         at_exit { peers.remove if Process.pid == master }
+      end
+
+      # A server that builds the app outside a fiber scheduler and is not Heron (which passes its
+      # configuration) runs requests on threads (Puma); Falcon builds it inside its reactor.
+      def thread_per_request?(config)
+        config.nil? && Fiber.scheduler.nil?
+      end
+
+      # Whether this process is a worker of Heron's cluster mode (which marks its logger in each
+      # worker); false under any other server, where `workers` stays 0 unless set.
+      def heron_worker?
+        defined?(Heron::Log::Logger) ? !Heron::Log::Logger.worker.nil? : false
       end
 
       def optional(path)

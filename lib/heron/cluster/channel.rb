@@ -37,12 +37,6 @@ module Heron
         lines.filter_map { |line| parse(line) }
       end
 
-      # In a forked worker: drops the master's read end.
-      # @return [void]
-      def close_reader
-        @reader.close
-      end
-
       # @return [void]
       def close
         [@reader, @writer].each { |io| io.close unless io.closed? }

@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require_relative "../clock"
+
 module Heron
   class Cluster
     # Runs in every reactor of a worker (see Server::ReactorThread): each tick of the event loop
@@ -38,7 +40,7 @@ module Heron
       # @param reactor [#connection_count, #parked_count]
       # @return [void]
       def beat(reactor)
-        now = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+        now = Clock.now
         fresh, reactors = @lock.synchronize do
           @ticks[reactor] = now
           [@ticks.each_value.all? { |tick| now - tick < @stale_after }, @ticks.keys]

@@ -4,6 +4,7 @@ require_relative "heartbeat"
 require_relative "parent_death"
 require_relative "thread_dump"
 require_relative "../launcher/hangup"
+require_relative "../clock"
 
 module Heron
   class Cluster
@@ -12,6 +13,8 @@ module Heron
     # the app (unless preloaded) and serves on the inherited listeners until signalled, or until
     # the master goes away (EOF on the master-alive pipe, or SIGTERM from PR_SET_PDEATHSIG).
     class Worker
+      include Clock
+
       # @return [Integer] the worker's index (0...workers).
       attr_reader :index
       # @return [Integer, nil] its pid once forked.
@@ -57,7 +60,7 @@ module Heron
       # @param hooks [Launcher::LogFile, nil] the log file, reopened in the worker on SIGHUP.
       # @return [Integer] the pid.
       def spawn(master_alive, channel, close: [], hooks: nil)
-        @started_at = monotonic
+        @started_at = now
         master = Process.pid
         @pid = fork do
           close.each { |io| io.close unless io.closed? }
@@ -73,7 +76,7 @@ module Heron
       # @return [Boolean] whether it was the first (the worker now serves).
       def beat(connections, parked = 0)
         first = @last_beat_at.nil?
-        @last_beat_at = monotonic
+        @last_beat_at = now
         @connections = connections
         @parked = parked
         hangup if first && @hangup_pending
@@ -95,7 +98,7 @@ module Heron
       def serving? = !@last_beat_at.nil?
 
       # @return [Float] seconds since its last heartbeat, or since its fork while it boots.
-      def silent_for = monotonic - (@last_beat_at || @started_at)
+      def silent_for = now - (@last_beat_at || @started_at)
 
       # @return [Hash] what a status reader needs: index, pid, started_at, serving, connections.
       def status
@@ -162,8 +165,6 @@ module Heron
           server.stop(graceful: true)
         end
       end
-
-      def monotonic = Process.clock_gettime(Process::CLOCK_MONOTONIC)
     end
   end
 end

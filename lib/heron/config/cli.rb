@@ -68,7 +68,7 @@ module Heron
         positional = parser.parse(@argv)
         @printed ? nil : build(positional)
       rescue OptionParser::ParseError => e
-        raise ConfigError, "#{e.message} (see heron --help)"
+        raise ConfigError, "#{e.message} (see heron --help#{Settings.missing_hint(e.args.first.to_s)})"
       end
 
       # @return [String] the --help text.

@@ -257,7 +257,7 @@ module Heron
       def unknown_directive(error)
         corrections = error.respond_to?(:corrections) ? error.corrections : []
         hint = corrections.empty? ? "" : " (did you mean #{corrections.join(' or ')}?)"
-        "unknown directive #{error.name}#{hint}"
+        "unknown directive #{error.name}#{hint}#{Settings.missing_hint(error.name)}"
       end
 
       def one_line(text)

@@ -13,8 +13,8 @@ module Heron
     # - `usage`, `shown` (the default as the docs show it) and `doc`: its docs row;
     # - `flags` and `help`: its command-line switches and their help, when it has any;
     # - `also`: further docs rows for directives that write into it (`ssl_bind` for binds);
-    # - `owner`: nil for the server's own settings, `:profiler` for those only the heron-profiler
-    #   gem reads (its {Heron::Profiler::Options} takes them from here).
+    # - `owner`: nil for the server's own settings, a gem's name ("heron-profiler") for those a
+    #   plugin declares (see {Settings::PLUGINS}).
     Setting = Struct.new(:name, :default, :type, :group, :directive, :usage, :shown, :doc, :flags, :help, :also, :owner,
                          keyword_init: true) do
       # @return [String] the config-file directive's name (the setting's, unless the usage says
@@ -27,8 +27,7 @@ module Heron
       # @return [Array<String>] its rows in the docs' table: directive, flag, default, what.
       def rows
         flag = flags ? flags.map { |switch| "`#{switch}`" }.join(", ") : ""
-        what = owner == :profiler ? [doc, "(read by heron-profiler)"].reject(&:empty?).join(" ") : doc
-        [[usage, flag, shown, what], *Array(also).map { |usage, shown, doc| [usage, "", shown, doc] }]
+        [[usage, flag, shown, doc], *Array(also).map { |usage, shown, doc| [usage, "", shown, doc] }]
       end
     end
   end

@@ -263,25 +263,6 @@ module Heron
           shown: "on in development when heron-profiler is installed, off otherwise",
           flags: ["--[no-]profile"], help: "per-request profiler",
           doc: "`profile false`; `profile true` without the heron-profiler gem stops with a message naming it" },
-        { name: :profile_path, default: "/__heron", type: [:url_path], owner: :profiler,
-          group: "Profiling and metrics", directive: :value, usage: "profile_path PATH",
-          shown: "`\"/__heron\"`",
-          flags: ["--profile-path PATH"], help: "profiler pages' path",
-          doc: "`profile_path \"/_debug\"`" },
-        { name: :profile_sample, default: 1, type: [:positive_integer], owner: :profiler,
-          group: "Profiling and metrics", directive: :value, usage: "profile_sample N",
-          shown: "`1`",
-          flags: ["--profile-sample N"], help: "profile one request in N",
-          doc: "`profile_sample 10`: only one request in 10 is measured (and gets Server-Timing); the others pass straight to the app. For production, where measuring every request costs too much (see [profiling.md](../heron-profiler/docs/profiling.md#what-it-costs))" },
-        { name: :profile_cpu_sample, default: 100, type: [:positive_integer], owner: :profiler,
-          group: "Profiling and metrics", directive: :value, usage: "profile_cpu_sample N",
-          shown: "`100`",
-          flags: ["--profile-cpu-sample N"], help: "read thread CPU time on one profiled request in N",
-          doc: "`profile_cpu_sample 1`: every profiled request also gets its thread CPU time (`cpu` in Server-Timing, `cpu_ms` in the record), at the cost of a system call at each of its fiber switches; by default the first profiled request and one in 100 after it do, and every profiled request gets `reactor` (the time its fibers held the reactor, from the vDSO's monotonic clock; see [profiling.md](../heron-profiler/docs/profiling.md#reading-the-cpu-clock))" },
-        { name: :profile_token, default: nil, type: [:optional_string], owner: :profiler,
-          group: "Profiling and metrics", directive: :value, usage: "profile_token TOKEN",
-          shown: "none",
-          doc: "`profile_token ENV[\"HERON_PROFILE_TOKEN\"]`: the profiler's pages then need this token, sent as `X-Heron-Token: TOKEN`, `Authorization: Bearer TOKEN` or `?token=TOKEN` (redacted in the access log)" },
         { name: :control_bind, default: "tcp://127.0.0.1:9393", type: [:optional_bind],
           group: "The control listener, health checks and `heron ctl`", directive: :value, usage: "control_bind URI",
           shown: "`\"tcp://127.0.0.1:9393\"`",
@@ -323,56 +304,81 @@ module Heron
           shown: "none",
           flags: ["--trusted-proxies CIDRS"], help: "comma-separated proxies to believe",
           doc: "`trusted_proxies \"10.0.0.0/8\", \"127.0.0.1\"`: see below" },
-        { name: :n_plus_one_threshold, default: 2, type: [:positive_integer], owner: :profiler,
-          group: "Profiling and metrics", directive: :value, usage: "n_plus_one_threshold COUNT",
-          shown: "`2`",
-          flags: ["--n-plus-one-threshold COUNT"], help: "repeated-query warning",
-          doc: "`n_plus_one_threshold 5`: a query repeated this often in one request is flagged" },
-        { name: :query_backtrace, default: 5, type: [:positive_integer], owner: :profiler,
-          group: "Profiling and metrics", directive: :value, usage: "query_backtrace FRAMES",
-          shown: "`5`",
-          flags: ["--query-backtrace FRAMES"], help: "app frames kept per query",
-          doc: "`query_backtrace 10`: application frames (gems, Ruby's library and Heron left out) the profiler keeps per SQL query, shown folded on the request page; `1` keeps the call site only, the cheapest (see [profiling.md](../heron-profiler/docs/profiling.md#call-sites))" },
-        { name: :query_backtrace_exclude, default: [], type: [:strings], owner: :profiler,
-          group: "Profiling and metrics", directive: :list, usage: "query_backtrace_exclude DIR, ...",
-          shown: "none",
-          doc: "`query_backtrace_exclude \"lib/instrumentation\", \"vendor\"`: more directories whose frames are not application code (relative to the working directory), for call sites and query backtraces" },
-        { name: :n_plus_one_safelist, default: [], type: [:strings], owner: :profiler,
-          group: "Profiling and metrics", directive: :list, usage: "n_plus_one_safelist ENTRY, ...",
-          shown: "none",
-          flags: ["--n-plus-one-safelist LIST"], help: "comma-separated call sites or tables",
-          doc: "`n_plus_one_safelist \"app/views/feed.rb\", \"app/models/user.rb:14\", \"settings\"`: repeated queries from these call sites (a file, or file:line) or on these tables are not reported as N+1 (see [profiling.md](../heron-profiler/docs/profiling.md#n1-queries))" },
       ].map { |fields| Setting.new(**fields).freeze }.freeze
 
       DOC_BEGIN = "<!-- settings: %s (made from lib/heron/config/settings.rb) -->"
       DOC_END = "<!-- /settings -->"
 
+      # Gems that add settings of their own (a core that declares none of its plugins' settings):
+      # the file that declares them, as data, and the constant holding them. When the gem is
+      # installed its settings join this table (directives, flags, Configuration's accessors).
+      # `names` only lets Heron name the gem when one of them is used without it
+      # (heron-profiler's tests check that the list matches what the gem declares).
+      PLUGINS = [
+        { gem: "heron-profiler", path: "heron/profiler/settings", table: "Heron::Profiler::Settings",
+          names: %i[profile_path profile_sample profile_cpu_sample profile_token n_plus_one_threshold
+                    query_backtrace query_backtrace_exclude n_plus_one_safelist] },
+      ].freeze
+
       module_function
 
-      # @return [Hash{Symbol => Object}] each setting's default.
-      def defaults = ALL.to_h { |setting| [setting.name, setting.default] }.freeze
+      # @return [Array<Setting>] the server's settings and those of the installed plugins.
+      def all
+        @all ||= (ALL + PLUGINS.flat_map { |plugin| plugin_settings(plugin) }).freeze
+      end
 
-      # @param owner [Symbol, nil] :profiler, or nil for the server's own.
-      # @return [Array<Symbol>] the names of the settings that owner reads.
-      def owned_by(owner) = ALL.select { |setting| setting.owner == owner }.map(&:name)
+      # @return [Array<String>] the plugins (gem names) whose settings are not available.
+      def missing_plugins
+        all
+        @missing
+      end
+
+      # @param name [Symbol, String] a setting, directive or flag ("--profile-sample") Heron does
+      #   not know.
+      # @return [String] what to add to its "unknown" error: which gem declares it and how to
+      #   install it, when that gem is missing; else "".
+      def missing_hint(name)
+        key = name.to_s.sub(/\A--(no-)?/, "").tr("-", "_").to_sym
+        plugin = PLUGINS.find { |entry| entry[:names].include?(key) && missing_plugins.include?(entry[:gem]) }
+        plugin ? "; #{key} is a setting of the #{plugin[:gem]} gem, which is not installed: add `gem \"#{plugin[:gem]}\"` to the Gemfile" : ""
+      end
+
+      # @return [Hash{Symbol => Object}] each setting's default.
+      def defaults = all.to_h { |setting| [setting.name, setting.default] }.freeze
+
+      # @param owner [String, nil] a plugin's gem name, or nil for the server's own.
+      # @return [Array<Symbol>] the names of the settings that owner declares.
+      def owned_by(owner) = all.select { |setting| setting.owner == owner }.map(&:name)
 
       # @return [Hash{Symbol => Array}] each setting's type: a {Types} method and its arguments.
-      def types = ALL.to_h { |setting| [setting.name, setting.type] }.freeze
+      def types = all.to_h { |setting| [setting.name, setting.type] }.freeze
 
       # @return [Array<Array(Symbol, Array<String>, String)>] [setting, switches, help] for each
       #   setting with command-line flags.
-      def flags = ALL.select(&:flags).map { |setting| [setting.name, setting.flags, setting.help_line] }.freeze
+      def flags = all.select(&:flags).map { |setting| [setting.name, setting.flags, setting.help_line] }.freeze
 
       # @return [Array<Setting>] the settings whose directive the DSL makes from this table.
-      def directives = ALL.select { |setting| %i[value switch list].include?(setting.directive) }
+      def directives = all.select { |setting| %i[value switch list].include?(setting.directive) }
 
       # @param group [String] a docs section's name.
       # @return [String] its table, in Markdown.
       def markdown(group)
-        rows = ALL.select { |setting| setting.group == group && setting.usage }.flat_map(&:rows)
+        rows = all.select { |setting| setting.group == group && setting.usage }.flat_map(&:rows)
         header = ["| directive | flag | default | what it does |", "| --- | --- | --- | --- |"]
         (header + rows.map { |usage, flag, shown, doc| "| `#{usage.gsub('|', '\|')}` | #{flag} | #{shown} | #{doc} |" }).join("\n")
       end
+
+      # The settings a plugin's file declares (none when the gem is not installed).
+      def plugin_settings(plugin)
+        @missing ||= []
+        require plugin[:path]
+        Object.const_get(plugin[:table])::ALL.map { |fields| Setting.new(**fields, owner: plugin[:gem]).freeze }
+      rescue LoadError => e
+        raise unless e.path == plugin[:path]
+        @missing << plugin[:gem]
+        []
+      end
+      private_class_method :plugin_settings
 
       # @param text [String] docs/configuration.md.
       # @return [String] it with every settings table made anew.

@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require_relative "../timeout_error"
+require_relative "../clock"
 
 module Heron
   class Connection
@@ -10,6 +11,8 @@ module Heron
     # Only time spent waiting on the socket counts, so an app that is slow to read costs the client
     # nothing. Each wait is still bounded by `body_timeout` too.
     class BodyPace
+      include Clock
+
       # @param timeout [Numeric] the longest single wait (body_timeout).
       # @param min_rate [Integer] bytes per second; 0 turns the rate check off.
       # @param grace [Numeric] seconds of waiting allowed before any byte has to arrive.
@@ -97,8 +100,6 @@ module Heron
       ensure
         @waited += now - started if started
       end
-
-      def now = Process.clock_gettime(Process::CLOCK_MONOTONIC)
     end
   end
 end

@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require_relative "../timeout_error"
+require_relative "../clock"
 
 module Heron
   class Connection
@@ -36,9 +37,9 @@ module Heron
       #   or timed out; the caller closes).
       def handshake(timeout)
         return true unless @io.respond_to?(:accept_nonblock)
-        deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + timeout
+        deadline = Clock.now + timeout
         until (state = @io.accept_nonblock(exception: false)).equal?(@io)
-          return false unless wait(state, deadline - Process.clock_gettime(Process::CLOCK_MONOTONIC))
+          return false unless wait(state, deadline - Clock.now)
         end
         true
       rescue StandardError # OpenSSL::SSL::SSLError, a reset: nothing to answer over a broken handshake
@@ -200,9 +201,9 @@ module Heron
       # @param max [Integer] most bytes to drain.
       def linger_close(timeout: 1.0, max: 256 * 1024)
         @io.to_io.shutdown(Socket::SHUT_WR)
-        deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + timeout
+        deadline = Clock.now + timeout
         drained = 0
-        while drained < max && (left = deadline - Process.clock_gettime(Process::CLOCK_MONOTONIC)) > 0
+        while drained < max && (left = deadline - Clock.now) > 0
           break unless (count = fill(left))
           drained += count
           @buffer.clear

@@ -3,6 +3,7 @@
 require "socket"
 require_relative "../version"
 require_relative "backlog"
+require_relative "../clock"
 
 module Heron
   module Control
@@ -10,6 +11,8 @@ module Heron
     # document. The process that owns the listener (single server or cluster master) supplies
     # two callables: whether a drain has started, and its counters.
     class State
+      include Clock
+
       # @return [Time] when the process started booting.
       attr_reader :booted_at
       # @return [String, nil] the process titles' tag, so an operator can tell Herons apart.
@@ -31,7 +34,7 @@ module Heron
         @counters = counters
         @listeners = listeners
         @booted_at = Time.now
-        @started = monotonic
+        @started = now
         @ready = false
       end
 
@@ -63,7 +66,7 @@ module Heron
       # @return [Hash] the stats document.
       def stats
         { "version" => VERSION, "pid" => Process.pid, "tag" => @tag, "mode" => @mode, "status" => status,
-          "boot_time" => @booted_at.utc.iso8601(3), "uptime_seconds" => (monotonic - @started).round(3),
+          "boot_time" => @booted_at.utc.iso8601(3), "uptime_seconds" => (now - @started).round(3),
           "backlog" => Backlog.total(@listeners.call) }.merge(@counters.call.transform_keys(&:to_s))
       end
 
@@ -81,8 +84,6 @@ module Heron
       private
 
       def gauge(name, help, value) = "# HELP #{name} #{help}\n# TYPE #{name} gauge\n#{name} #{value}\n"
-
-      def monotonic = Process.clock_gettime(Process::CLOCK_MONOTONIC)
     end
   end
 end

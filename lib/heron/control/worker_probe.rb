@@ -5,6 +5,7 @@ require "tmpdir"
 require "fileutils"
 require_relative "backtraces"
 require_relative "server"
+require_relative "../clock"
 
 module Heron
   module Control
@@ -74,7 +75,7 @@ module Heron
 
         def ask(pid)
           socket = UNIXSocket.new(File.join(@directory.to_s, "#{pid}.sock"))
-          read(socket, Process.clock_gettime(Process::CLOCK_MONOTONIC) + TIMEOUT)
+          read(socket, Clock.now + TIMEOUT)
         rescue SystemCallError, IOError => e
           "\n######## worker pid #{pid}: no answer (#{e.message})\n"
         ensure
@@ -83,7 +84,7 @@ module Heron
 
         def read(socket, deadline)
           report = +""
-          while (left = deadline - Process.clock_gettime(Process::CLOCK_MONOTONIC)).positive? && socket.wait_readable(left)
+          while (left = deadline - Clock.now).positive? && socket.wait_readable(left)
             chunk = socket.read_nonblock(65_536, exception: false) or return report
             report << chunk.force_encoding(Encoding::UTF_8) if chunk.is_a?(String)
           end

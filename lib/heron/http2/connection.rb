@@ -10,6 +10,7 @@ require_relative "env_builder"
 require_relative "framing"
 require_relative "../request"
 require_relative "../request/rewindable_input"
+require_relative "../clock"
 
 module Heron
   module HTTP2
@@ -32,7 +33,7 @@ module Heron
       def self.wanted?(socket, timeout, deadline)
         return socket.io.alpn_protocol == "h2" if socket.io.respond_to?(:alpn_protocol)
         while socket.buffered_bytes < PREFACE.bytesize && PREFACE.start_with?(socket.peek(PREFACE.bytesize))
-          wait = socket.buffered? ? deadline - Process.clock_gettime(Process::CLOCK_MONOTONIC) : timeout
+          wait = socket.buffered? ? deadline - Clock.now : timeout
           raise Heron::TimeoutError, "connection preface timed out" unless wait.positive?
           socket.fill(wait) or return (socket.buffered? ? false : nil)
         end
@@ -113,7 +114,7 @@ module Heron
 
       # A stream's headers are complete: its request runs in a fiber of its own.
       def start(stream)
-        started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+        started = Clock.now
         input = input(stream)
         request = Request.new(@common.complete(@env.build(stream.request_headers), input, started), input, true, 1, started)
         @running += 1

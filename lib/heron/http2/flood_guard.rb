@@ -3,6 +3,7 @@
 require "protocol/http2/server"
 require "protocol/http2/framer"
 require "protocol/http2/stream"
+require_relative "../clock"
 
 module Heron
   module HTTP2
@@ -10,6 +11,8 @@ module Heron
     # SETTINGS, refused streams) within a sliding window; past the limit the connection is a
     # flood and ends with ENHANCE_YOUR_CALM.
     class FloodGuard
+      include Clock
+
       # Frames of each kind allowed per WINDOW seconds.
       LIMITS = { reset: 200, ping: 100, settings: 100, refused: 200 }.freeze
       WINDOW = 10.0
@@ -34,8 +37,6 @@ module Heron
         @counts.clear
         @since = now
       end
-
-      def now = Process.clock_gettime(Process::CLOCK_MONOTONIC)
     end
   end
 end

@@ -1,12 +1,15 @@
 # frozen_string_literal: true
 
 require_relative "../timeout_error"
+require_relative "../clock"
 
 module Heron
   module HTTP2
     # The byte stream protocol-http2's framer reads and writes, over the connection's
     # Connection::BufferedSocket (so bytes a client sent with its preface are not lost).
     class SocketStream
+      include Clock
+
       # @param socket [Connection::BufferedSocket]
       # @param write_timeout [Numeric] seconds a write may wait for the client.
       # @param read_timeout [#call] returns the seconds a read may wait now (nil: no limit).
@@ -73,8 +76,6 @@ module Heron
         raise Heron::TimeoutError, "header block timed out" if left <= 0
         limit && limit < left ? limit : left
       end
-
-      def now = Process.clock_gettime(Process::CLOCK_MONOTONIC)
     end
   end
 end

@@ -2,6 +2,7 @@
 
 require "json"
 require_relative "../restart"
+require_relative "../clock"
 
 module Heron
   class Launcher
@@ -78,9 +79,9 @@ module Heron
       # @return [void]
       def finish(timeout)
         return unless @cancelled
-        deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + timeout
+        deadline = Clock.now + timeout
         until Process.wait(@pid, Process::WNOHANG)
-          return Process.kill("KILL", @pid) if Process.clock_gettime(Process::CLOCK_MONOTONIC) > deadline
+          return Process.kill("KILL", @pid) if Clock.now > deadline
           sleep 0.05
         end
       rescue Errno::ECHILD, Errno::ESRCH

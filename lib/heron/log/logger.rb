@@ -35,7 +35,8 @@ module Heron
         @foreign = config.logger
         @access = config.log_requests && !config.quiet
         @format = FORMATS.fetch(config.log_format).new
-        @redactor = config.profile_token && QueryRedactor.new(config.profile_token)
+        token = config.respond_to?(:profile_token) && config.profile_token # heron-profiler's setting, when installed
+        @redactor = token && QueryRedactor.new(token)
         @rejections = RateLimiter.new(limit: REJECTIONS_PER_SECOND, interval: 1.0)
       end
 

@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require_relative "../clock"
+
 module Heron
   module Log
     # Lets at most `limit` entries through per `interval` seconds and counts the rest, so a flood
@@ -9,7 +11,7 @@ module Heron
       # @param limit [Integer] entries per interval.
       # @param interval [Float] seconds.
       # @param clock [#call] monotonic seconds (tests pass their own).
-      def initialize(limit: 10, interval: 1.0, clock: -> { Process.clock_gettime(Process::CLOCK_MONOTONIC) })
+      def initialize(limit: 10, interval: 1.0, clock: Heron::Clock.method(:now))
         @limit = limit
         @interval = interval
         @clock = clock

@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require_relative "../clock"
+
 module Heron
   module PoolWait
     # Prepended to ActiveRecord::ConnectionAdapters::ConnectionPool. `checkout(timeout)` is the
@@ -14,13 +16,13 @@ module Heron
       def checkout(checkout_timeout = @checkout_timeout)
         deadline = PoolWait.deadline
         return super unless deadline
-        asked = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+        asked = Clock.now
         wait = [deadline - asked, checkout_timeout].max
         begin
           super(wait)
         rescue ::ActiveRecord::ConnectionTimeoutError => e
           raise if e.is_a?(::ActiveRecord::ExclusiveConnectionTimeoutError)
-          raise DeadlineError.for(self, Process.clock_gettime(Process::CLOCK_MONOTONIC) - asked)
+          raise DeadlineError.for(self, Clock.now - asked)
         end
       end
     end

@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require_relative "../clock"
+
 module Heron
   module PoolWait
     # The first Rack middleware of a Rails app served by Heron: gives the request's fiber its
@@ -13,7 +15,7 @@ module Heron
       # @param env [Hash] the Rack env.
       # @return [Array] the app's response.
       def call(env)
-        PoolWait.start(env["heron.request_start"] || Process.clock_gettime(Process::CLOCK_MONOTONIC))
+        PoolWait.start(env["heron.request_start"] || Clock.now)
         @app.call(env)
       end
     end

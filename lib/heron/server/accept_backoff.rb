@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require_relative "../clock"
+
 module Heron
   class Server
     # What an accept loop does when `accept` fails (EMFILE, ENFILE, ENOBUFS, ENOMEM or anything
@@ -19,7 +21,7 @@ module Heron
       # @param logger [Log::Logger]
       # @param quiet [Numeric] seconds without a failure that end a burst.
       # @param clock [#call] monotonic seconds (replaceable in tests).
-      def initialize(logger, quiet: 1.0, clock: -> { Process.clock_gettime(Process::CLOCK_MONOTONIC) })
+      def initialize(logger, quiet: 1.0, clock: Clock.method(:now))
         @logger = logger
         @quiet = quiet
         @clock = clock

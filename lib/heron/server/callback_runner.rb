@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require "async"
+require_relative "../clock"
 
 module Heron
   class Server
@@ -58,7 +59,7 @@ module Heron
       # @return [Array<String>] descriptions of callbacks still running at the deadline.
       def drain(deadline)
         while backlog.positive?
-          left = deadline - Process.clock_gettime(Process::CLOCK_MONOTONIC)
+          left = deadline - Clock.now
           break if left <= 0
           wait_idle(left)
         end
@@ -120,10 +121,10 @@ module Heron
       def run(task, request)
         env = request.env
         @running[task] = env
-        started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+        started = Clock.now
         finished(env, request)
         Array(env["rack.after_reply"]).each { |callback| invoke(callback) }
-        env["heron.after_reply_duration"] = Process.clock_gettime(Process::CLOCK_MONOTONIC) - started
+        env["heron.after_reply_duration"] = Clock.now - started
       ensure
         @running.delete(task)
         @observer&.after_reply_finished

@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require_relative "../http_parser" # loads heron_ext, which defines Connection::IdleSet
+require_relative "../clock"
 
 module Heron
   class Server
@@ -15,6 +16,8 @@ module Heron
     # earliest deadline (or TICK) and hands each connection past its deadline to `expire`. A connection is
     # in the lot until one of those, or {#remove}, takes it out.
     class ParkingLot
+      include Clock
+
       # The timer looks again at least this often while anything is parked, so a deadline earlier
       # than the one it sleeps for is late by at most this; sweeps of the unordered (body)
       # deadlines are also at least this far apart.
@@ -132,8 +135,6 @@ module Heron
         @set.delete(fileno)
         @expire.call(lane.delete(fileno).first)
       end
-
-      def now = Process.clock_gettime(Process::CLOCK_MONOTONIC)
     end
   end
 end

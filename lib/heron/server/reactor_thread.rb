@@ -13,6 +13,7 @@ require_relative "load_shedder"
 require_relative "eviction"
 require_relative "parking_lot"
 require_relative "connection_workers"
+require_relative "../clock"
 
 module Heron
   class Server
@@ -20,6 +21,8 @@ module Heron
     # in a fiber of its own, up to its connection limit. Stops on request from any thread or a
     # signal handler through a self-pipe: gracefully (drain) or immediately.
     class ReactorThread
+      include Clock
+
       ACCEPT_BATCH = 256
       private_constant :ACCEPT_BATCH
 
@@ -363,8 +366,6 @@ module Heron
       rescue Async::TimeoutError
         nil
       end
-
-      def now = Process.clock_gettime(Process::CLOCK_MONOTONIC)
     end
   end
 end

@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require "socket"
+require_relative "../clock"
 
 module Heron
   module Systemd
@@ -37,7 +38,7 @@ module Heron
       # RELOADING=1 (with MONOTONIC_USEC, as Type=notify-reload asks): a restart began.
       # @return [Boolean]
       def reloading
-        usec = (Process.clock_gettime(Process::CLOCK_MONOTONIC) * 1_000_000).to_i
+        usec = (Clock.now * 1_000_000).to_i
         notify({ "RELOADING" => 1, "MONOTONIC_USEC" => usec })
       end
 
@@ -58,7 +59,7 @@ module Heron
       # @return [Boolean] whether a ping was sent.
       def watchdog(status: nil)
         return false unless @watchdog_interval
-        now = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+        now = Clock.now
         return false if @last_watchdog && now - @last_watchdog < @watchdog_interval
         @last_watchdog = now
         notify({ "WATCHDOG" => 1, "STATUS" => status })

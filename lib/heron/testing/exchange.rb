@@ -1,10 +1,14 @@
 # frozen_string_literal: true
 
+require_relative "../clock"
+
 module Heron
   module Testing
     # The client side of one request: writes the head and body (honouring Expect: 100-continue
     # like curl) and reads everything the server sends until it closes.
     class Exchange
+      include Clock
+
       CONTINUE = /\AHTTP\/1\.1 100 [^\r]*\r\n\r\n/
 
       # @return [String] every byte the server sent.
@@ -78,8 +82,6 @@ module Heron
       rescue EOFError, Errno::ECONNRESET
         nil
       end
-
-      def now = Process.clock_gettime(Process::CLOCK_MONOTONIC)
     end
   end
 end

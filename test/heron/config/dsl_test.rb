@@ -49,13 +49,9 @@ class HeronConfigDSLTest < Minitest::Test
     ["after_reply_concurrency 8", :after_reply_concurrency, 8],
     ["profile", :profile, true],
     ["profile false", :profile, false],
-    ['profile_path "/_p"', :profile_path, "/_p"],
-    ["profile_sample 20", :profile_sample, 20],
-    ['profile_token "s3cret"', :profile_token, "s3cret"],
     ["metrics false", :metrics, false],
     ['metrics_bind "tcp://0.0.0.0:9400"', :metrics_bind, "tcp://0.0.0.0:9400"],
     ["metrics_bind nil", :metrics_bind, nil],
-    ["n_plus_one_threshold 5", :n_plus_one_threshold, 5],
   ].freeze
 
   def test_each_directive_sets_its_setting
@@ -96,12 +92,8 @@ class HeronConfigDSLTest < Minitest::Test
     ["continue :later", "heron.rb:1: continue must be one of lazy, eager (got :later)"],
     ["after_reply_concurrency 0", "heron.rb:1: after_reply_concurrency must be a positive integer (got 0)"],
     ['profile "x"', 'heron.rb:1: profile must be true or false (got "x")'],
-    ['profile_path "x"', 'heron.rb:1: profile_path must be a path starting with / (got "x")'],
-    ["profile_sample 0", "heron.rb:1: profile_sample must be a positive integer (got 0)"],
-    ['profile_token ""', 'heron.rb:1: profile_token must be a non-empty string (got "")'],
     ['metrics "x"', 'heron.rb:1: metrics must be true or false (got "x")'],
     ['metrics_bind "9393"', 'heron.rb:1: metrics_bind must be a bind URI like tcp://HOST:PORT, ssl://HOST:PORT?cert=PATH&key=PATH or unix:///PATH (got "9393")'],
-    ["n_plus_one_threshold 0", "heron.rb:1: n_plus_one_threshold must be a positive integer (got 0)"],
     ['bind "http://x:1"', 'heron.rb:1: bind must be a bind URI like tcp://HOST:PORT, ssl://HOST:PORT?cert=PATH&key=PATH or unix:///PATH (got "http://x:1")'],
     ["before_fork", "heron.rb:1: before_fork needs a block"],
     ["on_worker_boot", "heron.rb:1: on_worker_boot needs a block"],

@@ -9,21 +9,27 @@ require "heron/config/dsl"
 class HeronConfigSettingsTest < Minitest::Test
   Settings = Heron::Config::Settings
   DOCS = File.expand_path("../../../docs/configuration.md", __dir__)
+  # Where a plugin's settings are listed: its README, beside its code.
+  PLUGIN_DOCS = { "heron-profiler" => File.expand_path("../../../heron-profiler/README.md", __dir__) }.freeze
 
   def test_the_docs_tables_are_current
     docs = File.read(DOCS)
     assert_equal Settings.update_docs(docs), docs, "docs/configuration.md is out of date: run `bundle exec rake docs:settings`"
+    (Settings::PLUGINS.map { |plugin| plugin[:gem] } - Settings.missing_plugins).each do |gem|
+      readme = File.read(PLUGIN_DOCS.fetch(gem))
+      assert_equal Settings.update_docs(readme), readme, "#{gem}'s README is out of date: run `bundle exec rake docs:settings`"
+    end
   end
 
   def test_every_group_has_its_table_in_the_docs
-    docs = File.read(DOCS)
-    Settings::ALL.map(&:group).uniq.each do |group|
-      assert_includes docs, format(Settings::DOC_BEGIN, group)
+    Settings.all.group_by(&:owner).each do |owner, settings|
+      docs = File.read(owner ? PLUGIN_DOCS.fetch(owner) : DOCS)
+      settings.map(&:group).uniq.each { |group| assert_includes docs, format(Settings::DOC_BEGIN, group) }
     end
   end
 
   def test_configuration_cli_and_dsl_come_from_the_table
-    names = Settings::ALL.map(&:name)
+    names = Settings.all.map(&:name)
     assert_equal names, Heron::Configuration::DEFAULTS.keys
     assert_equal names, Heron::Configuration::TYPES.keys
     assert_equal Settings.flags, Heron::Config::CLI::SETTING_FLAGS.first(Settings.flags.size)

@@ -83,15 +83,6 @@ class HeronConfigTypesTest < Minitest::Test
     assert_equal [], Types.strings(nil, "x")
     assert_rejects :strings, ["a" * 257], "--x must be entries of at most 256 bytes (got \"#{'a' * 257}\")"
     assert_rejects :strings, Array.new(1001, "t"), '--x must be at most 1000 entries (got "1001 entries")'
-    require "heron/config/cli"
-    config = Dir.mktmpdir do |dir|
-      File.write(File.join(dir, "app.ru"), "run ->(env) { [200, {}, []] }")
-      Heron::Config::CLI.new(["--n-plus-one-safelist", "posts,app/feed.rb", "#{dir}/app.ru"]).parse
-    end
-    assert_equal %w[posts app/feed.rb], config.n_plus_one_safelist
-    dsl = Heron::Configuration.new
-    Heron::Config::DSL.new(dsl).evaluate(%(n_plus_one_safelist "users", "app/a.rb:3"))
-    assert_equal %w[users app/a.rb:3], dsl.n_plus_one_safelist
   end
 
   def test_boolean

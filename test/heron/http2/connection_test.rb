@@ -24,22 +24,6 @@ class HeronHTTP2ConnectionTest < Minitest::Test
     out
   end
 
-  def test_the_profiler_measures_each_stream
-    require "heron/profiler"
-    config = Heron::Configuration.new(environment: "development", profile: true)
-    app = Heron::Profiler.wrap(ECHO, config)
-    with_server(app, environment: "development") do |port, _server|
-      h2 = client(port)
-      streams = Array.new(3) { |i| h2.request("GET", "/p#{i}?sleep=0.1") }
-      h2.wait(*streams)
-      ids = streams.map { |stream| stream.headers.assoc("server-timing")&.last.to_s[/heron;desc="([^"]+)"/, 1] }
-      assert_equal 3, ids.compact.uniq.size, "one record per stream: #{streams.map(&:headers).inspect}"
-      streams.each { |stream| assert_match(/app;dur=\d/, stream.headers.assoc("server-timing").last) }
-    ensure
-      h2&.close
-    end
-  end
-
   def test_curl_with_prior_knowledge_and_http_1_1_on_the_same_port
     with_server(ECHO) do |port, _server|
       assert_equal "HTTP/2 POST /a http 5", curl("--http2-prior-knowledge", "-d", "hello", "http://127.0.0.1:#{port}/a")

@@ -57,5 +57,4 @@ class HeronHTTP2InputTest < Minitest::Test
     end
     assert_operator allocated, :<, 20, "256 reads into one buffer allocated #{allocated} objects"
   end
-
 end

@@ -164,7 +164,7 @@ class HeronParserRequestLineTest < Minitest::Test
   }.freeze
 
   def test_invalid_utf8_in_the_target_is_400
-    INVALID_UTF8.each do |name, bytes|
+    INVALID_UTF8.each do |_name, bytes|
       ["/a#{bytes}", "/a#{bytes}/b", "/a?q=#{bytes}", "http://x/#{bytes}"].each do |target|
         assert_bad(head("Host: x", line: "GET #{target} HTTP/1.1".b), /invalid UTF-8 in request target/)
       end

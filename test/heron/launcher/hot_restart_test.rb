@@ -56,7 +56,7 @@ class HotRestartTest < Minitest::Test
   def test_cluster_hot_restart_loses_no_request
     fresh, port, log = restart_under_load("-w", "2")
     worker = Net::HTTP.get(URI("http://127.0.0.1:#{port}/")).to_i
-    assert_equal fresh, File.read("/proc/#{worker}/stat").split[3].to_i, "a worker of the new master answers"
+    assert_equal fresh, parent_pid(worker), "a worker of the new master answers"
     assert_match(/hot restart: the new master serves; draining this one/, File.read(log))
     stop(fresh)
   end
@@ -85,11 +85,11 @@ class HotRestartTest < Minitest::Test
     # The banner comes before the workers fork: "die" written now could be seen by the old
     # master's own worker, still in on_worker_boot, which would kill the old master instead.
     # A worker of the old master answering proves its hook has run.
-    assert_equal pid, File.read("/proc/#{Net::HTTP.get(URI("http://127.0.0.1:#{port}/"))}/stat").split[3].to_i
+    assert_equal pid, parent_pid(Net::HTTP.get(URI("http://127.0.0.1:#{port}/")).to_i)
     File.write(File.join(File.dirname(log), "die"), "")
     Process.kill("USR2", pid)
     eventually { File.read(log).include?("hot restart failed") }
-    assert_equal pid, File.read("/proc/#{Net::HTTP.get(URI("http://127.0.0.1:#{port}/"))}/stat").split[3].to_i
+    assert_equal pid, parent_pid(Net::HTTP.get(URI("http://127.0.0.1:#{port}/")).to_i)
     Process.kill("TERM", pid)
     assert wait_exit(pid)&.success?
   end

@@ -3,8 +3,6 @@
 require "test_helper"
 require "json"
 require "open3"
-require "heron/profiler"
-require "sequel"
 
 # The access log, request ids and rejected-request lines as the real server writes them.
 class HeronAccessLogServerTest < Minitest::Test
@@ -73,20 +71,6 @@ class HeronAccessLogServerTest < Minitest::Test
       wait_for_log_line(/rejected request/)
       refute_includes server_log, "/quiet"
     end
-  end
-
-  def test_n_plus_one_warnings_are_json_objects_in_json_mode
-    db = Sequel.sqlite
-    db.create_table(:items) { primary_key :id }
-    3.times { db[:items].insert({}) }
-    app = ->(_env) { [200, {}, [db[:items].all.map { |row| db[:items].where(id: row[:id]).count }.sum.to_s]] }
-    config = Heron::Configuration.new(environment: "development", log_format: :json, error_io: (errors = StringIO.new))
-    with_server(Heron::Profiler.wrap(app, config), lint: false, log_format: :json) do |port|
-      raw_request(port, "GET /items HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
-    end
-    entry = JSON.parse(errors.string.lines.find { |line| line.include?("n_plus_one") })
-    assert_equal ["warn", "n_plus_one", "GET /items", 3], entry.values_at("level", "event", "request", "count")
-    assert_match(/SELECT count/, entry["query"])
   end
 
   def test_cluster_workers_name_themselves_in_every_line

@@ -134,7 +134,6 @@ class HeronRailtieRailsServerTest < Minitest::Test
            "Heron's access line with the same id:\n#{lines.join}")
   end
 
-
   def rails_env
     { "RAILS_ENV" => "development", "GEM_HOME" => @gem_home, "GEM_PATH" => [@gem_home, *Gem.path].join(File::PATH_SEPARATOR) }
   end

@@ -145,5 +145,4 @@ class HeronResponseEarlyHintsTest < Minitest::Test
     refute_match(%r{^< HTTP/\S+ 103}, out) # not "103" alone: the port number may hold it
     assert_includes out, "hints absent over #{protocol}"
   end
-
 end

@@ -61,5 +61,4 @@ class HeronTLSContextTest < Minitest::Test
     TLSCertificates.make(@dir, "localhost")
     refute_same before, context.reload
   end
-
 end

@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require "async"
+require_relative "clock"
 
 module Heron
   module Attack
@@ -13,6 +14,8 @@ module Heron
     # a FIFO queue holds them, and one fiber checks its front a few times per timeout (at most
     # every {TICK} s). A request times out between its deadline and one tick later.
     class Deadlines
+      include Clock
+
       TICK = 0.1
 
       # @param timeout [Numeric] seconds each block may run.
@@ -43,10 +46,6 @@ module Heron
       end
 
       private
-
-      def now
-        Process.clock_gettime(Process::CLOCK_MONOTONIC)
-      end
 
       def reap
         loop do

@@ -7,6 +7,7 @@ require_relative "worker_pool"
 require_relative "recorder"
 require_relative "target_picker"
 require_relative "schedule"
+require_relative "clock"
 
 module Heron
   module Attack
@@ -17,6 +18,8 @@ module Heron
     # coordinated-omission trap of closed-loop tools). With several processes, each one takes
     # every stride-th request from offset, so the due times interleave.
     class Generator
+      include Clock
+
       # @param targets [TargetPicker, Array<Target>] chooses each request's target (an Array is
       #   used round robin by weight).
       # @param rate [Float] requests per second of the whole run (all processes), when no schedule.
@@ -78,10 +81,6 @@ module Heron
       end
 
       private
-
-      def now
-        Process.clock_gettime(Process::CLOCK_MONOTONIC)
-      end
 
       def schedule(task)
         @indexes.each do |index|

@@ -4,6 +4,7 @@ require_relative "generator"
 require_relative "target_picker"
 require_relative "progress_pipe"
 require_relative "progress_relay"
+require_relative "clock"
 
 module Heron
   module Attack
@@ -31,7 +32,7 @@ module Heron
         raise_open_file_limit
         return run_here if @options.processes == 1
         generator(0, 1).resolve! # fail before forking
-        start = Process.clock_gettime(Process::CLOCK_MONOTONIC) + 0.2 + (0.05 * @options.processes)
+        start = Clock.now + 0.2 + (0.05 * @options.processes)
         children = spawn_all(start)
         relay = @progress && ProgressRelay.new(@progress, children.map(&:last)).start
         recorders = children.map { |pid, reader, _| collect(pid, reader) }

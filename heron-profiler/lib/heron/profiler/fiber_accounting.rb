@@ -1,7 +1,6 @@
 # frozen_string_literal: true
 
-require "heron/native"
-Heron::Native.load("profiler_ext", root: File.expand_path("../../..", __dir__))
+require_relative "extension"
 
 module Heron
   module Profiler
@@ -21,7 +20,8 @@ module Heron
     #
     # Limits: allocations and GC runs are process-wide counters, so with several reactor threads
     # another thread's allocations between two switches land on whichever fiber was current
-    # here. Reactor time is the monotonic clock (a vDSO read, no system call): it includes time
+    # here; under a server with a thread per request (Puma) allocations are counted per thread
+    # instead ({ThreadAllocations}), GC runs stay process-wide. Reactor time is the monotonic clock (a vDSO read, no system call): it includes time
     # the kernel or hypervisor took the thread away while the fiber ran, which is also time the
     # fiber kept every other request on the reactor waiting. CPU time is per thread, read with
     # {CPUClock} (a system call) only for a profile whose `measure_cpu` the middleware left on

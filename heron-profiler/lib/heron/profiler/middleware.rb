@@ -1,10 +1,8 @@
 # frozen_string_literal: true
 
-require "heron/native"
-Heron::Native.load("profiler_ext", root: File.expand_path("../../..", __dir__))
-require "heron/trusted_proxies"
+require_relative "extension"
+require_relative "trusted_peer"
 require_relative "dashboard/access_control"
-require "heron/log/logger"
 require_relative "profiled_body"
 require_relative "route_stats"
 require_relative "queue_time"
@@ -50,9 +48,9 @@ module Heron
       # @param app [#call] the Rack app.
       # @param config [Options, Heron::Configuration] the profiler's options, or the server's
       #   configuration they are taken from ({Options.for}).
-      # @param logger [#warn, nil] where N+1 warnings go; when nil, the options' logger (under
-      #   Heron a Heron::Log::Logger on config.error_io, or config.logger, in config.log_format,
-      #   so JSON logs get them as JSON with the finding's fields).
+      # @param logger [#warn, nil] where N+1 warnings go; when nil, the options' logger. A logger
+      #   whose `warn` takes keywords (Heron passes its own, on config.error_io in
+      #   config.log_format) gets the finding's fields too, so JSON logs carry them.
       # @param store [Store] where finished records go.
       # @param accounting [FiberAccounting] the per-fiber counters.
       def initialize(app, config, logger: nil, store: Profiler.store, accounting: Profiler.accounting)
@@ -63,7 +61,7 @@ module Heron
         @records = Profiler.records(store, @routes, config)
         @detector = NPlusOneDetector.new(config.n_plus_one_threshold, config.n_plus_one_safelist)
         @development = config.environment_name == "development"
-        @trusted = TrustedProxies.cached(config.trusted_proxies)
+        @trusted = TrustedPeer.new(config.trusted_proxies)
         @access = Dashboard::AccessControl.new(config)
         @meter = Meter.new(app, accounting, store.is_a?(Store) ? store.ring : store, settings, hooks)
       end
@@ -111,7 +109,7 @@ module Heron
       # @return [Float, nil] the header's queue time ({QueueTime}) when its peer is a trusted
       #   proxy, so the header counts; nil otherwise or when it cannot be read.
       def proxy_queue_ms(env)
-        return unless @trusted.trusted_peer?(env)
+        return unless @trusted.trusted?(env)
         header = env["HTTP_X_REQUEST_START"] || env["HTTP_X_QUEUE_START"]
         QueueTime.from_header(header, Process.clock_gettime(Process::CLOCK_REALTIME))
       end
@@ -148,7 +146,7 @@ module Heron
       def warn_n_plus_one(finding, where)
         message = @detector.message([finding], where).chomp
         logger = @logger || @config.logger
-        return logger.warn(message) unless Log::Logger === logger # === asks the class: any logger (or mock) works
+        return logger.warn(message) unless fields?(logger)
         details = { event: @detector.unused?(finding) ? "unused_eager_loading" : "n_plus_one", request: where, count: finding[:count], call_site: finding[:call_site],
                     query: finding[:normalized], advice: finding[:advice] }
         logger.warn(message, **details.compact)
@@ -176,6 +174,13 @@ module Heron
       end
 
       private
+
+      # Whether a logger's #warn takes the finding's fields as keywords (::Logger's does not).
+      def fields?(logger)
+        logger.method(:warn).parameters.any? { |kind, _| kind == :keyrest || kind == :key }
+      rescue NameError
+        false
+      end
 
       # What the {Meter} reads on every request. Which responses get the profiler's headers, in
       # every environment: with no profile_token, AccessControl's loopback rule, asked in C

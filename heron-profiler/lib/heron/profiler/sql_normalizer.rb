@@ -1,7 +1,5 @@
 # frozen_string_literal: true
 
-require "heron/native"
-Heron::Native.load("profiler_ext", root: File.expand_path("../../..", __dir__))
 require_relative "sql_scanner"
 
 module Heron

@@ -1,7 +1,6 @@
 # frozen_string_literal: true
 
-require "heron/native"
-Heron::Native.load("profiler_ext", root: File.expand_path("../../..", __dir__))
+require_relative "extension"
 
 module Heron
   module Profiler

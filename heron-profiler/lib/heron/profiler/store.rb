@@ -1,8 +1,7 @@
 # frozen_string_literal: true
 
 require "forwardable"
-require "heron/native"
-Heron::Native.load("profiler_ext", root: File.expand_path("../../..", __dir__))
+require_relative "extension"
 require_relative "record"
 
 module Heron

@@ -38,6 +38,7 @@ class ExtensionLayoutTest < Minitest::Test
       refute_match(/^\s*def /, File.read(file), "#{path.join('::')} is defined in C and given methods in #{file}")
     end
     assert_includes c_classes, %w[Heron Profiler Meter]
+    assert_includes c_classes, %w[Heron Profiler ThreadAllocations]
   end
 
   private
@@ -46,11 +47,12 @@ class ExtensionLayoutTest < Minitest::Test
     Dir[File.join(EXT, "*.c")].sort.to_h { |file| [file, File.read(file)] }
   end
 
-  # Constant paths of the classes C defines methods on (rb_define_class_under with a method).
+  # Constant paths of the classes and modules C defines methods on (rb_define_class_under or
+  # rb_define_module_under with a method).
   def c_classes
     sources.values.flat_map do |text|
-      next [] unless text.match?(/rb_define_(?:singleton_|private_)?method\(klass/)
-      names = text.scan(/rb_define_class_under\((\w+), "(\w+)"/).map(&:last)
+      next [] unless text.match?(/rb_define_(?:singleton_|private_|module_)?(?:method|function)\((?:klass|mod|module)\b/)
+      names = text.scan(/rb_define_(?:class|module)_under\((\w+), "(\w+)"/).map(&:last)
       [%w[Heron Profiler] + names]
     end
   end

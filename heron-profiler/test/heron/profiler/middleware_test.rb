@@ -19,8 +19,10 @@ class MiddlewareTest < Minitest::Test
     Heron::Configuration.new(environment: "development", error_io: @log, trusted_proxies: ["127.0.0.1"], **settings)
   end
 
+  # The logger defaults to Heron's on the configuration's error_io, as Heron's AppLoader passes it.
   def middleware(app = HELLO, logger: nil, **settings)
-    inner = Heron::Profiler::Middleware.new(Rack::Lint.new(app), config(**settings), logger: logger, store: @store)
+    config = config(**settings)
+    inner = Heron::Profiler::Middleware.new(Rack::Lint.new(app), config, logger: logger || Heron::Log::Logger.new(config), store: @store)
     Rack::Lint.new(inner)
   end
 
@@ -360,7 +362,6 @@ class MiddlewareBodyTest < Minitest::Test
     assert_equal 500, @store.recent.first[:status]
     refute Heron::Profiler.accounting.tracing?
   end
-
 end
 
 class MiddlewareSampleTest < Minitest::Test
@@ -392,5 +393,4 @@ class MiddlewareSampleTest < Minitest::Test
     app = Heron::Profiler::Middleware.new(->(_env) { [200, {}, ["ok"]] }, config, store: Heron::Profiler::Store.new)
     2.times { assert_equal 200, app.call(Rack::MockRequest.env_for("/__heron.json", "REMOTE_ADDR" => "127.0.0.1"))[0] }
   end
-
 end

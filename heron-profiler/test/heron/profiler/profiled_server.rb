@@ -12,7 +12,7 @@ module ProfiledServer
   # @yieldparam port [Integer]
   def with_profiled_server(app, environment: "development", error_io: StringIO.new, **config, &block)
     settings = Heron::Configuration.new(environment: environment, error_io: error_io, **config)
-    profiled = Heron::Profiler.wrap(Rack::Lint.new(app), settings)
+    profiled = Heron::Profiler.wrap(Rack::Lint.new(app), settings, logger: Heron::Log::Logger.new(settings)) # as Heron's AppLoader does
     with_server(profiled, lint: false, environment: environment, error_io: error_io, **config) { |port, _server| block.call(port) }
   end
 

@@ -21,5 +21,7 @@ class QueueTimeTest < Minitest::Test
   def test_future_stamp_clamps_to_zero_and_garbage_is_unknown
     assert_equal 0.0, from_header("t=1800000000")
     assert_nil from_header("t=soon")
+    assert_in_delta 600_000.0, from_header("t=#{NOW - 600}"), 0.01
+    assert_nil from_header("t=#{NOW - 601}"), "more than 10 minutes back: no proxy waits that long"
   end
 end

@@ -1,9 +1,7 @@
 # frozen_string_literal: true
 
 require "rack/utils"
-require "heron/trusted_proxies"
-require "heron/native"
-Heron::Native.load("profiler_ext", root: File.expand_path("../../../..", __dir__))
+require_relative "../extension"
 require_relative "loopback_rule"
 
 module Heron

@@ -9,7 +9,6 @@ module Heron
       # The front page: per-route figures with each route's slowest requests, then a table of
       # the most recent requests, newest first, each linking to its {RequestPage}.
       class IndexPage < Page
-
         TEMPLATE = <<~'ERB'
           <% unless routes.empty? -%>
           <h1>Routes</h1>

@@ -1,7 +1,7 @@
 # frozen_string_literal: true
 
-require "heron/native"
-Heron::Native.load("profiler_ext", root: File.expand_path("../../../..", __dir__))
+require_relative "../trusted_peer" # the C reads its UNIX_PEER_KEY
+require_relative "../extension"
 
 module Heron
   module Profiler

@@ -22,7 +22,7 @@ module Heron
         def render
           ids = @samples.frame_ids
           index = ids.each_with_index.to_h
-          JSON.generate("$schema" => SCHEMA, "name" => @name, "exporter" => "heron #{Heron::VERSION}",
+          JSON.generate("$schema" => SCHEMA, "name" => @name, "exporter" => "heron-profiler #{Profiler::VERSION}",
                         "activeProfileIndex" => 0, "shared" => { "frames" => ids.map { |id| frame(id) } },
                         "profiles" => [profile(index)])
         end
