@@ -1,9 +1,8 @@
 /*
- * The per-request profiler's hot path, in C: Heron::Profiler::RequestProfile holds one
- * request's stamps and counters, Heron::Profiler::FiberAccounting charges CPU time,
- * allocations and GC runs to it at every fiber switch. Both run on every profiled request, so
- * they avoid Ruby method calls and allocations; lib/heron/profiler/ adds the cold methods
- * (to_h, the SQL list, the dashboard).
+ * The profiler's extension: what its C files share (the frozen Strings of profiler_ext.c, the
+ * monotonic clock), and each C class's own header. Every class lives in one file,
+ * profiler_<name>.c, whose profiler_<name>.h declares its Init_ and what other C files call;
+ * Ruby (heron-profiler/lib/heron/profiler/) drives them and calls back into none by name.
  */
 #ifndef HERON_PROFILER_H
 #define HERON_PROFILER_H
@@ -12,86 +11,17 @@
 #include <math.h>
 #include <stddef.h>
 
-typedef struct Heron_Profiler_RequestProfile {
-  VALUE method, path, query, status, queries, n_plus_one, id;
-  VALUE fiber;  /* the first fiber charged to this profile (the request's own), or Qnil */
-  VALUE fibers; /* further fibers (tasks the request started): an Array, or Qnil */
-  VALUE extras; /* what only Ruby code reads (custom steps, per-shape counts): a Hash, or Qnil */
-  double started, app_start;                  /* CLOCK_MONOTONIC seconds */
-  double queue_ms, app_ms, total_ms, after_reply_ms; /* NAN while unknown (nil in Ruby) */
-  double reactor_ms, mark_held; /* ms the request's fibers held the thread (CLOCK_MONOTONIC, vDSO) */
-  double cpu_ms, db_ms, mark_cpu; /* cpu_ms: NAN unless measure_cpu (a system call per switch) */
-  size_t mark_allocated, mark_gcs;
-  int measure_cpu; /* whether this request's thread CPU time is read (config.profile_cpu_sample) */
-  long allocations, gc_count, db_count, number; /* number 0: not numbered yet */
-} Heron_Profiler_RequestProfile;
-
-/* Counters read at a fiber switch: held_ms is the monotonic clock (a vDSO read, no system
- * call); cpu_ms the thread's CPU clock, read only when a profile involved measures it (NAN
- * otherwise). */
-typedef struct Heron_Profiler_Counters {
-  size_t allocated, gcs;
-  double held_ms, cpu_ms;
-} Heron_Profiler_Counters;
-
-extern VALUE cHeron_Profiler_RequestProfile;
-extern VALUE Heron_Profiler_RequestProfile_NONE; /* the frozen empty Array of a profile without queries or findings */
-extern VALUE Heron_Profiler_str_PATH_INFO, Heron_Profiler_str_QUERY_STRING;
-
-/* Whether the profile's request is over (RequestProfile#finished was called). */
-static inline int Heron_Profiler_RequestProfile_done(const Heron_Profiler_RequestProfile *profile)
-{
-  return !isnan(profile->total_ms);
-}
-
-Heron_Profiler_RequestProfile *Heron_Profiler_RequestProfile_get(VALUE self);
-int Heron_Profiler_RequestProfile_p(VALUE value);
-void Heron_Profiler_RequestProfile_set_queries(VALUE self, VALUE queries, VALUE n_plus_one, VALUE extras);
-VALUE Heron_Profiler_RequestProfile_restore(const Heron_Profiler_RequestProfile *record, VALUE method, VALUE path, VALUE query, VALUE id);
-VALUE Heron_Profiler_RequestProfile_id(VALUE self);
-#define HERON_PROFILER_ID_MAX 40 /* bytes of a record id, at most */
-size_t Heron_Profiler_RequestProfile_id_text(VALUE self, const Heron_Profiler_RequestProfile *p, char *buf);
-double Heron_Profiler_monotonic(void);
 VALUE Heron_Profiler_str(const char *s); /* profiler_ext.c */
-void Heron_Profiler_Counters_read(Heron_Profiler_Counters *counters, int cpu);
-void Heron_Profiler_RequestProfile_skip_cpu(Heron_Profiler_RequestProfile *p);
-double Heron_Profiler_CPUClock_now_ms(void);
-void Heron_Profiler_RequestProfile_mark(Heron_Profiler_RequestProfile *profile, const Heron_Profiler_Counters *now);
-void Heron_Profiler_RequestProfile_charge(Heron_Profiler_RequestProfile *profile, const Heron_Profiler_Counters *now);
+double Heron_Profiler_monotonic(void);   /* CLOCK_MONOTONIC seconds (profiler_request_profile.c) */
 
-VALUE Heron_Profiler_RequestProfile_for(VALUE env, VALUE path, VALUE query);
-VALUE Heron_Profiler_RequestProfile_for_proxy(VALUE env, VALUE path, VALUE query, int proxy);
-void Heron_Profiler_RequestProfile_stamp_app(VALUE self, Heron_Profiler_RequestProfile *p, VALUE status);
-void Heron_Profiler_RequestProfile_stamp_end(Heron_Profiler_RequestProfile *p);
-void Heron_Profiler_RequestProfile_add_timing(VALUE self, const Heron_Profiler_RequestProfile *p, VALUE headers);
-
-/* The RequestProfile struct of a value known to be one (created here, or taken from tables
- * that hold only RequestProfiles), without rb_check_typeddata's cost. */
-#define HERON_PROFILE(value) ((Heron_Profiler_RequestProfile *)RTYPEDDATA_DATA(value))
-
-typedef struct Heron_Profiler_FiberAccounting Heron_Profiler_FiberAccounting;
-Heron_Profiler_FiberAccounting *Heron_Profiler_FiberAccounting_get(VALUE self);
-void Heron_Profiler_FiberAccounting_open_profile(Heron_Profiler_FiberAccounting *a, VALUE profile, Heron_Profiler_RequestProfile *p);
-void Heron_Profiler_FiberAccounting_charge_running(Heron_Profiler_FiberAccounting *a);
-void Heron_Profiler_FiberAccounting_close_profile(Heron_Profiler_FiberAccounting *a, VALUE profile, Heron_Profiler_RequestProfile *p);
-
-int Heron_Profiler_Store_p(VALUE value);
-VALUE Heron_Profiler_Store_push(VALUE self, VALUE record);
-void Heron_Profiler_Store_push_profile(VALUE self, VALUE profile, const Heron_Profiler_RequestProfile *p);
-
-int Heron_Profiler_Dashboard_AccessControl_local(VALUE env);
-
-void Init_Heron_Profiler_CPUClock(VALUE mProfiler);
-void Init_Heron_Profiler_Dashboard_AccessControl(VALUE mProfiler);
-void Init_Heron_Profiler_RouteStats_Route(VALUE mProfiler);
-void Init_Heron_Profiler_RouteStats(VALUE mProfiler);
-void Heron_Profiler_RouteStats_Route_add_profile(VALUE self, VALUE profile);
-int Heron_Profiler_RouteStats_p(VALUE value);
-void Heron_Profiler_RouteStats_add_profile(VALUE self, VALUE profile);
-void Init_Heron_Profiler_RequestProfile(VALUE mProfiler);
-void Init_Heron_Profiler_FiberAccounting(VALUE mProfiler);
-void Init_Heron_Profiler_Middleware(VALUE mProfiler);
-void Init_Heron_Profiler_Store(VALUE mProfiler);
-void Init_Heron_Profiler_SqlNormalizer(VALUE mProfiler);
+#include "profiler_cpu_clock.h"
+#include "profiler_request_profile.h"
+#include "profiler_fiber_accounting.h"
+#include "profiler_store_ring.h"
+#include "profiler_dashboard_loopback_rule.h"
+#include "profiler_meter.h"
+#include "profiler_route_stats_route.h"
+#include "profiler_sql_scanner.h"
+#include "profiler_thread_allocations.h"
 
 #endif

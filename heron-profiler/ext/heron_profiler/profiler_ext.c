@@ -6,15 +6,14 @@
  *   Heron::Profiler::CPUClock        profiler_cpu_clock.c
  *   Heron::Profiler::RequestProfile  profiler_request_profile.c
  *   Heron::Profiler::FiberAccounting profiler_fiber_accounting.c
- *   Heron::Profiler::Middleware      profiler_middleware.c (and ProfiledBody's class)
- *   Heron::Profiler::Store           profiler_store.c
- *   Heron::Profiler::Dashboard::AccessControl profiler_dashboard_access_control.c (its loopback rule)
- *   Heron::Profiler::RouteStats        profiler_route_stats.c (#add)
- *   Heron::Profiler::RouteStats::Route profiler_route_stats_route.c (its figures and #add)
- *   Heron::Profiler::SqlNormalizer   profiler_sql_normalizer.c (.scan, its first pass)
+ *   Heron::Profiler::Meter           profiler_meter.c (what Ruby's Middleware drives)
+ *   Heron::Profiler::Store::Ring     profiler_store_ring.c
+ *   Heron::Profiler::Dashboard::LoopbackRule profiler_dashboard_loopback_rule.c
+ *   Heron::Profiler::RouteStats::Route profiler_route_stats_route.c
+ *   Heron::Profiler::SqlScanner      profiler_sql_scanner.c (.scan, SqlNormalizer's first pass)
+ *   Heron::Profiler::ThreadAllocations profiler_thread_allocations.c (per-thread counts, read by RequestProfile)
  */
 #include "profiler.h"
-#include "profiler_thread_allocations.h"
 #include <ruby/encoding.h>
 #include <string.h>
 
@@ -33,11 +32,10 @@ void Init_profiler_ext(void)
   Init_Heron_Profiler_CPUClock(mProfiler);
   Init_Heron_Profiler_RequestProfile(mProfiler);
   Init_Heron_Profiler_FiberAccounting(mProfiler);
-  Init_Heron_Profiler_Middleware(mProfiler);
-  Init_Heron_Profiler_Store(mProfiler);
-  Init_Heron_Profiler_Dashboard_AccessControl(mProfiler);
-  Init_Heron_Profiler_RouteStats(mProfiler);
+  Init_Heron_Profiler_Meter(mProfiler);
+  Init_Heron_Profiler_Store_Ring(mProfiler);
+  Init_Heron_Profiler_Dashboard_LoopbackRule(mProfiler);
   Init_Heron_Profiler_RouteStats_Route(mProfiler);
-  Init_Heron_Profiler_SqlNormalizer(mProfiler);
+  Init_Heron_Profiler_SqlScanner(mProfiler);
   Init_Heron_Profiler_ThreadAllocations(mProfiler);
 }

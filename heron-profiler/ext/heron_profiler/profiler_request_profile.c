@@ -2,18 +2,17 @@
  * Heron::Profiler::RequestProfile: everything measured about one request while it runs.
  * FiberAccounting (profiler_fiber_accounting.c) charges CPU time, allocations and GC runs to
  * it between fiber switches; the SQL hooks add queries; the middleware stamps the times.
- * lib/heron/profiler/request_profile.rb adds #to_h, #to_s and #started_at.
+ * The whole class is C; Heron::Profiler::Record (Ruby) makes a record Hash of one.
  *
  *   RequestProfile.new(method, path, query, queue_ms = nil, started = nil, now = nil)
  *   RequestProfile.start(env)
  *   #app_returned(status) #add_headers(headers) #finished #finished? #id #server_timing
- *   #add_query(query) #trim_queries(limit = 1000) #fibers
+ *   #add_query(query, duration_ms) #trim_queries(limit = 1000) #fibers #to_s #started_at #shapes
  *   readers: request_method path query status queries queue_ms app_ms total_ms reactor_ms cpu_ms
  *            allocations gc_count db_ms db_count after_reply_ms n_plus_one started
  *   writers: status= n_plus_one= after_reply_ms=
  */
 #include "profiler.h"
-#include "profiler_thread_allocations.h"
 #include <math.h>
 #include <pthread.h>
 #include <string.h>
@@ -25,14 +24,11 @@
 
 VALUE cHeron_Profiler_RequestProfile;
 VALUE Heron_Profiler_RequestProfile_NONE;
-static ID id_duration_ms;
-static VALUE sym_total_allocated_objects;
+static VALUE sym_total_allocated_objects, sym_shapes;
 static volatile pid_t Heron_Profiler_pid; /* 0 after a fork, until read again */
 VALUE Heron_Profiler_str_PATH_INFO, Heron_Profiler_str_QUERY_STRING;
 static VALUE str_REQUEST_METHOD, str_request_start;
-static VALUE str_X_REQUEST_START, str_X_QUEUE_START, str_server_timing, str_separator;
-static ID id_from_header, id_QueueTime;
-static VALUE mHeron_Profiler;
+static VALUE str_server_timing, str_separator;
 
 static void Heron_Profiler_RequestProfile_mark_values(void *ptr)
 {
@@ -478,66 +474,49 @@ static VALUE Heron_Profiler_RequestProfile_timing(VALUE self, const Heron_Profil
   return rb_str_new(text.buf, (long)text.len);
 }
 
-/* Queue time in ms from a proxy's X-Request-Start / X-Queue-Start (it covers the hop to Heron;
- * Heron::Profiler::QueueTime.from_header reads it): NAN when it cannot be read; *found tells
- * whether there was one. */
-static double Heron_Profiler_proxy_queue_ms(VALUE env, int *found)
-{
-  VALUE header = rb_hash_aref(env, str_X_REQUEST_START), ms;
-  if (NIL_P(header)) header = rb_hash_aref(env, str_X_QUEUE_START);
-  *found = 0;
-  if (NIL_P(header)) return NAN;
-  ms = rb_funcall(rb_const_get(mHeron_Profiler, id_QueueTime), id_from_header, 2, header, DBL2NUM(Heron_Profiler_seconds(CLOCK_REALTIME)));
-  *found = !NIL_P(ms);
-  return *found ? NUM2DBL(ms) : NAN;
-}
-
 /*
  * A started profile: the request's method, path and query string, `started` (the server's
- * first byte, CLOCK_MONOTONIC seconds; NAN: unknown, so now) and its queue time: a proxy's
- * header in `env` wins when `proxy` says it may be believed and it is in range (see QueueTime),
- * else the time since `started`.
+ * first byte, CLOCK_MONOTONIC seconds; NAN: unknown, so now) and its queue time: `proxy_ms`, a
+ * trusted proxy's (see QueueTime), unless NAN, else the time since `started`.
  */
-static VALUE Heron_Profiler_RequestProfile_begin(VALUE env, VALUE method, VALUE path, VALUE query, double started, int proxy)
+static VALUE Heron_Profiler_RequestProfile_begin(VALUE method, VALUE path, VALUE query, double started, double proxy_ms)
 {
   VALUE self = Heron_Profiler_RequestProfile_alloc(cHeron_Profiler_RequestProfile);
   Heron_Profiler_RequestProfile *p = HERON_PROFILE(self);
-  int found = 0;
   RB_OBJ_WRITE(self, &p->method, method);
   RB_OBJ_WRITE(self, &p->path, path);
   RB_OBJ_WRITE(self, &p->query, query);
   p->app_start = Heron_Profiler_monotonic();
   p->started = isnan(started) ? p->app_start : started;
-  if (proxy) p->queue_ms = Heron_Profiler_proxy_queue_ms(env, &found);
-  if (!found && !isnan(started)) p->queue_ms = p->app_start > started ? (p->app_start - started) * 1000.0 : 0.0;
+  p->queue_ms = proxy_ms;
+  if (isnan(proxy_ms) && !isnan(started)) p->queue_ms = p->app_start > started ? (p->app_start - started) * 1000.0 : 0.0;
   return self;
 }
 
 /*
- * call-seq: RequestProfile.start(env) -> RequestProfile
+ * call-seq: RequestProfile.start(env, proxy_queue_ms = nil) -> RequestProfile
  *
  * A profile for the request in a Rack env, starting now: its method, path and query string,
  * `heron.request_start` (the server's first byte, CLOCK_MONOTONIC seconds) as its start, and
- * its queue time (see QueueTime).
+ * as its queue time `proxy_queue_ms` (a trusted proxy's, QueueTime.from_header) when given,
+ * else the time since that start.
  */
-static VALUE Heron_Profiler_RequestProfile_start(VALUE klass, VALUE env)
+static VALUE Heron_Profiler_RequestProfile_start(int argc, VALUE *argv, VALUE klass)
 {
+  VALUE env, proxy_ms;
+  rb_scan_args(argc, argv, "11", &env, &proxy_ms);
   Check_Type(env, T_HASH);
-  return Heron_Profiler_RequestProfile_for(env, rb_hash_aref(env, Heron_Profiler_str_PATH_INFO), rb_hash_aref(env, Heron_Profiler_str_QUERY_STRING));
+  return Heron_Profiler_RequestProfile_for(env, rb_hash_aref(env, Heron_Profiler_str_PATH_INFO), rb_hash_aref(env, Heron_Profiler_str_QUERY_STRING),
+                                           NIL_P(proxy_ms) ? NAN : NUM2DBL(proxy_ms));
 }
 
-/* RequestProfile.start(env) for a caller that has read the path and query already. */
-VALUE Heron_Profiler_RequestProfile_for(VALUE env, VALUE path, VALUE query)
-{
-  return Heron_Profiler_RequestProfile_for_proxy(env, path, query, 1);
-}
-
-/* RequestProfile_for, where `proxy` says whether a proxy's queue header may be believed. */
-VALUE Heron_Profiler_RequestProfile_for_proxy(VALUE env, VALUE path, VALUE query, int proxy)
+/* RequestProfile.start(env, proxy_queue_ms) for a caller that has read the path and query
+ * already; `proxy_ms` NAN: none. */
+VALUE Heron_Profiler_RequestProfile_for(VALUE env, VALUE path, VALUE query, double proxy_ms)
 {
   VALUE request_start = rb_hash_aref(env, str_request_start);
   double started = NIL_P(request_start) ? NAN : NUM2DBL(request_start);
-  return Heron_Profiler_RequestProfile_begin(env, rb_hash_aref(env, str_REQUEST_METHOD), path, query, started, proxy);
+  return Heron_Profiler_RequestProfile_begin(rb_hash_aref(env, str_REQUEST_METHOD), path, query, started, proxy_ms);
 }
 
 /* The Server-Timing value with the app's own in front, in the form the app used. */
@@ -575,15 +554,15 @@ static VALUE Heron_Profiler_RequestProfile_add_headers(VALUE self, VALUE headers
 }
 
 /*
- * call-seq: add_query(query) -> query
+ * call-seq: add_query(query, duration_ms) -> query
  *
- * Records a statement this request ran (a Heron::Profiler::Query): kept in #queries, its
- * duration_ms added to #db_ms, and #db_count incremented.
+ * Records a statement this request ran (a Heron::Profiler::Query) that took `duration_ms` (a
+ * Float): kept in #queries, its time added to #db_ms, and #db_count incremented.
  */
-static VALUE Heron_Profiler_RequestProfile_add_query(VALUE self, VALUE query)
+static VALUE Heron_Profiler_RequestProfile_add_query(VALUE self, VALUE query, VALUE duration_ms)
 {
   Heron_Profiler_RequestProfile *p = Heron_Profiler_RequestProfile_get(self);
-  double duration = NUM2DBL(rb_funcall(query, id_duration_ms, 0));
+  double duration = NUM2DBL(duration_ms);
   if (p->queries == Heron_Profiler_RequestProfile_NONE) RB_OBJ_WRITE(self, &p->queries, rb_ary_new());
   rb_ary_push(p->queries, query);
   p->db_ms += duration;
@@ -651,6 +630,30 @@ HERON_LONG_READER(allocations)
 HERON_LONG_READER(gc_count)
 HERON_LONG_READER(db_count)
 
+/* call-seq: to_s -> String. "METHOD /path", for log lines. */
+static VALUE Heron_Profiler_RequestProfile_to_s(VALUE self)
+{
+  const Heron_Profiler_RequestProfile *p = Heron_Profiler_RequestProfile_get(self);
+  return rb_sprintf("%"PRIsVALUE" %"PRIsVALUE, p->method, p->path);
+}
+
+/* call-seq: started_at -> Float. Epoch seconds the request started (from the monotonic stamp
+ * and the clocks' current offset). */
+static VALUE Heron_Profiler_RequestProfile_started_at(VALUE self)
+{
+  const Heron_Profiler_RequestProfile *p = Heron_Profiler_RequestProfile_get(self);
+  return DBL2NUM(Heron_Profiler_seconds(CLOCK_REALTIME) - (Heron_Profiler_monotonic() - p->started));
+}
+
+/* call-seq: shapes -> Array of Hash, or nil. {normalized:, count:, ms:} of every statement
+ * (extras[:shapes], set by the middleware), when the record ran more than it keeps; nil: its
+ * queries are all there. */
+static VALUE Heron_Profiler_RequestProfile_shapes(VALUE self)
+{
+  const Heron_Profiler_RequestProfile *p = Heron_Profiler_RequestProfile_get(self);
+  return RB_TYPE_P(p->extras, T_HASH) ? rb_hash_lookup(p->extras, sym_shapes) : Qnil;
+}
+
 /* call-seq: after_reply_ms = Float or nil. Time the request's after-reply callbacks took. */
 static VALUE Heron_Profiler_RequestProfile_set_after_reply_ms(VALUE self, VALUE ms)
 {
@@ -678,6 +681,9 @@ static void Heron_Profiler_RequestProfile_define_readers(VALUE klass)
   rb_define_method(klass, "gc_count", Heron_Profiler_RequestProfile_gc_count, 0);
   rb_define_method(klass, "db_count", Heron_Profiler_RequestProfile_db_count, 0);
   rb_define_method(klass, "fibers", Heron_Profiler_RequestProfile_fibers, 0);
+  rb_define_method(klass, "to_s", Heron_Profiler_RequestProfile_to_s, 0);
+  rb_define_method(klass, "started_at", Heron_Profiler_RequestProfile_started_at, 0);
+  rb_define_method(klass, "shapes", Heron_Profiler_RequestProfile_shapes, 0);
 }
 
 static void Heron_Profiler_RequestProfile_define_writers(VALUE klass)
@@ -695,27 +701,23 @@ static void Heron_Profiler_RequestProfile_init_strings(void)
   Heron_Profiler_str_PATH_INFO = Heron_Profiler_str("PATH_INFO");
   Heron_Profiler_str_QUERY_STRING = Heron_Profiler_str("QUERY_STRING");
   str_request_start = Heron_Profiler_str("heron.request_start");
-  str_X_REQUEST_START = Heron_Profiler_str("HTTP_X_REQUEST_START");
-  str_X_QUEUE_START = Heron_Profiler_str("HTTP_X_QUEUE_START");
   str_server_timing = Heron_Profiler_str("server-timing");
   str_separator = Heron_Profiler_str(", ");
-  id_from_header = rb_intern("from_header");
-  id_QueueTime = rb_intern("QueueTime");
 }
 
 void Init_Heron_Profiler_RequestProfile(VALUE mProfiler)
 {
   VALUE klass;
-  mHeron_Profiler = mProfiler;
   klass = cHeron_Profiler_RequestProfile = rb_define_class_under(mProfiler, "RequestProfile", rb_cObject);
   Heron_Profiler_RequestProfile_NONE = rb_obj_freeze(rb_ary_new());
   rb_gc_register_mark_object(Heron_Profiler_RequestProfile_NONE);
-  id_duration_ms = rb_intern("duration_ms");
   sym_total_allocated_objects = ID2SYM(rb_intern("total_allocated_objects"));
+  sym_shapes = ID2SYM(rb_intern("shapes"));
+  rb_define_const(klass, "KEPT_QUERIES", INT2FIX(KEPT_QUERIES));
   pthread_atfork(NULL, NULL, Heron_Profiler_forked);
   Heron_Profiler_RequestProfile_init_strings();
   rb_define_alloc_func(klass, Heron_Profiler_RequestProfile_alloc);
-  rb_define_singleton_method(klass, "start", Heron_Profiler_RequestProfile_start, 1);
+  rb_define_singleton_method(klass, "start", Heron_Profiler_RequestProfile_start, -1);
   rb_define_method(klass, "add_headers", Heron_Profiler_RequestProfile_add_headers, 1);
   rb_define_method(klass, "initialize", Heron_Profiler_RequestProfile_initialize, -1);
   rb_define_method(klass, "app_returned", Heron_Profiler_RequestProfile_app_returned, 1);
@@ -723,7 +725,7 @@ void Init_Heron_Profiler_RequestProfile(VALUE mProfiler)
   rb_define_method(klass, "finished?", Heron_Profiler_RequestProfile_finished_p, 0);
   rb_define_method(klass, "id", Heron_Profiler_RequestProfile_id, 0);
   rb_define_method(klass, "server_timing", Heron_Profiler_RequestProfile_server_timing, 0);
-  rb_define_method(klass, "add_query", Heron_Profiler_RequestProfile_add_query, 1);
+  rb_define_method(klass, "add_query", Heron_Profiler_RequestProfile_add_query, 2);
   rb_define_method(klass, "trim_queries", Heron_Profiler_RequestProfile_trim_queries, -1);
   Heron_Profiler_RequestProfile_define_readers(klass);
   Heron_Profiler_RequestProfile_define_writers(klass);

@@ -1,14 +1,18 @@
 /*
- * Heron::Profiler::RouteStats::Route: one route's figures, added to by every profiled request
- * (RouteStats#add). In Ruby, #add's instance variables and method calls cost about 0.3 µs a
- * request in isolation and 0.9 µs of server CPU in a profiled hello world, so the figures
- * live in a C struct; lib/heron/profiler/route_stats/route.rb keeps what the dashboard reads
- * (#find, #export) and #keep, which runs only for a request slower than the kept ones.
+ * Heron::Profiler::RouteStats::Route: one route's figures: how many requests, their total
+ * times (the last SAMPLES, for the percentiles), the longest, the statements they ran, and the
+ * SLOWEST records in full. Every profiled request adds to one (the Meter, through
+ * Heron_Profiler_RouteStats_Route_count), and in Ruby #add's instance variables and method
+ * calls cost about 0.3 µs a request in isolation and 0.9 µs of server CPU in a profiled hello
+ * world, so the whole class is C; lib/heron/profiler/route_stats.rb finds the route of a
+ * request and hands it the record to keep.
  *
  *   Route.new(name)
- *   #add(profile) #name #count #queries #max_ms #samples #slowest
+ *   #add(ms, queries) -> true or false   #keep(record) -> nil
+ *   #find(id) #export #name #count #queries #max_ms #samples #slowest
  */
 #include "profiler.h"
+#include "profiler_route_stats_route.h"
 
 #define SAMPLES 1000 /* total times kept for the percentiles (Route::SAMPLES) */
 #define SLOWEST 5    /* records kept in full (Route::SLOWEST) */
@@ -20,8 +24,7 @@ typedef struct Heron_Profiler_RouteStats_Route {
   double samples[SAMPLES];
 } Heron_Profiler_RouteStats_Route;
 
-static ID id_keep, id_to_h, id_total_ms, id_db_count;
-static VALUE sym_total_ms;
+static VALUE sym_total_ms, sym_id, sym_queries, sym_route, sym_count, sym_max_ms, sym_samples, sym_slowest;
 
 static void Heron_Profiler_RouteStats_Route_mark(void *ptr)
 {
@@ -59,59 +62,72 @@ static VALUE Heron_Profiler_RouteStats_Route_initialize(VALUE self, VALUE name)
   return self;
 }
 
-/* The request's total time and statement count: from the struct of a RequestProfile, else
- * (anything answering total_ms and db_count) by calling them. */
-static void Heron_Profiler_RouteStats_Route_figures(VALUE profile, double *ms, long *queries)
-{
-  const Heron_Profiler_RequestProfile *p;
-  VALUE total;
-  if (!Heron_Profiler_RequestProfile_p(profile)) {
-    total = rb_funcall(profile, id_total_ms, 0);
-    *ms = NIL_P(total) ? 0.0 : NUM2DBL(total);
-    *queries = NUM2LONG(rb_funcall(profile, id_db_count, 0));
-    return;
-  }
-  p = HERON_PROFILE(profile);
-  *ms = isnan(p->total_ms) ? 0.0 : p->total_ms;
-  *queries = p->db_count;
-}
-
-/* Hands the record of a request slower than the kept ones to #keep, and notes the fastest kept. */
-static void Heron_Profiler_RouteStats_Route_keep(VALUE self, Heron_Profiler_RouteStats_Route *route, VALUE profile)
-{
-  VALUE last;
-  rb_funcall(self, id_keep, 1, rb_funcall(profile, id_to_h, 0));
-  if (RARRAY_LEN(route->slowest) < SLOWEST) return;
-  last = rb_hash_aref(RARRAY_AREF(route->slowest, RARRAY_LEN(route->slowest) - 1), sym_total_ms);
-  route->floor_ms = NIL_P(last) ? 0.0 : NUM2DBL(last);
-}
-
-/*
- * call-seq: add(profile) -> nil
- *
- * Counts a finished request of this route (a RequestProfile, or anything answering total_ms,
- * db_count and to_h): its total time among the last SAMPLES, the longest, its statements, and
- * its record (#keep) when it is among the SLOWEST slowest.
- */
-static VALUE Heron_Profiler_RouteStats_Route_add(VALUE self, VALUE profile)
-{
-  Heron_Profiler_RouteStats_Route_add_profile(self, profile);
-  return Qnil;
-}
-
-/* #add for C callers (RouteStats#add). */
-void Heron_Profiler_RouteStats_Route_add_profile(VALUE self, VALUE profile)
+int Heron_Profiler_RouteStats_Route_count(VALUE self, double ms, long queries)
 {
   Heron_Profiler_RouteStats_Route *route = Heron_Profiler_RouteStats_Route_get(self);
-  double ms;
-  long queries;
-  Heron_Profiler_RouteStats_Route_figures(profile, &ms, &queries);
   route->count++;
   route->queries += queries;
   if (ms > route->max_ms) route->max_ms = ms;
   if (route->nsamples < SAMPLES) route->samples[route->nsamples++] = ms;
   else route->samples[route->count % SAMPLES] = ms;
-  if (RARRAY_LEN(route->slowest) < SLOWEST || ms > route->floor_ms) Heron_Profiler_RouteStats_Route_keep(self, route, profile);
+  return RARRAY_LEN(route->slowest) < SLOWEST || ms > route->floor_ms;
+}
+
+/*
+ * call-seq: add(ms, queries) -> true or false
+ *
+ * Counts a finished request of this route, of `ms` total time (a Float) that ran `queries`
+ * statements: its time among the last SAMPLES, the longest, its statements. True when it is
+ * among the SLOWEST slowest, so its record is to be kept (#keep).
+ */
+static VALUE Heron_Profiler_RouteStats_Route_add(VALUE self, VALUE ms, VALUE queries)
+{
+  return Heron_Profiler_RouteStats_Route_count(self, NUM2DBL(ms), NUM2LONG(queries)) ? Qtrue : Qfalse;
+}
+
+/* A record's total_ms (0 when it has none). */
+static double Heron_Profiler_RouteStats_Route_total(VALUE record)
+{
+  VALUE ms = RB_TYPE_P(record, T_HASH) ? rb_hash_lookup(record, sym_total_ms) : Qnil;
+  return RB_FLOAT_TYPE_P(ms) || RB_INTEGER_TYPE_P(ms) ? NUM2DBL(ms) : 0.0;
+}
+
+/*
+ * call-seq: keep(record) -> nil
+ *
+ * Keeps a request's record (a Hash with :total_ms) among the SLOWEST slowest, slowest first,
+ * when it is slower than one of them or fewer are kept.
+ */
+static VALUE Heron_Profiler_RouteStats_Route_keep(VALUE self, VALUE record)
+{
+  Heron_Profiler_RouteStats_Route *route = Heron_Profiler_RouteStats_Route_get(self);
+  double ms = Heron_Profiler_RouteStats_Route_total(record);
+  long at = 0, size, i;
+  Check_Type(record, T_HASH);
+  size = RARRAY_LEN(route->slowest);
+  while (at < size && Heron_Profiler_RouteStats_Route_total(RARRAY_AREF(route->slowest, at)) >= ms) at++;
+  if (at >= SLOWEST) return Qnil;
+  rb_ary_push(route->slowest, record);
+  for (i = size; i > at; i--) rb_ary_store(route->slowest, i, RARRAY_AREF(route->slowest, i - 1));
+  rb_ary_store(route->slowest, at, record);
+  if (RARRAY_LEN(route->slowest) > SLOWEST) rb_ary_pop(route->slowest);
+  size = RARRAY_LEN(route->slowest);
+  if (size == SLOWEST) route->floor_ms = Heron_Profiler_RouteStats_Route_total(RARRAY_AREF(route->slowest, size - 1));
+  return Qnil;
+}
+
+/* call-seq: find(id) -> Hash or nil. A copy of the kept record with this id. */
+static VALUE Heron_Profiler_RouteStats_Route_find(VALUE self, VALUE id)
+{
+  VALUE slowest = Heron_Profiler_RouteStats_Route_get(self)->slowest, record, kept;
+  long i;
+  if (!RB_TYPE_P(id, T_STRING)) return Qnil;
+  for (i = 0; i < RARRAY_LEN(slowest); i++) {
+    record = RARRAY_AREF(slowest, i);
+    kept = rb_hash_lookup(record, sym_id);
+    if (RB_TYPE_P(kept, T_STRING) && RTEST(rb_str_equal(kept, id))) return rb_hash_dup(record);
+  }
+  return Qnil;
 }
 
 /* call-seq: samples -> Array of Float. The kept total times (ms), at most SAMPLES of them. */
@@ -122,6 +138,38 @@ static VALUE Heron_Profiler_RouteStats_Route_samples(VALUE self)
   long i;
   for (i = 0; i < route->nsamples; i++) rb_ary_push(samples, DBL2NUM(route->samples[i]));
   return samples;
+}
+
+/* The kept records without their queries. */
+static VALUE Heron_Profiler_RouteStats_Route_slowest_summaries(const Heron_Profiler_RouteStats_Route *route)
+{
+  VALUE list = rb_ary_new_capa(RARRAY_LEN(route->slowest)), copy;
+  long i;
+  for (i = 0; i < RARRAY_LEN(route->slowest); i++) {
+    copy = rb_hash_dup(RARRAY_AREF(route->slowest, i));
+    rb_hash_delete(copy, sym_queries);
+    rb_ary_push(list, copy);
+  }
+  return list;
+}
+
+/*
+ * call-seq: export -> Hash
+ *
+ * What RouteStats.merge adds up (and another worker sends as JSON): route, count, queries,
+ * max_ms, samples, and slowest (the kept records without their queries).
+ */
+static VALUE Heron_Profiler_RouteStats_Route_export(VALUE self)
+{
+  const Heron_Profiler_RouteStats_Route *route = Heron_Profiler_RouteStats_Route_get(self);
+  VALUE row = rb_hash_new();
+  rb_hash_aset(row, sym_route, route->name);
+  rb_hash_aset(row, sym_count, LONG2NUM(route->count));
+  rb_hash_aset(row, sym_queries, LONG2NUM(route->queries));
+  rb_hash_aset(row, sym_max_ms, DBL2NUM(route->max_ms));
+  rb_hash_aset(row, sym_samples, Heron_Profiler_RouteStats_Route_samples(self));
+  rb_hash_aset(row, sym_slowest, Heron_Profiler_RouteStats_Route_slowest_summaries(route));
+  return row;
 }
 
 /* call-seq: name -> String. */
@@ -137,7 +185,7 @@ static VALUE Heron_Profiler_RouteStats_Route_slowest(VALUE self)
 }
 
 /* call-seq: count -> Integer. Requests counted. */
-static VALUE Heron_Profiler_RouteStats_Route_count(VALUE self)
+static VALUE Heron_Profiler_RouteStats_Route_count_reader(VALUE self)
 {
   return LONG2NUM(Heron_Profiler_RouteStats_Route_get(self)->count);
 }
@@ -154,24 +202,35 @@ static VALUE Heron_Profiler_RouteStats_Route_max_ms(VALUE self)
   return DBL2NUM(Heron_Profiler_RouteStats_Route_get(self)->max_ms);
 }
 
+static void Heron_Profiler_RouteStats_Route_init_symbols(void)
+{
+  sym_total_ms = ID2SYM(rb_intern("total_ms"));
+  sym_id = ID2SYM(rb_intern("id"));
+  sym_queries = ID2SYM(rb_intern("queries"));
+  sym_route = ID2SYM(rb_intern("route"));
+  sym_count = ID2SYM(rb_intern("count"));
+  sym_max_ms = ID2SYM(rb_intern("max_ms"));
+  sym_samples = ID2SYM(rb_intern("samples"));
+  sym_slowest = ID2SYM(rb_intern("slowest"));
+}
+
 void Init_Heron_Profiler_RouteStats_Route(VALUE mProfiler)
 {
   VALUE stats = rb_define_class_under(mProfiler, "RouteStats", rb_cObject);
   VALUE klass = rb_define_class_under(stats, "Route", rb_cObject);
-  id_keep = rb_intern("keep");
-  id_to_h = rb_intern("to_h");
-  id_total_ms = rb_intern("total_ms");
-  id_db_count = rb_intern("db_count");
-  sym_total_ms = ID2SYM(id_total_ms);
+  Heron_Profiler_RouteStats_Route_init_symbols();
   rb_define_const(klass, "SAMPLES", INT2FIX(SAMPLES));
   rb_define_const(klass, "SLOWEST", INT2FIX(SLOWEST));
   rb_define_alloc_func(klass, Heron_Profiler_RouteStats_Route_alloc);
   rb_define_method(klass, "initialize", Heron_Profiler_RouteStats_Route_initialize, 1);
-  rb_define_method(klass, "add", Heron_Profiler_RouteStats_Route_add, 1);
+  rb_define_method(klass, "add", Heron_Profiler_RouteStats_Route_add, 2);
+  rb_define_method(klass, "keep", Heron_Profiler_RouteStats_Route_keep, 1);
+  rb_define_method(klass, "find", Heron_Profiler_RouteStats_Route_find, 1);
+  rb_define_method(klass, "export", Heron_Profiler_RouteStats_Route_export, 0);
   rb_define_method(klass, "samples", Heron_Profiler_RouteStats_Route_samples, 0);
   rb_define_method(klass, "name", Heron_Profiler_RouteStats_Route_name, 0);
   rb_define_method(klass, "slowest", Heron_Profiler_RouteStats_Route_slowest, 0);
-  rb_define_method(klass, "count", Heron_Profiler_RouteStats_Route_count, 0);
+  rb_define_method(klass, "count", Heron_Profiler_RouteStats_Route_count_reader, 0);
   rb_define_method(klass, "queries", Heron_Profiler_RouteStats_Route_queries, 0);
   rb_define_method(klass, "max_ms", Heron_Profiler_RouteStats_Route_max_ms, 0);
 }

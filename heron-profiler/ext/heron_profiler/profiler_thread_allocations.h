@@ -1,5 +1,10 @@
+/*
+ * Heron::Profiler::ThreadAllocations (profiler_thread_allocations.c): per-thread allocation
+ * counts, which profiler_request_profile.c reads instead of the process's once enabled.
+ */
 #ifndef HERON_PROFILER_THREAD_ALLOCATIONS_H
-#define HERON_PROFILER_THREAD_ALLOCATIONS_H 1
+#define HERON_PROFILER_THREAD_ALLOCATIONS_H
+
 #include <ruby.h>
 
 /* Whether allocations are counted per thread (ThreadAllocations.enable was called). */

@@ -7,6 +7,8 @@ require_relative "profiler/query"
 require_relative "profiler/store"
 require_relative "profiler/queue_time"
 require_relative "profiler/request_profile"
+require_relative "profiler/steps"
+require_relative "profiler/record"
 require_relative "profiler/cpu_clock"
 require_relative "profiler/fiber_accounting"
 require_relative "profiler/thread_allocations"
@@ -117,7 +119,7 @@ module Heron
       #
       #   Heron::Profiler.step("render") { template.render(user) }
       #
-      # @param name [String, Symbol] the step's name (see {RequestProfile.step_name}).
+      # @param name [String, Symbol] the step's name (see {Steps.name_for}).
       # @yield the code to time.
       # @return [Object] the block's value.
       def step(name)
@@ -126,7 +128,7 @@ module Heron
         begin
           yield
         ensure
-          profile.add_step(name, (Process.clock_gettime(Process::CLOCK_MONOTONIC) - started) * 1000.0)
+          Steps.add(profile, name, (Process.clock_gettime(Process::CLOCK_MONOTONIC) - started) * 1000.0)
         end
       end
 

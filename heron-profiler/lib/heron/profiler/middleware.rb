@@ -3,6 +3,10 @@
 require_relative "extension"
 require_relative "trusted_peer"
 require_relative "dashboard/access_control"
+require_relative "profiled_body"
+require_relative "route_stats"
+require_relative "queue_time"
+require_relative "record"
 require_relative "options"
 
 module Heron
@@ -19,8 +23,11 @@ module Heron
     # request, which measured at about half of a hello world's throughput (see
     # docs/profiling.md).
     #
-    # Every profiled request runs `call`, so it and `finish` are written in C
-    # (ext/heron/profiler_middleware.c); see docs/profiling.md for what a request costs.
+    # Every profiled request runs `call`, so the measuring is C: a {Meter}
+    # (ext/heron_profiler/profiler_meter.c), which this class builds with its settings and with
+    # Procs for the cold work (the dashboard, the memory profile, N+1 reports, after-reply
+    # timing, checking a request's queries, naming a route), and which calls no Ruby method by
+    # name; see docs/profiling.md for what a request costs.
     # `config.profile_sample` N measures the first request and one in N after it;
     # `config.profile_cpu_sample` M reads the thread's CPU time (a system call at every fiber
     # switch) for the first measured request and one in M after it, the others getting only the
@@ -35,6 +42,8 @@ module Heron
     class Middleware
       N_PLUS_ONE_HEADER = "x-heron-n-plus-one"
       UNAVAILABLE = "The Heron profiler dashboard is not available in this build.\n"
+      # Query shapes counted for a record that ran more statements than it keeps.
+      KEPT_SHAPES = 100
 
       # @param app [#call] the Rack app.
       # @param config [Options, Heron::Configuration] the profiler's options, or the server's
@@ -54,13 +63,26 @@ module Heron
         @development = config.environment_name == "development"
         @trusted = TrustedPeer.new(config.trusted_proxies)
         @access = Dashboard::AccessControl.new(config)
-        configure(app, accounting, store, config.profile_path, config.profile_sample, timing_check, @routes,
-                  config.profile_cpu_sample, !@trusted.empty?)
+        @meter = Meter.new(app, accounting, store.is_a?(Store) ? store.ring : store, settings, hooks)
       end
 
-      # `call(env)` and `finish(profile, status)` are in C (ext/heron_profiler/profiler_middleware.c,
-      # where they are documented). The public methods below are what they call on the cold
-      # paths; they are public so that C calls no private method by name, and not meant for apps.
+      # Rack entry point: measures the request ({Meter#call}).
+      # @param env [Hash] the request's Rack env.
+      # @return [Array] the app's response, with the profiler's headers.
+      def call(env)
+        @meter.call(env)
+      end
+
+      # Finishes a request's profile once no app code is left to run ({ProfiledBody#close}).
+      # @param profile [RequestProfile]
+      # @param status [Integer] used when the app returned none.
+      # @return [nil]
+      def finish(profile, status)
+        @meter.finish(profile, status)
+      end
+
+      # The methods below are the {Meter}'s hooks (see {#hooks}), public for subclasses and tests;
+      # not meant for apps.
 
       # @return [Array] the dashboard's response, or a 404 when it is not in this build.
       def dashboard(env)
@@ -82,14 +104,17 @@ module Heron
         Profiler.flamegraph_class&.new(@app, @config)&.call(env)
       end
 
-      # Called (from C) only for a request that carries X-Request-Start or X-Queue-Start.
+      # Asked only for a request that carries X-Request-Start or X-Queue-Start.
       # @param env [Hash] the request's Rack env.
-      # @return [Boolean] whether its peer is a trusted proxy, so the header counts.
-      def trusted_proxy?(env)
-        @trusted.trusted?(env)
+      # @return [Float, nil] the header's queue time ({QueueTime}) when its peer is a trusted
+      #   proxy, so the header counts; nil otherwise or when it cannot be read.
+      def proxy_queue_ms(env)
+        return unless @trusted.trusted?(env)
+        header = env["HTTP_X_REQUEST_START"] || env["HTTP_X_QUEUE_START"]
+        QueueTime.from_header(header, Process.clock_gettime(Process::CLOCK_REALTIME))
       end
 
-      # Called (from C) for each measured request when a `profile_token` is set.
+      # Asked for each measured request when a `profile_token` is set.
       # @param env [Hash] the request's Rack env.
       # @return [Boolean] whether its response may carry the profiler's headers.
       def timing_allowed?(env)
@@ -143,7 +168,7 @@ module Heron
       # @return [void]
       def check_queries(profile)
         profile.n_plus_one = @detector.detect(profile.queries, Sql::EagerLoads.take(profile))
-        profile.count_shapes if profile.queries.size > RequestProfile::KEPT_QUERIES
+        count_shapes(profile) if profile.queries.size > RequestProfile::KEPT_QUERIES
         profile.trim_queries(RequestProfile::KEPT_QUERIES)
         profile.queries.each(&:compact)
       end
@@ -157,11 +182,34 @@ module Heron
         false
       end
 
-      # How C decides whether a response gets the profiler's headers, in every environment:
-      # :loopback (no profile_token: AccessControl's loopback rule, asked in C) or true (ask
-      # {#timing_allowed?}).
-      def timing_check
-        @access.token? ? true : :loopback
+      # What the {Meter} reads on every request. Which responses get the profiler's headers, in
+      # every environment: with no profile_token, AccessControl's loopback rule, asked in C
+      # (loopback: true); with one, {#timing_allowed?}.
+      def settings
+        { profile_path: @config.profile_path, sample: @config.profile_sample, cpu_sample: @config.profile_cpu_sample,
+          proxies: !@trusted.empty?, loopback: !@access.token? }
+      end
+
+      # The Procs the {Meter} runs for the cold work (see profiler_meter.c's HOOK_NAMES).
+      def hooks
+        { dashboard: method(:dashboard).to_proc, memory: method(:memory_profile).to_proc,
+          flamegraph: method(:flamegraph).to_proc, sql: method(:install_hooks).to_proc,
+          proxy_queue: method(:proxy_queue_ms).to_proc, timing: method(:timing_allowed?).to_proc,
+          after_reply: method(:time_after_reply).to_proc, queries: method(:check_queries).to_proc,
+          n_plus_one: method(:report_n_plus_one).to_proc, route: @routes.method(:route_for).to_proc,
+          keep: ->(route, profile) { route.keep(Record.of(profile)) },
+          body: ->(body, profile, status) { ProfiledBody.new(body, self, profile, status) },
+          push: (@store.method(:push).to_proc unless @store.is_a?(Store)) }
+      end
+
+      # Counts every statement by shape before the list is cut to RequestProfile::KEPT_QUERIES,
+      # so the record's per-shape counts (its `extras[:shapes]`, the {KEPT_SHAPES} costliest)
+      # agree with `db_count` and its N+1 counts.
+      def count_shapes(profile)
+        rows = profile.queries.group_by(&:normalized).map do |shape, list|
+          { normalized: shape, count: list.size, ms: list.sum(&:duration_ms) }
+        end
+        (profile.extras ||= {})[:shapes] = rows.max_by(KEPT_SHAPES) { |row| [row[:ms], row[:count]] }
       end
 
       # The N+1 findings so far (a finished profile has its final ones).

@@ -16,27 +16,6 @@ module Heron
       #   up front: "Users::User => [:roles]: add .eager(:roles)" (see {Sql::AssociationLoad}).
       attr_reader :advice
 
-      # One String holding a stored record's queries, N+1 findings and extras (custom steps,
-      # per-shape counts): the {Store} keeps that instead of their hundreds of objects, which
-      # would otherwise reach Ruby's old generation and die there, bringing on major GCs (see
-      # docs/profiling.md).
-      # @param queries [Array<Query>]
-      # @param findings [Array<Hash>] the record's N+1 findings.
-      # @param extras [Hash, nil] the profile's {RequestProfile#extras}.
-      # @return [String, Array] the packed data (an Array of the three, kept as they are, if
-      #   something in them cannot be packed).
-      def self.pack(queries, findings, extras = nil)
-        Marshal.dump([queries, findings, extras])
-      rescue StandardError
-        [queries, findings, extras]
-      end
-
-      # @param packed [String, Array] what {.pack} returned.
-      # @return [Array(Array<Query>, Array<Hash>, Hash)] new copies of the queries, findings and extras.
-      def self.unpack(packed)
-        packed.is_a?(String) ? Marshal.load(packed) : packed # rubocop:disable Security/MarshalLoad -- the store's own data
-      end
-
       # @param sql [String] the SQL as sent.
       # @param duration_ms [Float] wall time the statement took.
       # @param call_site [String, nil] "path:line" of the first application frame.

@@ -9,10 +9,10 @@ module Heron
     # future (clock skew between hosts) counts as 0, one more than {MAX_MS} back is ignored (every
     # proxy times out long before). Heron's load shedding reads the same header its own way.
     #
-    # {RequestProfile.start} (in C) asks it when a request carries such a header, and otherwise
-    # measures from the server's own `heron.request_start` (the request's first byte). The
-    # {Middleware} only lets it see the header when the request's peer is one of
-    # `config.trusted_proxies`: any client can send one.
+    # The {Middleware} asks it when a request carries such a header and the request's peer is
+    # one of `config.trusted_proxies` (any client can send one), and hands the result to the
+    # profile; otherwise {RequestProfile.start} measures from the server's own
+    # `heron.request_start` (the request's first byte).
     class QueueTime
       MAX_MS = 600_000.0
       NUMBER = /(\d+(?:\.\d+)?)/

@@ -2,6 +2,7 @@
 
 require_relative "extension"
 require_relative "route_stats/route"
+require_relative "record"
 
 module Heron
   module Profiler
@@ -12,9 +13,9 @@ module Heron
     # A route is the method and the path with its id-like segments (all digits, UUIDs, hex of
     # 16 or more characters) written `:id`: `GET /users/42/posts` counts as
     # `GET /users/:id/posts`. At most {MAX_ROUTES} routes are kept; requests of further routes
-    # are counted under {OTHER}. The middleware adds every finished profile with `add(profile)`,
-    # which is C (ext/heron_profiler/profiler_route_stats.c): it finds the route in the cache
-    # {#route_for} fills (@names: method => {path => Route}) and adds to it.
+    # are counted under {OTHER}. The figures are C ({Route}); this class, all Ruby, names the
+    # routes and remembers them per path. The middleware's {Meter} asks {#route_for} for the
+    # route of a path it has not just added to, and adds to the {Route} itself.
     class RouteStats
       MAX_ROUTES = 200
       OTHER = "(other routes)"
@@ -49,6 +50,15 @@ module Heron
         @names = {}
       end
 
+      # Adds a finished request to its route's figures, and its record to the route's slowest
+      # when it is among them.
+      # @param profile [RequestProfile, #request_method, #path, #total_ms, #db_count, #to_h]
+      # @return [void]
+      def add(profile)
+        route = route_for(profile.request_method, profile.path)
+        route.keep(Record.of(profile)) if route.add(profile.total_ms.to_f, profile.db_count)
+      end
+
       # @param id [String] a record id.
       # @return [Hash, nil] a copy of a record kept as one of its route's slowest.
       def find(id)
@@ -65,14 +75,15 @@ module Heron
       end
 
       # The route of a method and path, remembered per path (at most {CACHED_PATHS} per method).
-      # Called from C (`add`) for a path not seen yet; public so that C calls no private method.
       # @param method [String] the request method.
       # @param path [String, nil] the request path.
       # @return [Route]
       def route_for(method, path)
         by_path = (@names[method] ||= {})
-        by_path.clear if by_path.size >= CACHED_PATHS
-        by_path[path] = start("#{method} #{path.to_s.gsub(ID_SEGMENT, '/:id')}".freeze)
+        by_path[path] || begin
+          by_path.clear if by_path.size >= CACHED_PATHS
+          by_path[path] = start("#{method} #{path.to_s.gsub(ID_SEGMENT, '/:id')}".freeze)
+        end
       end
 
       private

@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-require_relative "extension"
+require_relative "sql_scanner"
 
 module Heron
   module Profiler
@@ -14,8 +14,8 @@ module Heron
     # replaced, and literals are replaced without a block. Only quotes can hide an `IN (` or a
     # number inside a token, so without them both roads give the same string.
     #
-    # ASCII text, nearly every statement, takes neither: `scan` (in C,
-    # ext/heron_profiler/profiler_sql_normalizer.c) gives {.quoted}'s string in one walk over
+    # ASCII text, nearly every statement, takes neither: {SqlScanner}`.scan` (C,
+    # ext/heron_profiler/profiler_sql_scanner.c) gives {.quoted}'s string in one walk over
     # the bytes. Through the regexps an eager load's `IN (1, 2, …, 1000)` cost about 2 million
     # instructions, most of what profiling added to a request running four of them.
     class SqlNormalizer
@@ -39,7 +39,7 @@ module Heron
       # @param sql [String] the SQL as sent to the database.
       # @return [String] the normalised SQL.
       def self.normalize(sql)
-        shape = scan(sql) || (QUOTES.match?(sql) ? quoted(sql) : unquoted(sql))
+        shape = SqlScanner.scan(sql) || (QUOTES.match?(sql) ? quoted(sql) : unquoted(sql))
         shape.gsub!(IN_LIST, IN_PLACEHOLDER)
         shape.gsub!(SPACE, " ")
         shape.strip!

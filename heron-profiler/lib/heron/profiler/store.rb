@@ -1,6 +1,8 @@
 # frozen_string_literal: true
 
+require "forwardable"
 require_relative "extension"
+require_relative "record"
 
 module Heron
   module Profiler
@@ -9,15 +11,31 @@ module Heron
     # Hash of the last two is only built when someone reads it. Readers get fresh Hashes, so a
     # record changed later never changes under them.
     #
-    # The ring itself is in C (ext/heron/profiler_store.c: `new(capacity = 200)`, `push`,
-    # `amend(profile)`, `entries(limit = nil)`, `size`, `capacity`, `clear`): every profiled
-    # request pushes to it, and a C call is atomic under the GVL, so threads need no lock. A
+    # The ring itself is C, {Ring} (ext/heron_profiler/profiler_store_ring.c: `new(capacity =
+    # 200)`, `push`, `amend(profile)`, `entries(limit = nil)`, `size`, `capacity`, `clear`, which
+    # the Store forwards): every profiled request pushes to it (the {Meter} in C), and a C call
+    # is atomic under the GVL, so threads need no lock. A
     # RequestProfile is copied into C memory rather than kept (kept, the records reached the
     # old generation and died there, which quadrupled the major GCs; see docs/profiling.md), so
     # what changes after the push (after_reply_ms) reaches the store through `amend`; `entries`
     # rebuilds RequestProfiles from the copies, cutting paths and query strings to
     # MAX_TEXT bytes. The readers below work on an `entries` snapshot.
     class Store
+      extend Forwardable
+
+      DEFAULT_SIZE = Ring::DEFAULT_SIZE
+      MAX_TEXT = Ring::MAX_TEXT
+
+      # @return [Ring] the C ring the records are in.
+      attr_reader :ring
+
+      def_delegators :@ring, :push, :amend, :entries, :size, :capacity, :clear
+
+      # @param capacity [Integer] records kept.
+      def initialize(capacity = DEFAULT_SIZE)
+        @ring = Ring.new(capacity)
+      end
+
       # @param limit [Integer, nil] at most this many; nil for all.
       # @return [Array<Hash>] copies of the records, newest first.
       def recent(limit = nil)
@@ -52,7 +70,7 @@ module Heron
       end
 
       def copy(record)
-        record.is_a?(Hash) ? record.dup : record.to_h
+        record.is_a?(Hash) ? record.dup : Record.of(record)
       end
     end
   end

@@ -30,23 +30,3 @@ class QueryCompactTest < Minitest::Test
     assert_equal "SELECT 1", query.sql
   end
 end
-
-class QueryPackTest < Minitest::Test
-  def test_pack_round_trips_queries_and_findings_as_new_objects
-    queries = [Heron::Profiler::Query.new("SELECT * FROM users WHERE id = 1", 1.5, "app.rb:3", :sequel)]
-    findings = [{ call_site: "app.rb:3", normalized: "SELECT * FROM users WHERE id = ?", count: 2 }]
-    packed = Heron::Profiler::Query.pack(queries, findings)
-    assert_instance_of String, packed
-    copies, found = Heron::Profiler::Query.unpack(packed)
-    assert_equal queries.map(&:to_h), copies.map(&:to_h)
-    refute_same queries.first, copies.first
-    assert_equal findings, found
-  end
-
-  def test_what_cannot_be_packed_is_kept_as_it_is
-    odd = [Heron::Profiler::Query.new("SELECT 1", 0.1, nil, -> {})]
-    packed = Heron::Profiler::Query.pack(odd, [])
-    assert_equal [odd, [], nil], packed
-    assert_same odd, Heron::Profiler::Query.unpack(packed).first
-  end
-end

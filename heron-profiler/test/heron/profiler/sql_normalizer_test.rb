@@ -66,7 +66,7 @@ class SqlNormalizerTest < Minitest::Test
   def assert_scans_like_the_regexps(random)
     5_000.times do
       sql = yield(random)
-      assert_equal Heron::Profiler::SqlNormalizer.quoted(sql), Heron::Profiler::SqlNormalizer.scan(sql), sql.inspect
+      assert_equal Heron::Profiler::SqlNormalizer.quoted(sql), Heron::Profiler::SqlScanner.scan(sql), sql.inspect
     end
   end
 
@@ -79,11 +79,11 @@ class SqlNormalizerTest < Minitest::Test
 
   def test_scan_gives_the_regexps_string_for_an_eager_load
     sql = "SELECT `roles`.*, `a`.`user_id` AS 'x_foreign_key_x' FROM `roles` WHERE (`a`.`user_id` IN (#{(1..1000).to_a.join(', ')}))"
-    assert_equal "SELECT `roles`.*, `a`.`user_id` AS ? FROM `roles` WHERE (`a`.`user_id` IN (?))", Heron::Profiler::SqlNormalizer.scan(sql)
+    assert_equal "SELECT `roles`.*, `a`.`user_id` AS ? FROM `roles` WHERE (`a`.`user_id` IN (?))", Heron::Profiler::SqlScanner.scan(sql)
   end
 
   def test_text_beyond_ascii_is_left_to_the_regexps
-    assert_nil Heron::Profiler::SqlNormalizer.scan("SELECT 'caf\u00e9', 1")
+    assert_nil Heron::Profiler::SqlScanner.scan("SELECT 'caf\u00e9', 1")
     assert_equal "SELECT ?, ? FROM caf\u00e92", normalize("SELECT 'caf\u00e9', 1 FROM caf\u00e92")
   end
 end

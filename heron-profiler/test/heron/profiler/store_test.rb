@@ -82,7 +82,7 @@ class StoreProfileEntryTest < Minitest::Test
     entry = store.entries.first
     refute_same original, entry
     assert_instance_of Heron::Profiler::RequestProfile, entry
-    assert_equal original.to_h.merge(started_at: nil), entry.to_h.merge(started_at: nil)
+    assert_equal Heron::Profiler::Record.of(original).merge(started_at: nil), Heron::Profiler::Record.of(entry).merge(started_at: nil)
     assert_equal original.id, store.recent.first[:id]
     assert entry.id.frozen?
     assert_empty entry.fibers
@@ -113,17 +113,35 @@ class StoreProfileEntryTest < Minitest::Test
   def test_amend_keeps_the_queries_packed_at_push
     store = Heron::Profiler::Store.new(2)
     original = profile
-    original.add_query(Heron::Profiler::Query.new("SELECT 1", 1.5, "app.rb:1", :sequel))
+    original.add_query(Heron::Profiler::Query.new("SELECT 1", 1.5, "app.rb:1", :sequel), 1.5)
     store.push(original)
     original.after_reply_ms = 1.0
     assert store.amend(original)
     assert_equal [1.0, ["SELECT 1"]], store.entries.first.then { |entry| [entry.after_reply_ms, entry.queries.map(&:sql)] }
   end
 
+  # A record's queries, findings and extras are packed (Marshal, in C): they come back as new
+  # objects; what cannot be packed is kept as it is.
+  def test_queries_come_back_as_copies_and_what_cannot_be_packed_as_it_is
+    store = Heron::Profiler::Store.new(2)
+    packed, odd = profile, profile
+    query = Heron::Profiler::Query.new("SELECT * FROM users WHERE id = 1", 1.5, "app.rb:3", :sequel)
+    packed.add_query(query, 1.5)
+    packed.n_plus_one = [{ call_site: "app.rb:3", normalized: "SELECT * FROM users WHERE id = ?", count: 2 }]
+    unpackable = Heron::Profiler::Query.new("SELECT 1", 0.1, nil, -> {})
+    odd.add_query(unpackable, 0.1)
+    [packed, odd].each { |record| store.push(record) }
+    copy, kept = store.entries.reverse
+    assert_equal [query.to_h], copy.queries.map(&:to_h)
+    refute_same query, copy.queries.first
+    assert_equal packed.n_plus_one, copy.n_plus_one
+    assert_same unpackable, kept.queries.first
+  end
+
   def test_queries_stay_and_slots_are_reused
     store = Heron::Profiler::Store.new(1)
     with_query = profile
-    with_query.add_query(Heron::Profiler::Query.new("SELECT 1", 1.5, nil, :sequel))
+    with_query.add_query(Heron::Profiler::Query.new("SELECT 1", 1.5, nil, :sequel), 1.5)
     store.push(with_query)
     GC.start
     assert_equal ["SELECT 1"], store.entries.first.queries.map(&:sql)
@@ -140,7 +158,7 @@ class StoreProfileEntryTest < Minitest::Test
       Thread.new do
         50.times do |i|
           record = profile("/t#{t}/#{i}", "")
-          record.add_query(Heron::Profiler::Query.new("SELECT #{t}, #{i}", 0.1, nil, :sequel))
+          record.add_query(Heron::Profiler::Query.new("SELECT #{t}, #{i}", 0.1, nil, :sequel), 0.1)
           store.push(record)
         end
       end

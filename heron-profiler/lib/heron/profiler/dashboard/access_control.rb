@@ -1,8 +1,8 @@
 # frozen_string_literal: true
 
 require "rack/utils"
-require_relative "../trusted_peer" # the C reads its UNIX_PEER_KEY
 require_relative "../extension"
+require_relative "loopback_rule"
 
 module Heron
   module Profiler
@@ -20,14 +20,15 @@ module Heron
       # TOKEN` or `?token=TOKEN` (the access log then shows it redacted), and nobody else,
       # loopback included. Callers answer a refusal with {NOT_FOUND}.
       #
-      # The loopback rule (`local?(env)`, private) and {PROXY_HEADERS} are in C
-      # (ext/heron_profiler/profiler_dashboard_access_control.c): every profiled request asks
-      # it, and the middleware calls it there without a Ruby call. The
+      # The loopback rule and {PROXY_HEADERS} are C, {LoopbackRule}
+      # (ext/heron_profiler/profiler_dashboard_loopback_rule.c): every profiled request asks
+      # it, and the {Meter} calls it there without a Ruby call. The
       # peer's address is matched on its text (Addrinfo#ip_address's canonical form: 127.0.0.0/8,
       # ::1, 127.0.0.0/8 mapped into IPv6), not parsed with IPAddr, which cost several µs.
       class AccessControl
         TOKEN_HEADER = "HTTP_X_HERON_TOKEN"
         TOKEN_PARAM = "token"
+        PROXY_HEADERS = LoopbackRule::PROXY_HEADERS
         NOT_FOUND = [404, { "content-type" => "text/plain", "content-length" => "10" }, ["Not Found\n"]].freeze
 
         # @param config [Heron::Configuration] reads `profile_token`.
@@ -36,7 +37,7 @@ module Heron
         end
 
         # @return [Boolean] whether a token is required; without one, {#allowed?} is the loopback
-        #   rule alone, which the middleware asks in C.
+        #   rule alone, which the {Meter} asks in C.
         def token?
           !@token.nil?
         end
@@ -44,7 +45,7 @@ module Heron
         # @param env [Hash] the Rack env.
         # @return [Boolean] whether this request may see profiling data.
         def allowed?(env)
-          @token ? token_given?(env) : local?(env)
+          @token ? token_given?(env) : LoopbackRule.local?(env)
         end
 
         # @param env [Hash] the Rack env.

@@ -51,7 +51,7 @@ module Heron
           frames = @call_site.frames(skip + 1, @frames)
           query = Query.new(sql.to_s, duration_ms, frames.first, adapter, frames.size > 1 ? frames : nil,
                             AssociationLoad.current&.advice)
-          profile.add_query(query)
+          profile.add_query(query, query.duration_ms)
           query
         end
       end

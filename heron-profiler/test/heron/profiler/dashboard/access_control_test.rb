@@ -34,7 +34,7 @@ class DashboardAccessControlTest < Minitest::Test
   end
 
   def test_a_unix_socket_peer_needs_the_token
-    unix = { Heron::TrustedProxies::UNIX_PEER_KEY => true }
+    unix = { Heron::Profiler::TrustedPeer::UNIX_PEER_KEY => true }
     refute control(nil).allowed?(env("127.0.0.1", unix))
     assert control("s3cret").allowed?(env("127.0.0.1", unix.merge("HTTP_X_HERON_TOKEN" => "s3cret")))
   end
