@@ -79,6 +79,11 @@ module Heron
         @total / duration
       end
 
+      # @return [Float] the highest rate the plan offers at any time.
+      def peak_rate
+        @stages.map { |s| [s.from, s.to].max }.max
+      end
+
       # @return [Boolean] whether the rate ever changes.
       def varying?
         @stages.any? { |s| s.from != s.to } || @stages.map(&:from).uniq.size > 1

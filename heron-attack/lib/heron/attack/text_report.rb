@@ -25,8 +25,9 @@ module Heron
         plan = @report["plan"]
         span = plan["duration_s"] ? "for #{seconds(plan['duration_s'])}" : "for #{plan['requests']} requests"
         cap = plan["connections"] ? "at most #{plan['connections']} connections" : "no connection cap"
+        auto = plan["processes_auto"] ? " (#{plan['processes_auto']})" : ""
         "Heron attack: #{what} #{offered(plan)} #{span} " \
-          "(#{plan['processes']} process#{'es' if plan['processes'] > 1}, #{cap})"
+          "(#{plan['processes']} process#{'es' if plan['processes'] > 1}#{auto}, #{cap})"
       end
 
       def offered(plan)
