@@ -48,6 +48,14 @@ module Heron
         raise UsageError, "#{path}: #{e.message[0, 80]}"
       end
 
+      # Writes the calibration as JSON.
+      # @param path [String] @param calibration [Hash]
+      # @return [void]
+      def self.save(path, calibration)
+        FileUtils.mkdir_p(File.dirname(path))
+        File.write(path, "#{JSON.pretty_generate(calibration)}\n")
+      end
+
       # @return [Hash] host name and the CPUs this process may use.
       def self.machine
         { "host" => Socket.gethostname, "cpus" => CpuSet.mine.to_s }
@@ -78,14 +86,6 @@ module Heron
           sustains?(middle) ? pass = middle : fail = middle
         end
         result(pass)
-      end
-
-      # Writes the calibration as JSON.
-      # @param path [String] @param calibration [Hash]
-      # @return [void]
-      def self.save(path, calibration)
-        FileUtils.mkdir_p(File.dirname(path))
-        File.write(path, "#{JSON.pretty_generate(calibration)}\n")
       end
 
       private

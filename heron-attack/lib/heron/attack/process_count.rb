@@ -12,6 +12,8 @@ module Heron
       # @return [Integer] the processes chosen. @return [String, nil] a warning when the
       #   calibration asks for more processes than there are CPUs.
       attr_reader :count, :warning
+      # @return [String] how the count was chosen.
+      attr_reader :note
 
       # @param calibration [Hash] a saved {Calibration}.
       # @param peak_rate [Float] the plan's highest rate.
@@ -25,9 +27,6 @@ module Heron
         @warning = needed > @count ? too_few(needed, cpus, peak_rate) : nil
         @note = "auto: #{@count} for #{format('%.0f', peak_rate)}/s at #{format('%.0f', @calibrated)}/s per process (calibrated)"
       end
-
-      # @return [String] how the count was chosen.
-      attr_reader :note
 
       private
 
