@@ -23,8 +23,8 @@
 require "optparse"
 require "socket"
 require "tmpdir"
-require "fileutils"
 require "etc"
+require_relative "lib/report_file"
 require_relative "lib/servers"
 require_relative "lib/proc_fs"
 
@@ -48,18 +48,15 @@ module Bench
       @servers = servers
       @seconds = seconds
       @out = out
-      @dir = Dir.mktmpdir("heron-bench-connection-cap")
       @rows = []
     end
 
     def run
-      CASES.each do |kase|
-        @servers.each { |name| @rows << [kase.label, name, *measure(kase, name)].tap { |row| warn row.inspect } }
+      Dir.mktmpdir("heron-bench-connection-cap") do |dir|
+        @dir = dir
+        CASES.product(@servers).each { |kase, name| @rows << [kase.label, name, *measure(kase, name)].tap { |row| warn row.inspect } }
       end
-      File.write(@out, report)
-      puts report
-    ensure
-      FileUtils.rm_rf(@dir)
+      Bench::ReportFile.publish(@out, report)
     end
 
     private
@@ -81,10 +78,7 @@ module Bench
     end
 
     def start(name, kase, nofile, hard = Process.getrlimit(:NOFILE)[1])
-      port = ServerProcess.free_port
-      extra = name == "heron" ? kase.heron_extra : []
-      ServerProcess.new(Servers.argv(name, port, "bench/hello.ru", extra), port: port, rlimit_nofile: [nofile, hard].min,
-                        log: File.join(@dir, "#{name}.log"), chdir: ROOT).start
+      Servers.start(name, "bench/hello.ru", name == "heron" ? kase.heron_extra : [], dir: @dir, rlimit_nofile: [nofile, hard].min)
     end
 
     # One GET on a new connection every 50 ms (or as soon as the last one ended) for @seconds.

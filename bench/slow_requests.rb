@@ -30,14 +30,16 @@ require "optparse"
 require "rbconfig"
 require "tmpdir"
 require "etc"
+require_relative "lib/report_file"
 require_relative "lib/server_process"
 require_relative "lib/clock"
+require_relative "lib/heron_attack"
+require_relative "lib/machine"
 require_relative "lib/proc_fs"
 
 # Runs the rows and writes the markdown report.
 class SlowRequests
   ROOT = File.expand_path("..", __dir__)
-  ATTACK = ["-Ilib", "-Iheron-attack/lib", "-e", 'require "heron/attack"; exit Heron::Attack::CLI.new(ARGV).run', "--"].freeze
   SERVER = %w[bundle exec exe/heron -q -e production --control-bind tcp://127.0.0.1:0].freeze
 
   def initialize(argv)
@@ -60,8 +62,7 @@ class SlowRequests
       gc_row(dir, @server_env) if @server_env
       row("h2load (connection per request)", @cross_check, dir) { |url| h2load(url, @cross_check, dir) } if @cross_check
     end
-    File.write(@out, markdown)
-    puts markdown
+    Bench::ReportFile.publish(@out, markdown)
   end
 
   private
@@ -145,9 +146,8 @@ class SlowRequests
     json = File.join(dir, "attack-#{rate}.json")
     @attack_command = "#{@attack_env&.map { |k, v| "#{k}=#{v} " }&.join}heron attack URL --rate R --duration #{@duration} " \
                       "--processes #{@processes} --json FILE"
-    args = [url, "--rate", rate.to_s, "--duration", @duration.to_s, "--processes", @processes.to_s, "--json", json]
-    system(@attack_env || {}, RbConfig.ruby, *ATTACK, *args, chdir: ROOT, out: File::NULL, exception: false)
-    r = JSON.parse(File.read(json))
+    args = [url, "--rate", rate.to_s, "--duration", @duration.to_s, "--processes", @processes.to_s]
+    r = Bench::HeronAttack.report(args, json: json, env: @attack_env || {})
     failed = r.dig("requests", "errors") + r.dig("requests", "sent") - r.dig("requests", "ok")
     [r.dig("rate", "achieved").round, *%w[p50 p99 max].map { |p| r.dig("latency_ms", "corrected", p).round }, failed,
      r.dig("lateness_ms", "p50"), r.dig("lateness_ms", "p99").round(1), r.dig("generator", "cpu_us_per_request"),
@@ -173,14 +173,7 @@ class SlowRequests
     [((rows.size - 1) * 1e6 / (starts[1] - starts[0])).round, at.call(0.5), at.call(0.99), at.call(1.0), failed, "-", "-", "-", "-"]
   end
 
-  def loadavg
-    Bench::ProcFS.load_averages.join(" ")
-  end
-
-  def machine
-    cpu = Bench::ProcFS.cpu_model
-    "#{Etc.uname[:sysname]} #{Etc.uname[:release]}, #{Etc.nprocessors} CPUs (#{cpu}), #{RUBY_DESCRIPTION}"
-  end
+  def loadavg = Bench::Machine.load
 
   def markdown
     header = "| tool | max_connections | offered /s | achieved /s | p50 ms | p99 ms | max ms | errors | " \
@@ -190,7 +183,7 @@ class SlowRequests
       # Slow requests: 1 s sleeps in one Heron process
 
       - Date: #{Time.now.utc.strftime('%Y-%m-%d %H:%M UTC')}
-      - Machine: #{machine}; load average (1/5/15 min) at start #{@load_before}, at the end #{loadavg}.
+      - Machine: #{Bench::Machine.summary}; load average (1/5/15 min) at start #{@load_before}, at the end #{loadavg}.
         The server and the load generator share the machine; other jobs were running.
       - Command: `bundle exec ruby bench/slow_requests.rb #{@argv_text}`
       - Server (fresh for each row): `#{@server_command}` (`bench/sleep.ru`: `sleep 1`, then "ok"); RSS after start #{(@start_rss.to_i / 1024.0).round} MB.

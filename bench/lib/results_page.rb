@@ -1,7 +1,7 @@
 # frozen_string_literal: true
 
 require "etc"
-require_relative "proc_fs"
+require_relative "machine"
 
 module Bench
   # Writes what a benchmark script prints into its results page in bench/results/, so every
@@ -53,7 +53,7 @@ module Bench
       MD
     end
 
-    def loadavg = ProcFS.load_averages.join(" ")
+    def loadavg = Machine.load
 
     # Writes to the real $stdout and keeps a copy.
     class Tee
