@@ -16,6 +16,7 @@ require "optparse"
 require "socket"
 require "tmpdir"
 require "etc"
+require_relative "lib/options"
 require_relative "lib/report_file"
 require_relative "lib/heron_attack"
 require_relative "lib/machine"
@@ -35,7 +36,7 @@ class AttackCapacity
       o.on("--server CMD", "server command; {port} and {app} are replaced") { |v| @server = v }
       o.on("--duration SECONDS", Integer, "seconds per rate step (default 5)") { |v| @duration = v }
       o.on("--tries N", Integer, "attempts per rate before it counts as not sustained (default 2)") { |v| @tries = v }
-      o.on("--out FILE", "markdown output") { |v| @out = v }
+      Bench::Options.out(o) { |path| @out = path }
     end.parse!(argv)
     @steps = []
   end

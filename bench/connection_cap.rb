@@ -24,6 +24,7 @@ require "optparse"
 require "socket"
 require "tmpdir"
 require "etc"
+require_relative "lib/options"
 require_relative "lib/report_file"
 require_relative "lib/servers"
 require_relative "lib/proc_fs"
@@ -193,9 +194,9 @@ if $PROGRAM_NAME == __FILE__
   ARGV_TEXT = ARGV.join(" ")
   options = { servers: %w[heron puma], seconds: 10, out: File.join(Bench::ConnectionCap::ROOT, "bench/results/connection_cap.md") }
   OptionParser.new do |o|
-    o.on("--only LIST", Array) { |list| options[:servers] = list }
+    Bench::Options.only(o, %w[heron puma]) { |list| options[:servers] = list }
     o.on("--seconds N", Float) { |n| options[:seconds] = n }
-    o.on("--out FILE") { |file| options[:out] = file }
+    Bench::Options.out(o) { |path| options[:out] = path }
   end.parse!
   Bench::ConnectionCap.new(**options).run
 end

@@ -30,6 +30,7 @@ require "tmpdir"
 require "fileutils"
 require "etc"
 require "bundler"
+require_relative "lib/options"
 require_relative "lib/report_file"
 require_relative "lib/server_process"
 require_relative "lib/clock"
@@ -78,12 +79,12 @@ class RailsBench
 
   def parse(argv)
     OptionParser.new do |o|
-      o.on("--rates LIST", Array, "sleep rows' offered rates (default 10,100,300,1000)") { |v| @rates = v.map { |r| Integer(r) } }
+      Bench::Options.rates(o, @rates) { |rates| @rates = rates }
       o.on("--seconds N", Integer, "seconds per row (default 10)") { |v| @seconds = v }
       o.on("--only LIST", Array, "scenarios: sleep, db, json") { |v| @only = v }
       o.on("--servers LIST", Array, "servers: #{SERVERS.join(', ')}") { |v| @servers = v }
       o.on("--tuned-threads N", Integer, "puma-tuned's threads and pool (default 50)") { |v| @tuned = v }
-      o.on("--out FILE", "markdown output") { |v| @out = v }
+      Bench::Options.out(o) { |path| @out = path }
     end.parse!(argv)
   end
 

@@ -30,6 +30,7 @@ require "optparse"
 require "rbconfig"
 require "tmpdir"
 require "etc"
+require_relative "lib/options"
 require_relative "lib/report_file"
 require_relative "lib/server_process"
 require_relative "lib/clock"
@@ -69,7 +70,7 @@ class SlowRequests
 
   def parse(argv)
     OptionParser.new do |o|
-      o.on("--rates LIST", Array, "offered rates (default 1000,2000,5000)") { |v| @rates = v.map { |r| Integer(r) } }
+      Bench::Options.rates(o, @rates) { |rates| @rates = rates }
       o.on("--duration SECONDS", Integer, "seconds per row (default 10)") { |v| @duration = v }
       o.on("--processes N", Integer, "heron attack --processes (default 2)") { |v| @processes = v }
       o.on("--max-connections N", Integer, "the server's max_connections (default 12000)") { |v| @max_connections = v }
@@ -78,7 +79,7 @@ class SlowRequests
       o.on("--gc-init-slots N", Integer, "add a row with the server's RUBY_GC_HEAP_INIT_SLOTS=N") { |v| @gc_init_slots = v }
       o.on("--server-env LIST", Array, "add a row with these K=V in the server's environment") { |v| @server_env = pairs(v) }
       o.on("--attack-env LIST", Array, "run heron attack with these K=V in its environment") { |v| @attack_env = pairs(v) }
-      o.on("--out FILE", "markdown output") { |v| @out = v }
+      Bench::Options.out(o) { |path| @out = path }
     end.parse!(argv)
   end
 

@@ -16,6 +16,7 @@
 #     [--apps /buffer,/read] [--out FILE]
 require "optparse"
 require "tmpdir"
+require_relative "lib/options"
 require_relative "lib/report_file"
 require_relative "lib/servers"
 require_relative "lib/body_file"
@@ -113,9 +114,9 @@ if $PROGRAM_NAME == __FILE__
   options = { concurrency: [1, 4, 16], servers: Bench::UploadMemory::DEFAULT_VARIANTS, out: File.join(Bench::UploadMemory::ROOT, "bench/results/upload_memory.md") }
   OptionParser.new do |o|
     o.on("--concurrency LIST", Array) { |list| options[:concurrency] = list.map(&:to_i) }
-    o.on("--only LIST", Array) { |list| options[:servers] = list }
+    Bench::Options.only(o, Bench::UploadMemory::VARIANTS.keys) { |list| options[:servers] = list }
     o.on("--apps LIST", Array) { |list| options[:apps] = list }
-    o.on("--out FILE") { |file| options[:out] = file }
+    Bench::Options.out(o) { |path| options[:out] = path }
   end.parse!
   Bench::UploadMemory.new(**options).run
 end

@@ -18,6 +18,7 @@
 require "optparse"
 require "tmpdir"
 require "fileutils"
+require_relative "lib/options"
 require_relative "lib/servers"
 require_relative "lib/body_file"
 require_relative "lib/results_page"
@@ -115,7 +116,7 @@ if $PROGRAM_NAME == __FILE__
   options = { servers: %w[heron puma falcon], rounds: 1 }
   OptionParser.new do |o|
     o.on("--rounds N", Integer) { |n| options[:rounds] = n }
-    o.on("--only LIST", Array) { |list| options[:servers] = list }
+    Bench::Options.only(o, Bench::Uploads::EXTRA.keys) { |list| options[:servers] = list }
   end.parse!
   Bench::Uploads.new(**options).run
 end

@@ -19,9 +19,11 @@ module Bench
 
     # Tees $stdout from here on and, when the script exits successfully, writes what it printed
     # into the page between the markers, under a line with the date, command and load average.
+    # Nothing is written when the script was asked for its help.
     # @param page [String] the page's file name in bench/results/.
     # @return [void]
     def capture(page)
+      return if ARGV.intersect?(%w[-h --help]) # a help text is not a run
       command = "bundle exec ruby #{$PROGRAM_NAME.sub("#{File.expand_path('../..', __dir__)}/", '')} #{ARGV.join(' ')}".strip
       started = [Time.now.utc, loadavg]
       tee = Tee.new($stdout)
