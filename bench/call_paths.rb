@@ -10,8 +10,8 @@
 #   in another file: another lib file, the app, or Ruby's own code);
 # - C calls made from lib/ (methods written in C: IO, String, Hash, ... and Heron's C parser).
 #
-# Blocks are not counted. The figures vary by a call or two between requests (a timer firing in
-# the window); the median of `--requests` is reported.
+# Blocks are not counted. The figures can vary between requests (a timer firing in the
+# window); the median of `--requests` is reported with the least and the most.
 #
 #   bundle exec ruby bench/call_paths.rb [--requests 7] [--warmup 50]
 #   HERON_ROOT=/work/main bundle exec ruby bench/call_paths.rb   # the same against another checkout
@@ -99,7 +99,7 @@ class KeepAliveClient
   end
 end
 
-options = { requests: 7, warmup: 50, settle: 0.01 }
+options = { requests: 7, warmup: 50 }
 OptionParser.new do |o|
   o.on("--requests N", Integer, "measured requests (the median is reported)") { |n| options[:requests] = n }
   o.on("--warmup N", Integer, "requests before measuring") { |n| options[:warmup] = n }
@@ -117,12 +117,20 @@ server.wait_until_running(10)
 client = KeepAliveClient.new(server.bound_ports.first)
 options[:warmup].times { client.request }
 
-# The window ends a little after the response arrives (the server logs and settles the
-# connection after writing): well under keepalive_park_after (0.05 s), so nothing parks.
+# The window ends once every other thread has been blocked for two looks 2 ms apart: the
+# server has logged and settled the connection (it does so after writing the response) and
+# waits for the next request, well within keepalive_park_after (0.05 s), so nothing parks.
+settled = lambda do
+  quiet = 0
+  until quiet == 2
+    sleep 0.002
+    quiet = Thread.list.all? { |t| t == Thread.current || t.status != "run" } ? quiet + 1 : 0
+  end
+end
 counts = Array.new(options[:requests]) do
   CallCount.new.trace do
     client.request
-    sleep options[:settle]
+    settled.call
   end
 end
 client.close
