@@ -24,7 +24,7 @@
 # p99 over 10 ms, or achieved below 99% of the target) is marked: where one core does not allow
 # the rate, the figures describe the generator, not nginx.
 #
-#   bundle exec ruby bench/attack_accuracy.rb [--rates 1000,5000,20000] [--duration 5] [--only file,sleep]
+#   bundle exec ruby bench/attack_accuracy.rb [--rates 1000,5000,20000] [--duration 5] [--only file,sleep] [--no-pin]
 
 require "json"
 require "optparse"
@@ -75,6 +75,7 @@ class AttackAccuracy < AttackCapacity
       o.on("--rates LIST", Array, "offered rates (default 1000,5000,20000)") { |v| @rates = v.map { |r| Integer(r) } }
       o.on("--duration SECONDS", Integer, "seconds per run (default 5)") { |v| @duration = v }
       o.on("--only LIST", Array, "targets: file, sleep") { |v| @only = v & PATHS.keys }
+      o.on("--no-pin", "leave the generators free to run on any CPU (for a machine whose CPU 1 other jobs hold)") { @pin = [] }
     end.parse!(argv)
     @rows = []
   end
@@ -134,8 +135,8 @@ class AttackAccuracy < AttackCapacity
 
   def heron_attack(url, rate, dir, flags)
     json = File.join(dir, "heron.json")
-    @heron_command = "taskset -c 1 heron attack URL --rate R --duration #{@duration} [--no-keepalive] --json FILE"
-    system("taskset", "-c", "1", RbConfig.ruby, *ATTACK, url, "--rate", rate.to_s, "--duration", @duration.to_s, *flags, "--json", json,
+    @heron_command = "#{pin.join(' ')} heron attack URL --rate R --duration #{@duration} [--no-keepalive] --json FILE"
+    system(*pin, RbConfig.ruby, *ATTACK, url, "--rate", rate.to_s, "--duration", @duration.to_s, *flags, "--json", json,
            chdir: ROOT, out: File::NULL, exception: true)
     report = JSON.parse(File.read(json))
     uncorrected = report.dig("latency_ms", "uncorrected")
@@ -150,8 +151,8 @@ class AttackAccuracy < AttackCapacity
     log = File.join(dir, "h2load.log")
     File.delete(log) if File.exist?(log)
     total = rate * @duration
-    @h2load_command = "taskset -c 1 h2load --h1 -r R/100 --rate-period 10ms -c R*#{@duration} -n R*#{@duration} -T 10 --log-file FILE URL"
-    output = IO.popen(["taskset", "-c", "1", "h2load", "--h1", "-r", (rate / 100).to_s, "--rate-period", "10ms", "-c", total.to_s,
+    @h2load_command = "#{pin.join(' ')} h2load --h1 -r R/100 --rate-period 10ms -c R*#{@duration} -n R*#{@duration} -T 10 --log-file FILE URL"
+    output = IO.popen([*pin, "h2load", "--h1", "-r", (rate / 100).to_s, "--rate-period", "10ms", "-c", total.to_s,
                        "-n", total.to_s, "-T", "10", "--log-file", log, url], err: %i[child out], &:read)
     lines = File.exist?(log) ? File.readlines(log).map { |line| line.split.map(&:to_i) } : []
     return { tool: "h2load", missing: "no log: #{output.lines.last(2).join.strip}" } if lines.size < 2
@@ -167,6 +168,9 @@ class AttackAccuracy < AttackCapacity
       errors: output[/(\d+) failed/, 1].to_i + lines.count { |_, status, _| status != 200 } }
   end
 
+  # The generators' CPU: 1, the one nginx is not on (none with --no-pin).
+  def pin = @pin || %w[taskset -c 1]
+
   def httperf?
     @httperf = system("which httperf > /dev/null 2>&1") if @httperf.nil?
     @httperf
@@ -174,9 +178,9 @@ class AttackAccuracy < AttackCapacity
 
   def httperf(url, rate, _dir)
     uri = URI(url)
-    @httperf_command = "taskset -c 1 httperf --hog --server #{uri.host} --port #{uri.port} --uri #{uri.path} " \
+    @httperf_command = "#{pin.join(' ')} httperf --hog --server #{uri.host} --port #{uri.port} --uri #{uri.path} " \
                        "--rate R/#{CALLS} --num-conns R*#{@duration}/#{CALLS} --num-calls #{CALLS} --timeout 5"
-    out = `taskset -c 1 httperf --hog --server #{uri.host} --port #{uri.port} --uri #{uri.path} --rate #{rate / CALLS.to_f} \
+    out = `#{pin.join(" ")} httperf --hog --server #{uri.host} --port #{uri.port} --uri #{uri.path} --rate #{rate / CALLS.to_f} \
            --num-conns #{rate * @duration / CALLS} --num-calls #{CALLS} --timeout 5 2>&1`
     { tool: "httperf", achieved: out[/Request rate: ([\d.]+)/, 1].to_f, mean: out[/Reply time \[ms\]: response ([\d.]+)/, 1].to_f,
       errors: out[/Errors: total (\d+)/, 1].to_i }
@@ -216,7 +220,7 @@ class AttackAccuracy < AttackCapacity
       - Target: `taskset -c 0 nginx` (one worker; NGINX CONF in bench/attack_accuracy.rb): `/small.txt` (100 bytes) and `/sleep` (`echo_sleep 0.05`)
       - heron attack: `#{@heron_command}` (one process; `--no-keepalive` in the h2load rows, a connection per request as h2load's; keep-alive in the httperf rows)
       - h2load: `#{@h2load_command}` (a connection per request, opened open loop)
-      - httperf: `#{@httperf_command || "taskset -c 1 httperf --rate R/#{CALLS} --num-calls #{CALLS} ..."}` (sessions of #{CALLS} keep-alive calls)
+      - httperf: `#{@httperf_command || "#{pin.join(' ')} httperf --rate R/#{CALLS} --num-calls #{CALLS} ..."}` (sessions of #{CALLS} keep-alive calls)
       - Agreement: achieved rate within #{(RATE_TOLERANCE * 100).round}%; #{tolerances.join('; ')} (httperf: mean reply time, p50's tolerance)
 
       | target | rate /s | tools (other / heron attack) | achieved /s (heron / other) | p50 ms | p99 ms | mean ms | heron corrected p99 ms | heron lateness p99 ms | failed (heron/other) | heron kept up | verdict | busy cores of #{Etc.nprocessors} (heron run / other run) |
