@@ -33,7 +33,9 @@ require "fileutils"
 require "uri"
 require_relative "attack_capacity"
 require_relative "lib/results_page"
-require_relative "lib/proc_fs"
+require_relative "lib/machine"
+require_relative "lib/heron_attack"
+require_relative "lib/options"
 require_relative "lib/cpu_stat"
 
 # Runs every generator against both targets at every rate and writes the comparison table.
@@ -72,9 +74,9 @@ class AttackAccuracy < AttackCapacity
     @duration = 5
     @only = PATHS.keys
     OptionParser.new do |o|
-      o.on("--rates LIST", Array, "offered rates (default 1000,5000,20000)") { |v| @rates = v.map { |r| Integer(r) } }
+      Bench::Options.rates(o, @rates) { |rates| @rates = rates }
       o.on("--duration SECONDS", Integer, "seconds per run (default 5)") { |v| @duration = v }
-      o.on("--only LIST", Array, "targets: file, sleep") { |v| @only = v & PATHS.keys }
+      Bench::Options.only(o, PATHS.keys) { |names| @only = names & PATHS.keys }
       o.on("--no-pin", "leave the generators free to run on any CPU (for a machine whose CPU 1 other jobs hold)") { @pin = [] }
     end.parse!(argv)
     @rows = []
@@ -136,7 +138,7 @@ class AttackAccuracy < AttackCapacity
   def heron_attack(url, rate, dir, flags)
     json = File.join(dir, "heron.json")
     @heron_command = "#{pin.join(' ')} heron attack URL --rate R --duration #{@duration} [--no-keepalive] --json FILE"
-    system(*pin, RbConfig.ruby, *ATTACK, url, "--rate", rate.to_s, "--duration", @duration.to_s, *flags, "--json", json,
+    system(*pin, RbConfig.ruby, *Bench::HeronAttack::RUBY_ARGS, url, "--rate", rate.to_s, "--duration", @duration.to_s, *flags, "--json", json,
            chdir: ROOT, out: File::NULL, exception: true)
     report = JSON.parse(File.read(json))
     uncorrected = report.dig("latency_ms", "uncorrected")
@@ -216,7 +218,7 @@ class AttackAccuracy < AttackCapacity
     <<~MD
       # heron attack against h2load and httperf
 
-      - Date: #{Time.now.utc.strftime('%Y-%m-%d %H:%M UTC')}; machine: #{machine}; load average at the end #{Bench::ProcFS.load_averages.join(' ')}
+      - Date: #{Time.now.utc.strftime('%Y-%m-%d %H:%M UTC')}; machine: #{machine}; load average at the end #{Bench::Machine.load}
       - Target: `taskset -c 0 nginx` (one worker; NGINX CONF in bench/attack_accuracy.rb): `/small.txt` (100 bytes) and `/sleep` (`echo_sleep 0.05`)
       - heron attack: `#{@heron_command}` (one process; `--no-keepalive` in the h2load rows, a connection per request as h2load's; keep-alive in the httperf rows)
       - h2load: `#{@h2load_command}` (a connection per request, opened open loop)
