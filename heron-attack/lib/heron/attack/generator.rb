@@ -3,6 +3,7 @@
 require "async"
 require "async/condition"
 require_relative "client"
+require_relative "http2/client"
 require_relative "worker_pool"
 require_relative "recorder"
 require_relative "target_picker"
@@ -32,12 +33,16 @@ module Heron
       # @param stride [Integer] @param offset [Integer] this process's share of the indexes.
       # @param output [IO, nil] where to print one line per request, or nil.
       # @param progress [Progress, nil] told about the run twice a second.
+      # @param max_streams [Integer, nil] speak HTTP/2 ({HTTP2::Client}) with this many streams per
+      #   connection over `connections` connections (1 when nil); requests beyond connections x
+      #   max_streams wait for a stream, as lateness. nil speaks HTTP/1.1.
       def initialize(targets, total:, rate: nil, schedule: nil, timeout: 30, keepalive: true, tls: nil, connections: nil,
-                     stride: 1, offset: 0, output: nil, progress: nil)
+                     stride: 1, offset: 0, output: nil, progress: nil, max_streams: nil)
         @picker = targets.is_a?(TargetPicker) ? targets : TargetPicker.new(targets)
         @schedule = schedule || Schedule.constant(rate.to_f, total / rate.to_f)
         @indexes = offset.step(total - 1, stride)
-        @client = Client.new(timeout: timeout, keepalive: keepalive, tls: tls)
+        @client = client(timeout, keepalive, tls, connections, max_streams)
+        connections = (connections || 1) * max_streams if max_streams
         @workers = WorkerPool.new(connections) { |index, due| perform(index, due) }
         @output = output
         @progress = progress
@@ -81,6 +86,11 @@ module Heron
       end
 
       private
+
+      def client(timeout, keepalive, tls, connections, max_streams)
+        return Client.new(timeout: timeout, keepalive: keepalive, tls: tls) unless max_streams
+        HTTP2::Client.new(timeout: timeout, tls: tls, connections: connections || 1, max_streams: max_streams)
+      end
 
       def schedule(task)
         @indexes.each do |index|

@@ -89,7 +89,7 @@ module Heron
         Generator.new(@targets.for_process(offset, @options.seed), schedule: @options.schedule, total: @options.total_requests,
                                 timeout: @options.timeout, keepalive: @options.keepalive, tls: @options.tls_context,
                                 connections: share(@options.connections, stride), stride: stride, offset: offset,
-                                output: @output, progress: progress)
+                                output: @output, progress: progress, max_streams: @options.http2 ? @options.max_streams : nil)
       end
 
       def share(connections, stride)

@@ -14,6 +14,7 @@ module Heron
       MAX_PROCESSES = 256
       MAX_THRESHOLDS = 32
       MAX_COMPARE = 8
+      MAX_STREAMS = 10_000
       BANNER = "Usage: heron attack URL --rate R (--duration D | -n N) [options]\n" \
                "       heron attack URL --rate FROM..TO --duration D [options]\n" \
                "       heron attack URL --stages '30s:100,60s:1000,30s:0' [options]\n" \
@@ -52,6 +53,9 @@ module Heron
       attr_accessor :pick, :seed
       # @return [Array<Threshold>] the --fail-if conditions.
       attr_accessor :thresholds
+      # @return [Boolean] --http2: HTTP/2 (h2 over TLS, h2c with prior knowledge over TCP).
+      # @return [Integer] --max-streams: requests at once per HTTP/2 connection (default 100).
+      attr_accessor :http2, :max_streams
       # @return [Boolean] --insecure: do not verify https certificates.
       # @return [String, nil] --cacert: the CA file https certificates are verified against.
       attr_accessor :insecure, :cacert
@@ -73,6 +77,8 @@ module Heron
         @pick = "round-robin"
         @seed = Random.new_seed % (2**31)
         @insecure = false
+        @http2 = false
+        @max_streams = 100
       end
 
       # @param argv [Array<String>]
@@ -124,10 +130,14 @@ module Heron
         end
         o.on("-d", "--duration D", "how long to send: 10, 10s, 500ms, 2m") { |v| @duration = seconds(v) }
         o.on("-n", "--requests N", Integer, "how many requests to send") { |v| @requests = v }
-        o.on("-c", "--connections C", Integer, "cap on requests in flight (default: no cap)") { |v| @connections = v }
+        o.on("-c", "--connections C", Integer, "cap on requests in flight (default: no cap); with --http2, connections (default 1)") do |v|
+          @connections = v
+        end
         o.on("--processes N", Integer, "generator processes (default 1, at most #{MAX_PROCESSES})") { |v| @processes = v }
         o.on("--timeout T", "per-request timeout (default 30s)") { |v| @timeout = seconds(v) }
         o.on("--[no-]keepalive", "reuse connections (default on)") { |v| @keepalive = v }
+        o.on("--http2", "HTTP/2: h2 by ALPN for https://, h2c with prior knowledge for http://") { @http2 = true }
+        o.on("--max-streams N", Integer, "with --http2: requests at once per connection (default 100)") { |v| @max_streams = v }
       end
 
       def request_options(o)
@@ -199,7 +209,8 @@ module Heron
         raise UsageError, "give a URL or --targets FILE" if @url.nil? && @targets_file.nil?
         raise UsageError, "give either a URL or --targets, not both" if @url && @targets_file
         raise UsageError, "give --insecure or --cacert, not both" if @insecure && @cacert
-        @tls_context = TLSContext.build(insecure: @insecure, cacert: @cacert) if @insecure || @cacert
+        alpn = @http2 ? ["h2"] : ["http/1.1"]
+        @tls_context = TLSContext.build(insecure: @insecure, cacert: @cacert, alpn: alpn) if @insecure || @cacert
       end
 
       def validate_load!
@@ -209,6 +220,15 @@ module Heron
         positive!(:processes, @processes)
         raise UsageError, "--processes must be at most #{MAX_PROCESSES}" if @processes > MAX_PROCESSES
         raise UsageError, "--timeout must be positive" unless @timeout.positive?
+        http2! if @http2
+      end
+
+      def http2!
+        raise UsageError, "--no-keepalive does not apply to --http2 (streams share connections)" unless @keepalive
+        positive!(:"max-streams", @max_streams)
+        raise UsageError, "--max-streams must be at most #{MAX_STREAMS}" if @max_streams > MAX_STREAMS
+        @connections ||= 1
+        raise UsageError, "--http2 needs at least one connection per process (--connections >= --processes)" if @connections < @processes
       end
 
       def stages!

@@ -66,7 +66,8 @@ module Heron
           "connections" => @options.connections, "processes" => @options.processes,
           "keepalive" => @options.keepalive, "timeout_s" => @options.timeout,
           "pick" => @options.pick, "seed" => @options.pick == "random" ? @options.seed : nil,
-          "stages" => @options.schedule.to_a }
+          "stages" => @options.schedule.to_a, "protocol" => @options.http2 ? "h2" : "http/1.1",
+          "max_streams" => @options.http2 ? @options.max_streams : nil }
       end
 
       def requests

@@ -25,6 +25,7 @@ module Heron
         plan = @report["plan"]
         span = plan["duration_s"] ? "for #{seconds(plan['duration_s'])}" : "for #{plan['requests']} requests"
         cap = plan["connections"] ? "at most #{plan['connections']} connections" : "no connection cap"
+        cap = "HTTP/2, #{plan['connections']} connections x #{plan['max_streams']} streams" if plan["protocol"] == "h2"
         "Heron attack: #{what} #{offered(plan)} #{span} " \
           "(#{plan['processes']} process#{'es' if plan['processes'] > 1}, #{cap})"
       end

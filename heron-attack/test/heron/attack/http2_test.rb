@@ -1,0 +1,159 @@
+# frozen_string_literal: true
+
+require "test_helper"
+require "stringio"
+require "heron/attack"
+require "support/tls_certificates"
+require_relative "support/h2_nginx"
+
+# `heron attack --http2` against real servers over real sockets: Heron (h2c with prior knowledge,
+# h2 over TLS by ALPN) and nginx (h2c and h2), counting connections and streams on the server.
+class AttackHTTP2Test < Minitest::Test
+  include ServerHelper
+  include H2Nginx
+
+  # Answers with the protocol, scheme, method and body size, after `delay` seconds; keeps the
+  # peak number of requests in flight and of connections open on the server (given as #server).
+  class App
+    attr_reader :peak, :connections, :served
+    attr_accessor :server
+
+    def initialize(delay: 0)
+      @delay = delay
+      @in_flight = @peak = @connections = @served = 0
+      @lock = Mutex.new
+    end
+
+    def call(env)
+      @lock.synchronize do
+        @peak = [@peak, @in_flight += 1].max
+        @connections = [@connections, @server.connection_count].max
+      end
+      sleep(@delay) if @delay.positive?
+      body = "#{env['SERVER_PROTOCOL']} #{env['rack.url_scheme']} #{env['REQUEST_METHOD']} #{env['rack.input'].read.bytesize}"
+      [200, { "content-type" => "text/plain", "content-length" => body.bytesize.to_s }, [body]]
+    ensure
+      @lock.synchronize do
+        @in_flight -= 1
+        @served += 1
+      end
+    end
+  end
+
+  def with_app_server(app, **config)
+    with_server(app, lint: false, **config) do |port, server|
+      app.server = server
+      yield port
+    end
+  end
+
+  def setup
+    @dir = Dir.mktmpdir
+  end
+
+  def teardown
+    FileUtils.rm_rf(@dir)
+  end
+
+  def cli(*argv)
+    @stdout = StringIO.new
+    @stderr = StringIO.new
+    @json = File.join(@dir, "run.json")
+    status = Heron::Attack::CLI.new([*argv, "--json", @json], stdout: @stdout, stderr: @stderr).run
+    @report = File.exist?(@json) ? Heron::Attack::JsonReport.load(@json) : nil
+    status
+  end
+
+  def test_h2c_spreads_requests_over_the_connections_and_reports_like_http1
+    app = App.new
+    with_app_server(app) do |port|
+      assert_equal 0, cli("http://127.0.0.1:#{port}/", "--http2", "-r", "200", "-n", "60", "-c", "3", "--per-request"), @stderr.string
+      assert_equal({ "200" => 60 }, @report["status_codes"])
+      assert_equal 3, app.connections, "three connections, no more"
+      assert_equal 60, app.served
+      assert_equal "h2", @report["plan"]["protocol"]
+      assert_equal 60 * "HTTP/2 http GET 0".bytesize, @report["bytes"]["in"]
+      assert_operator @report["latency_ms"]["corrected"]["p50"], :>, 0
+      assert_equal 60, @stdout.string.scan(/^request \d+ status=200 latency=/).size
+      assert_match(/HTTP\/2, 3 connections x 100 streams/, @stdout.string)
+    end
+  end
+
+  def test_h2c_sends_bodies_and_headers
+    app = App.new
+    body = "x" * 100_000 # more than the 65,535-byte initial window: sent as the server opens it
+    File.write(File.join(@dir, "body"), body)
+    with_app_server(app) do |port|
+      assert_equal 0, cli("http://127.0.0.1:#{port}/", "--http2", "-X", "POST", "--body-file", File.join(@dir, "body"),
+                          "-H", "Host: example.test", "-r", "50", "-n", "4"), @stderr.string
+      assert_equal 4 * "HTTP/2 http POST 100000".bytesize, @report["bytes"]["in"]
+      assert_equal 400_000, @report["bytes"]["out"]
+    end
+  end
+
+  def test_max_streams_caps_requests_at_once_on_a_connection
+    app = App.new(delay: 0.3)
+    with_app_server(app, threads: 20) do |port|
+      assert_equal 0, cli("http://127.0.0.1:#{port}/", "--http2", "-r", "1000", "-n", "12", "--max-streams", "3"), @stderr.string
+      assert_equal({ "200" => 12 }, @report["status_codes"])
+      assert_equal 1, app.connections
+      assert_equal 3, app.peak
+      # The requests that waited for a stream were late: four rounds of 0.3 s.
+      assert_operator @report["lateness_ms"]["max"], :>=, 800
+    end
+  end
+
+  # Heron refuses streams beyond its http2_max_concurrent_streams (REFUSED_STREAM); the client
+  # keeps to the server's SETTINGS however many --max-streams allows.
+  def test_the_servers_max_concurrent_streams_is_respected
+    app = App.new(delay: 0.2)
+    with_app_server(app, threads: 20, http2_max_concurrent_streams: 2) do |port|
+      assert_equal 0, cli("http://127.0.0.1:#{port}/", "--http2", "-r", "1000", "-n", "10", "--max-streams", "50"), @stderr.string
+      assert_equal({ "200" => 10 }, @report["status_codes"], @report["error_samples"].inspect)
+      assert_equal 2, app.peak
+    end
+  end
+
+  def test_h2_over_tls_by_alpn_against_heron
+    paths = TLSCertificates.make(@dir, "localhost")
+    cert, key = paths["localhost"]
+    app = App.new
+    with_app_server(app, binds: ["ssl://127.0.0.1:0?#{URI.encode_www_form(cert: cert, key: key)}"]) do |port|
+      assert_equal 0, cli("https://localhost:#{port}/", "--http2", "-r", "100", "-n", "20", "-c", "2", "--cacert", paths["ca"]), @stderr.string
+      assert_equal({ "200" => 20 }, @report["status_codes"])
+      assert_equal 20 * "HTTP/2 https GET 0".bytesize, @report["bytes"]["in"]
+      assert_equal 2, app.connections
+    end
+  end
+
+  # Heron without HTTP/2 ends the handshake when h2 is the only protocol offered.
+  def test_a_tls_server_that_does_not_agree_to_h2_fails_every_request_with_the_reason
+    paths = TLSCertificates.make(@dir, "localhost")
+    cert, key = paths["localhost"]
+    with_server(App.new, lint: false, http2: false, binds: ["ssl://127.0.0.1:0?#{URI.encode_www_form(cert: cert, key: key)}"]) do |port|
+      assert_equal 4, cli("https://localhost:#{port}/", "--http2", "-r", "100", "-n", "3", "--cacert", paths["ca"])
+      assert_match(/no application protocol/, @report["error_samples"].keys.join)
+    end
+  end
+
+  def test_h2c_and_h2_against_nginx
+    with_h2_nginx(@dir) do |h2c_port, tls_port, ca|
+      assert_equal 0, cli("http://127.0.0.1:#{h2c_port}/", "--http2", "-r", "200", "-n", "40", "-c", "2"), @stderr.string
+      assert_equal({ "200" => 40 }, @report["status_codes"])
+      assert_equal 40 * 5, @report["bytes"]["in"]
+      assert_equal 0, cli("https://localhost:#{tls_port}/", "--http2", "-r", "200", "-n", "40", "--cacert", ca), @stderr.string
+      assert_equal({ "200" => 40 }, @report["status_codes"])
+      assert_equal 80, File.read(File.join(@dir, "access.log")).scan(%r{"GET / HTTP/2\.0" 200}).size
+    end
+  end
+
+  def test_bad_http2_options_are_usage_errors
+    { ["--max-streams", "0"] => "--max-streams must be a positive integer",
+      ["--max-streams", "10001"] => "--max-streams must be at most 10000",
+      ["--no-keepalive"] => "--no-keepalive does not apply to --http2",
+      ["--processes", "2"] => "--http2 needs at least one connection per process" }.each do |extra, message|
+      assert_equal 2, cli("http://127.0.0.1:1/", "--http2", "-r", "1", "-n", "1", *extra), extra.inspect
+      assert_match(/\Aheron attack: #{Regexp.escape(message)}/, @stderr.string)
+    end
+  end
+end
