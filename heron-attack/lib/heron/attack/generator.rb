@@ -9,6 +9,7 @@ require_relative "recorder"
 require_relative "target_picker"
 require_relative "schedule"
 require_relative "clock"
+require_relative "plan_runner"
 
 module Heron
   module Attack
@@ -19,7 +20,7 @@ module Heron
     # coordinated-omission trap of closed-loop tools). With several processes, each one takes
     # every stride-th request from offset, so the due times interleave.
     class Generator
-      include Clock
+      include PlanRunner
 
       # @param targets [TargetPicker, Array<Target>] chooses each request's target (an Array is
       #   used round robin by weight).
@@ -57,35 +58,15 @@ module Heron
         @picker.targets.each { |target| @client.resolve(target) }
       end
 
-      # Stops sending: requests not yet due are dropped; those in flight still finish. Safe to
-      # call from a signal handler.
-      # @return [void]
-      def stop
-        @stopping = true
-      end
-
-      # Runs the whole plan (or until {#stop}) and waits for every response.
-      # @param start [Float, nil] the monotonic time request 0 is due; now when nil.
-      # @return [Recorder]
-      def run(start = nil)
-        cpu = Process.clock_gettime(Process::CLOCK_PROCESS_CPUTIME_ID)
-        gc = GC.stat.values_at(:count, :time)
-        Sync do |task|
-          @recorder = Recorder.new(start || now)
-          reporter = @progress && task.async { report_progress }
-          schedule(task)
-          @finished.wait while @in_flight.positive?
-          @workers.stop
-          reporter&.stop
-          @progress&.finish
-          @client.close
-          @recorder.cpu = Process.clock_gettime(Process::CLOCK_PROCESS_CPUTIME_ID) - cpu
-          @recorder.gc_count, @recorder.gc_ms = GC.stat.values_at(:count, :time).zip(gc).map { |now, before| now - before }
-          @recorder
-        end
-      end
-
       private
+
+      # Sends every request of the plan and waits for every response.
+      def attack(task)
+        schedule(task)
+        @finished.wait while @in_flight.positive?
+        @workers.stop
+        @client.close
+      end
 
       def client(timeout, keepalive, tls, connections, max_streams)
         return Client.new(timeout: timeout, keepalive: keepalive, tls: tls) unless max_streams
@@ -134,13 +115,6 @@ module Heron
         @output&.write(line) if line
       rescue IOError, SystemCallError
         @output = nil
-      end
-
-      def report_progress
-        loop do
-          sleep(0.5)
-          @progress.update(@recorder, now)
-        end
       end
     end
   end

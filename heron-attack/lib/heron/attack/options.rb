@@ -56,6 +56,10 @@ module Heron
       # @return [Boolean] --http2: HTTP/2 (h2 over TLS, h2c with prior knowledge over TCP).
       # @return [Integer] --max-streams: requests at once per HTTP/2 connection (default 100).
       attr_accessor :http2, :max_streams
+      # @return [Float] ws://: connections opened per second (default 100).
+      # @return [Integer, nil] ws://: messages each connection sends (set by {#parse!}).
+      # @return [Float, nil] ws://: messages per second on each connection (the --rate given).
+      attr_accessor :connect_rate, :messages, :message_rate
       # @return [Boolean] --insecure: do not verify https certificates.
       # @return [String, nil] --cacert: the CA file https certificates are verified against.
       attr_accessor :insecure, :cacert
@@ -79,6 +83,7 @@ module Heron
         @insecure = false
         @http2 = false
         @max_streams = 100
+        @connect_rate = 100.0
       end
 
       # @param argv [Array<String>]
@@ -100,6 +105,17 @@ module Heron
         validate!
       rescue OptionParser::ParseError => e
         raise UsageError, e.message
+      end
+
+      # @return [Boolean] whether the URL is ws:// or wss://: a WebSocket echo run.
+      def websocket?
+        @url.to_s.match?(%r{\Awss?://}i)
+      end
+
+      # @return [String, nil] the URL requests are built from: a ws:// URL as http://, wss:// as
+      #   https:// (the upgrade is an HTTP/1.1 request).
+      def request_url
+        websocket? ? @url.sub(/\Aws/i, "http") : @url
       end
 
       # @return [Integer] how many requests the whole run sends.
@@ -138,6 +154,7 @@ module Heron
         o.on("--[no-]keepalive", "reuse connections (default on)") { |v| @keepalive = v }
         o.on("--http2", "HTTP/2: h2 by ALPN for https://, h2c with prior knowledge for http://") { @http2 = true }
         o.on("--max-streams N", Integer, "with --http2: requests at once per connection (default 100)") { |v| @max_streams = v }
+        o.on("--connect-rate R", Float, "ws://: WebSocket connections opened per second (default 100)") { |v| @connect_rate = v }
       end
 
       def request_options(o)
@@ -221,6 +238,28 @@ module Heron
         raise UsageError, "--processes must be at most #{MAX_PROCESSES}" if @processes > MAX_PROCESSES
         raise UsageError, "--timeout must be positive" unless @timeout.positive?
         http2! if @http2
+        websocket! if websocket?
+      end
+
+      # ws://: --connections connections, each sending --rate messages a second for --duration
+      # (or -n messages); the plan's rate is the whole run's mean, openings included.
+      def websocket!
+        raise UsageError, "a ws:// URL takes --rate with --duration or -n (per connection), not --stages or a ramp" if @stages || @rate_range.uniq.size > 1
+        raise UsageError, "a ws:// URL takes neither --http2, -X, --no-keepalive nor --per-request" if @http2 || @method != "GET" || !@keepalive || @per_request
+        raise UsageError, "--connect-rate must be positive" unless @connect_rate.positive?
+        @connections ||= 1
+        raise UsageError, "a ws:// URL needs at least one connection per process (--connections >= --processes)" if @connections < @processes
+        websocket_plan!
+      end
+
+      def websocket_plan!
+        @message_rate = @rate
+        @messages = @requests || (@rate * @duration).floor
+        raise UsageError, "the run would send no messages" unless @messages.positive?
+        span = ((@connections - 1) / @connect_rate) + (@messages / @rate)
+        @requests = @connections * @messages
+        @rate = @requests / span
+        @schedule = Schedule.new([[span, @rate, @rate]])
       end
 
       def http2!

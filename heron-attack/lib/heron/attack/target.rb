@@ -42,6 +42,8 @@ module Heron
       attr_reader :body_bytes, :weight
       # @return [String, nil] the request body (binary).
       attr_reader :body
+      # @return [Array<String>] the "Name: value" header lines given.
+      attr_reader :headers
 
       # @param url [String]
       # @return [URI::HTTP, URI::HTTPS]

@@ -5,7 +5,7 @@ require "protocol/http2/client"
 require "protocol/http2/framer"
 require_relative "../connection"
 require_relative "../protocol_error"
-require_relative "socket_stream"
+require_relative "../socket_stream"
 require_relative "stream"
 
 module Heron
