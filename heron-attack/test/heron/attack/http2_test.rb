@@ -147,6 +147,16 @@ class AttackHTTP2Test < Minitest::Test
     end
   end
 
+  # nginx sends GOAWAY after keepalive_requests requests on a connection; the streams above its
+  # last stream id were not processed, and go again on a new connection.
+  def test_requests_a_goaway_left_unprocessed_go_again_on_a_new_connection
+    with_h2_nginx(@dir, http: "keepalive_requests 5;") do |h2c_port, _, _|
+      assert_equal 0, cli("http://127.0.0.1:#{h2c_port}/", "--http2", "-r", "1000", "-n", "100", "--timeout", "10"), @stderr.string
+      assert_equal({ "200" => 100 }, @report["status_codes"], @report["error_samples"].inspect)
+      assert_equal 100, File.read(File.join(@dir, "access.log")).scan(%r{"GET / HTTP/2\.0" 200}).size
+    end
+  end
+
   def test_bad_http2_options_are_usage_errors
     { ["--max-streams", "0"] => "--max-streams must be a positive integer",
       ["--max-streams", "10001"] => "--max-streams must be at most 10000",

@@ -15,6 +15,7 @@ module Heron
       # targets, h2c with prior knowledge for http:// ones).
       class Client
         ALPN = ["h2"].freeze
+        RETRIES = 25
 
         # @param timeout [Numeric] seconds allowed for connect, send and the whole response.
         # @param connections [Integer] connections per origin.
@@ -36,15 +37,7 @@ module Heron
         # @return [Response]
         # @raise [Async::TimeoutError, SystemCallError, EOFError, ProtocolError, Protocol::HTTP2::Error]
         def call(target)
-          @deadlines.within do
-            pool = pool(target)
-            connection = pool.acquire
-            begin
-              connection.request(target)
-            ensure
-              pool.release(connection)
-            end
-          end
+          @deadlines.within { exchange(target) }
         end
 
         # @param target [Target] @return [Addrinfo] (see {Resolver}).
@@ -61,6 +54,21 @@ module Heron
         end
 
         private
+
+        # One request; one the server did not process ({Unprocessed}: after its GOAWAY, or refused)
+        # goes again on another connection, up to {RETRIES} times, within the same timeout.
+        def exchange(target, tries = 0)
+          pool = pool(target)
+          connection = pool.acquire
+          begin
+            connection.request(target)
+          ensure
+            pool.release(connection)
+          end
+        rescue Unprocessed
+          raise if tries >= RETRIES
+          exchange(target, tries + 1)
+        end
 
         def pool(target)
           @pools[target.origin] ||= Pool.new(@connections) do

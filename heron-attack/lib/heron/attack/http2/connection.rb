@@ -7,6 +7,7 @@ require_relative "../connection"
 require_relative "../protocol_error"
 require_relative "../socket_stream"
 require_relative "stream"
+require_relative "unprocessed"
 
 module Heron
   module Attack
@@ -90,6 +91,9 @@ module Heron
           stream = @session.create_stream { |session, id| Stream.create(session, @last_id = id) }
           stream.send_request(target.h2_headers, target.body)
           response = stream.response
+        rescue Protocol::HTTP2::Error, IOError, SystemCallError => e # EOFError is an IOError
+          raise Unprocessed, "not processed by the server (#{e.message})" if stream && unprocessed?(stream, e)
+          raise
         ensure
           stream&.cancel unless response # a timeout raised into this fiber, or a failure
           @active -= 1
@@ -104,10 +108,20 @@ module Heron
 
         private
 
+        # A stream the server's GOAWAY left out, or one it refused.
+        def unprocessed?(stream, error)
+          return true if error.is_a?(Protocol::HTTP2::StreamError) && error.code == Protocol::HTTP2::REFUSED_STREAM
+          @goaway_last_id && stream.id > @goaway_last_id
+        end
+
         def read_frames
-          @session.read_frame until @session.framer.nil?
+          @session.read_frame { |frame| goaway(frame) } until @session.framer.nil?
         rescue StandardError => e
           @session.close(e)
+        end
+
+        def goaway(frame)
+          @goaway_last_id = frame.unpack.first if frame.is_a?(Protocol::HTTP2::GoawayFrame)
         end
       end
     end

@@ -12,12 +12,13 @@ module H2Nginx
   include NginxHelper
 
   # @param dir [String] for the config, certificates, pid and logs (access.log).
+  # @param http [String] more directives for the http block, e.g. "keepalive_requests 5;".
   # @yieldparam h2c_port [Integer] @yieldparam tls_port [Integer] @yieldparam ca [String] the CA file.
-  def with_h2_nginx(dir)
+  def with_h2_nginx(dir, http: "")
     flunk "nginx is not installed (bin/setup installs it)" unless File.executable?(NGINX)
     paths = TLSCertificates.make(FileUtils.mkdir_p(File.join(dir, "certs")).first, "localhost")
     ports = Array.new(2) { TCPServer.open("127.0.0.1", 0) { |server| server.addr[1] } }
-    run_nginx(dir, h2_nginx_conf(dir, ports, paths["localhost"]), ports) { yield(*ports, paths["ca"]) }
+    run_nginx(dir, h2_nginx_conf(dir, ports, paths["localhost"], http), ports) { yield(*ports, paths["ca"]) }
   end
 
   private
@@ -29,7 +30,7 @@ module H2Nginx
     "listen 127.0.0.1:#{port}#{' ssl' if ssl}#{' http2' unless modern}; #{'http2 on;' if modern}"
   end
 
-  def h2_nginx_conf(dir, ports, (cert, key))
+  def h2_nginx_conf(dir, ports, (cert, key), http)
     <<~CONF
       worker_processes 1;
       daemon off;
@@ -38,6 +39,7 @@ module H2Nginx
       events { worker_connections 256; }
       http {
         access_log #{dir}/access.log;
+        #{http}
         client_body_temp_path #{dir}/body; proxy_temp_path #{dir}/proxy;
         fastcgi_temp_path #{dir}/fcgi; uwsgi_temp_path #{dir}/uwsgi; scgi_temp_path #{dir}/scgi;
         server { #{h2_listen(ports[0], false)} location / { return 200 "hello"; } }
