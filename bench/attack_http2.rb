@@ -20,6 +20,7 @@ require "optparse"
 require "tmpdir"
 require_relative "lib/server_process"
 require_relative "lib/results_page"
+require_relative "lib/attack_json"
 
 # One run of the comparison; see the comment at the top.
 class AttackHTTP2Bench
@@ -97,12 +98,8 @@ class AttackHTTP2Bench
   end
 
   def attack(url, rate, dir)
-    json = File.join(dir, "attack.json")
-    argv = [RbConfig.ruby, "-I", File.join(ROOT, "heron-attack/lib"), File.join(ROOT, "heron-attack/exe/heron-attack"), url, "--http2",
-            "-r", rate.to_s, "-d", @duration.to_s, "-c", @connections.to_s, "--max-streams", @max_streams.to_s, "--json", json]
-    output, status = Open3.capture2e(*argv)
-    abort "heron attack failed:\n#{output}" unless status.success?
-    JSON.parse(File.read(json))
+    Bench::AttackJSON.run([url, "--http2", "-r", rate.to_s, "-d", @duration.to_s, "-c", @connections.to_s,
+                           "--max-streams", @max_streams.to_s], dir)
   end
 
   def h2load(url, rate)

@@ -157,6 +157,18 @@ class AttackHTTP2Test < Minitest::Test
     end
   end
 
+  # nginx answers 413 to a body over client_max_body_size before reading it, then resets the
+  # stream (NO_ERROR): the response counts, and the rest of the body is not sent.
+  def test_a_response_that_comes_before_the_whole_body_counts
+    body = File.join(@dir, "body")
+    File.binwrite(body, "x" * 1_000_000)
+    with_h2_nginx(@dir, http: "client_max_body_size 10k;") do |h2c_port, _, _|
+      assert_equal 4, cli("http://127.0.0.1:#{h2c_port}/", "--http2", "-X", "POST", "--body-file", body, "-r", "20", "-n", "6", "--timeout", "10")
+      assert_equal({ "413" => 6 }, @report["status_codes"], @report["error_samples"].inspect)
+      assert_operator @report["bytes"]["in"], :>, 0
+    end
+  end
+
   def test_bad_http2_options_are_usage_errors
     { ["--max-streams", "0"] => "--max-streams must be a positive integer",
       ["--max-streams", "10001"] => "--max-streams must be at most 10000",

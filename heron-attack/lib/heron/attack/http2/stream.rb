@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-require "async/condition"
+require "async/notification"
 require "protocol/http2/stream"
 require_relative "../response"
 require_relative "../protocol_error"
@@ -16,7 +16,9 @@ module Heron
         def initialize(connection, id)
           super
           @bytes = 0
-          @finished = Async::Condition.new
+          # A Notification wakes the waiting fiber on the reactor's next turn, once the frame that
+          # ended the stream has been handled (a Condition would run it in the middle).
+          @finished = Async::Notification.new
         end
 
         # Sends the request: END_STREAM on the headers when there is no body.
@@ -34,9 +36,10 @@ module Heron
         # @raise [Protocol::HTTP2::Error, EOFError] when the stream was reset or the connection lost.
         # @raise [ProtocolError] when the response ended without a status.
         def response
-          @finished.wait until @done
-          raise @error if @error
+          @finished.wait until @done || @complete
+          raise @error if @error && !@complete
           raise ProtocolError, "HTTP/2 response without a :status" unless @status
+          cancel # the server answered before the whole body was sent: the rest is not wanted
           Response.new(@status, @bytes, true)
         end
 
@@ -54,6 +57,7 @@ module Heron
           headers = super
           status = headers.find { |name, _| name == ":status" }&.last.to_i
           @status ||= status if status >= 200
+          ended(frame)
           headers
         end
 
@@ -62,6 +66,7 @@ module Heron
         def process_data(frame)
           data = super
           @bytes += data.bytesize if data
+          ended(frame)
           data
         end
 
@@ -89,12 +94,21 @@ module Heron
 
         private
 
+        # The response is complete once a frame ends the server's side (a RST_STREAM that may
+        # follow, NO_ERROR, only stops the rest of the request body).
+        def ended(frame)
+          return unless frame.end_stream?
+          @complete = true
+          @finished.signal
+        end
+
+        # Sends the body in frames the windows allow, waiting for window updates; stops early
+        # when the stream ends first (a server may answer, e.g. 413, before the body is in).
         def send_body(body)
           offset = 0
-          while offset < body.bytesize
+          while offset < body.bytesize && !@done && !@complete
             size = available_frame_size
-            next @finished.wait unless size.positive? || @done
-            raise @error || EOFError.new("stream closed while sending the body") if @done
+            next @finished.wait unless size.positive?
             chunk = body.byteslice(offset, size)
             offset += chunk.bytesize
             send_data(chunk, offset == body.bytesize ? Protocol::HTTP2::END_STREAM : 0)
