@@ -79,6 +79,15 @@ class AttackHTTP2Test < Minitest::Test
     end
   end
 
+  def test_several_processes_share_the_connections
+    app = App.new
+    with_app_server(app) do |port|
+      assert_equal 0, cli("http://127.0.0.1:#{port}/", "--http2", "-r", "200", "-n", "40", "-c", "2", "--processes", "2"), @stderr.string
+      assert_equal({ "200" => 40 }, @report["status_codes"])
+      assert_equal 2, app.connections, "one connection per process"
+    end
+  end
+
   def test_h2c_sends_bodies_and_headers
     app = App.new
     body = "x" * 100_000 # more than the 65,535-byte initial window: sent as the server opens it

@@ -3,6 +3,7 @@
 require "test_helper"
 require "stringio"
 require "rack/builder"
+require "async/websocket/adapters/rack"
 require "heron/attack"
 require "support/tls_certificates"
 
@@ -108,6 +109,27 @@ class AttackWebSocketTest < Minitest::Test
       assert_equal 6, @report["errors"]["timeout"]
       assert_equal 6, @report["requests"]["sent"]
       assert_equal 2, @report["websocket"]["opened"]
+    end
+  end
+
+  # The server closes each connection after its third echo: the fourth message fails as a reset
+  # (sent, never answered), and the connection sends no more.
+  def test_a_connection_the_server_closes_fails_what_it_was_waiting_for_and_sends_no_more
+    closing = lambda do |env|
+      Async::WebSocket::Adapters::Rack.open(env) do |connection|
+        3.times do
+          connection.write(connection.read)
+          connection.flush
+        end
+        connection.read
+      end
+    end
+    with_server(closing, lint: false) do |port|
+      assert_equal 0, cli("ws://127.0.0.1:#{port}/", "-c", "2", "-r", "10", "-n", "10", "--timeout", "5"), @stderr.string
+      assert_equal({ "101" => 6 }, @report["status_codes"])
+      assert_equal 2, @report["errors"]["reset"], @report["error_samples"].inspect
+      assert_equal 8, @report["requests"]["sent"]
+      assert_match(/stopped early: 8 of 20 planned requests were sent/, @report["warnings"].join)
     end
   end
 
