@@ -1,11 +1,15 @@
 # frozen_string_literal: true
 
 # `heron attack --http2` cross-checked against h2load on the same servers: a hello world on
-# Heron (h2c with prior knowledge) and nginx `return 200 "hello"` (h2c, keepalive_requests raised
-# from 1,000: h2load does not reconnect after nginx's GOAWAY), at a few rates.
+# Heron and nginx `return 200 "hello"`, h2c with prior knowledge and h2 over TLS (nginx with
+# keepalive_requests raised from 1,000: h2load does not reconnect after nginx's GOAWAY), at a few
+# rates.
 #
-#   bundle exec ruby bench/attack_http2.rb [--rates 500,1000,2000] [--duration 5] [--connections 2]
-#                                          [--max-streams 100] [--targets heron,nginx]
+#   bundle exec ruby bench/attack_http2.rb [--rates 250,500,1000] [--duration 5] [--connections 2]
+#                                          [--max-streams 100] [--targets heron,nginx,heron-tls,nginx-tls]
+#
+# The -tls targets serve h2 over TLS (a self-signed certificate: heron attack runs with
+# --insecure, h2load does not verify), negotiated by ALPN.
 #
 # heron attack sends open loop (request i due at i / rate) over --connections connections with
 # up to --max-streams streams each. h2load runs with the same connections and streams and
@@ -21,6 +25,7 @@ require "tmpdir"
 require_relative "lib/server_process"
 require_relative "lib/results_page"
 require_relative "lib/attack_json"
+require_relative "lib/self_signed"
 
 # One run of the comparison; see the comment at the top.
 class AttackHTTP2Bench
@@ -34,17 +39,17 @@ class AttackHTTP2Bench
     http {
       access_log off;
       keepalive_requests 1000000;
-      server { listen 127.0.0.1:%<port>d http2; location / { return 200 "hello"; } }
+      server { listen 127.0.0.1:%<port>d %<tls>shttp2; %<certificate>s location / { return 200 "hello"; } }
     }
   CONF
   UNITS = { "us" => 1e-3, "ms" => 1.0, "s" => 1e3 }.freeze
 
   def initialize(argv)
-    @rates = [500, 1000, 2000]
+    @rates = [250, 500, 1000]
     @duration = 5
     @connections = 2
     @max_streams = 100
-    @targets = %w[heron nginx]
+    @targets = %w[heron nginx heron-tls nginx-tls]
     OptionParser.new do |o|
       o.on("--rates LIST") { |v| @rates = v.split(",").map { |rate| Integer(rate) } }
       o.on("--duration S", Integer) { |v| @duration = v }
@@ -66,7 +71,8 @@ class AttackHTTP2Bench
       @targets.each { |target| with_server(target, dir) { |url| @rates.each { |rate| row(target, url, rate, dir) } } }
     end
     puts
-    puts "heron attack: `heron attack URL --http2 -r RATE -d #{@duration} -c #{@connections} --max-streams #{@max_streams}`"
+    puts "heron attack: `heron attack URL --http2 -r RATE -d #{@duration} -c #{@connections} --max-streams #{@max_streams}` " \
+         "(--insecure for https://)"
     puts "h2load: `h2load -c #{@connections} -m #{@max_streams} --rps RATE/#{@connections} -D #{@duration} URL`"
   end
 
@@ -74,16 +80,22 @@ class AttackHTTP2Bench
 
   def with_server(target, dir)
     port = Bench::ServerProcess.free_port
-    server = Bench::ServerProcess.new(server_argv(target, dir, port), port: port, log: File.join(dir, "#{target}.log"), chdir: dir).start
-    yield server.url
+    tls = target.end_with?("-tls") && Bench::SelfSigned.write(dir)
+    argv = server_argv(target.delete_suffix("-tls"), dir, port, tls)
+    server = Bench::ServerProcess.new(argv, port: port, log: File.join(dir, "#{target}.log"), chdir: dir).start
+    yield tls ? server.url.sub("http:", "https:") : server.url
   ensure
     server&.stop
   end
 
-  def server_argv(target, dir, port)
-    return [RbConfig.ruby, File.join(ROOT, "exe/heron"), "-e", "production", "-b", "tcp://127.0.0.1:#{port}", File.join(ROOT, "bench/hello.ru")] if target == "heron"
+  def server_argv(name, dir, port, (cert, key))
+    if name == "heron"
+      bind = cert ? "ssl://127.0.0.1:#{port}?cert=#{cert}&key=#{key}" : "tcp://127.0.0.1:#{port}"
+      return [RbConfig.ruby, File.join(ROOT, "exe/heron"), "-e", "production", "-b", bind, File.join(ROOT, "bench/hello.ru")]
+    end
     conf = File.join(dir, "nginx.conf")
-    File.write(conf, format(NGINX_CONF, dir: dir, port: port))
+    File.write(conf, format(NGINX_CONF, dir: dir, port: port, tls: cert ? "ssl " : "",
+                                        certificate: cert ? "ssl_certificate #{cert}; ssl_certificate_key #{key};" : ""))
     ["/usr/sbin/nginx", "-c", conf, "-p", dir, "-e", File.join(dir, "nginx-error.log")]
   end
 
@@ -99,7 +111,7 @@ class AttackHTTP2Bench
 
   def attack(url, rate, dir)
     Bench::AttackJSON.run([url, "--http2", "-r", rate.to_s, "-d", @duration.to_s, "-c", @connections.to_s,
-                           "--max-streams", @max_streams.to_s], dir)
+                           "--max-streams", @max_streams.to_s, *("--insecure" if url.start_with?("https:"))], dir)
   end
 
   def h2load(url, rate)
