@@ -51,13 +51,17 @@ module Heron
       end
 
       # Sends everything queued, waiting under the fiber scheduler while the socket is full.
+      # Bytes leave the queue only once written, so a timeout raised into a waiting fiber leaves
+      # no frame half sent: the next flush sends the rest.
       # @return [void]
       def flush
         @lock.synchronize do
           until @output.empty?
-            data = @output
-            @output = String.new(encoding: Encoding::BINARY)
-            @socket.write(data)
+            case (written = @socket.write_nonblock(@output, exception: false))
+            when :wait_writable then @socket.to_io.wait_writable
+            when :wait_readable then @socket.to_io.wait_readable
+            else @output = @output.byteslice(written, @output.bytesize - written)
+            end
           end
         end
       end
