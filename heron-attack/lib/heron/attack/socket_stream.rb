@@ -33,10 +33,24 @@ module Heron
         read(at - @offset).tap { @offset += 4 }
       end
 
+      # Runs the block with its reads bounded: a header block and its CONTINUATION frames, which
+      # protocol-http2 reads one inside the other without a limit.
+      # @param bytes [Integer] the most bytes read in all. @param reads [Integer] the most reads.
+      # @return [Object] the block's value.
+      # @raise [ProtocolError] past either bound.
+      def bounded(bytes, reads)
+        @budget = [bytes, reads]
+        yield
+      ensure
+        @budget = nil
+      end
+
       # @param size [Integer]
       # @return [String] exactly size bytes.
       # @raise [EOFError] when the peer closes first.
+      # @raise [ProtocolError] past the bounds of {#bounded}.
       def read(size)
+        spend(size) if @budget
         fill while @input.bytesize - @offset < size
         data = @input.byteslice(@offset, size)
         @offset += size
@@ -77,6 +91,12 @@ module Heron
       end
 
       private
+
+      def spend(size)
+        @budget[0] -= size
+        @budget[1] -= 1
+        raise ProtocolError, "a header block larger than #{@budget.inspect} allows" if @budget.any?(&:negative?)
+      end
 
       def fill
         if @offset.positive?

@@ -178,6 +178,19 @@ class AttackHTTP2Test < Minitest::Test
     end
   end
 
+  # A server that answers with a HEADERS frame and CONTINUATION frames without end: the request
+  # fails once the header block passes its bounds, instead of the client reading on.
+  def test_a_header_block_without_end_fails_the_request
+    server = TCPServer.new("127.0.0.1", 0)
+    peer = Thread.new { continuation_flood(server.accept) }
+    assert_equal 4, cli("http://127.0.0.1:#{server.addr[1]}/", "--http2", "-r", "10", "-n", "1", "--timeout", "20")
+    assert_match(/ProtocolError: a header block larger than/, @report["error_samples"].keys.join)
+    assert_operator @report["latency_ms"]["corrected"]["max"], :<, 1, "no response was timed"
+  ensure
+    peer&.kill
+    server&.close
+  end
+
   def test_bad_http2_options_are_usage_errors
     { ["--max-streams", "0"] => "--max-streams must be a positive integer",
       ["--max-streams", "10001"] => "--max-streams must be at most 10000",
@@ -186,5 +199,25 @@ class AttackHTTP2Test < Minitest::Test
       assert_equal 2, cli("http://127.0.0.1:1/", "--http2", "-r", "1", "-n", "1", *extra), extra.inspect
       assert_match(/\Aheron attack: #{Regexp.escape(message)}/, @stderr.string)
     end
+  end
+
+  private
+
+  # Reads the client's preface, sends SETTINGS, then for stream 1 a HEADERS frame without
+  # END_HEADERS and 1 KiB CONTINUATION frames until the client goes away.
+  def continuation_flood(socket)
+    socket.readpartial(4096)
+    socket.write(h2_frame(4, 0, 0, ""))
+    socket.readpartial(4096) # the client's SETTINGS acknowledgement or its request
+    socket.write(h2_frame(1, 0, 1, "\x88".b))
+    loop { socket.write(h2_frame(9, 0, 1, "\x88".b * 1024)) }
+  rescue IOError, SystemCallError
+    nil
+  ensure
+    socket&.close
+  end
+
+  def h2_frame(type, flags, stream, payload)
+    [payload.bytesize].pack("N")[1, 3] + [type, flags, stream].pack("CCN") + payload
   end
 end

@@ -8,6 +8,7 @@ require_relative "../protocol_error"
 require_relative "../socket_stream"
 require_relative "stream"
 require_relative "unprocessed"
+require_relative "header_block"
 
 module Heron
   module Attack
@@ -23,6 +24,8 @@ module Heron
         SETTINGS = [[Protocol::HTTP2::Settings::ENABLE_PUSH, 0],
                     [Protocol::HTTP2::Settings::INITIAL_WINDOW_SIZE, (2**30) - 1]].freeze
         LAST_STREAM_ID = (2**31) - 1
+        # protocol-http2's frame types, with HEADERS read by {HeaderBlock}.
+        FRAMES = Protocol::HTTP2::FRAMES.dup.tap { |frames| frames[Protocol::HTTP2::HeadersFrame::TYPE] = HeaderBlock }.freeze
 
         # Connects, runs the TLS handshake (with ALPN) when given a context, and exchanges the
         # connection preface and SETTINGS.
@@ -47,7 +50,7 @@ module Heron
         # @param socket [Socket, OpenSSL::SSL::SSLSocket] connected.
         # @param max_streams [Integer]
         def initialize(socket, max_streams)
-          @session = Protocol::HTTP2::Client.new(Protocol::HTTP2::Framer.new(SocketStream.new(socket)))
+          @session = Protocol::HTTP2::Client.new(Protocol::HTTP2::Framer.new(SocketStream.new(socket), FRAMES))
           @max_streams = max_streams
           @active = 0
           @last_id = 0
