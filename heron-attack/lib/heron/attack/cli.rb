@@ -68,6 +68,7 @@ module Heron
         ws = report["websocket"]
         return fail_with(4, "every WebSocket connection failed (#{ws['connections']} tried)") if ws && ws["opened"].zero?
         sent, ok = report["requests"].values_at("sent", "ok")
+        return fail_with(4, "no WebSocket message was echoed (#{sent} sent)") if ws && ok.zero?
         return fail_with(4, "every request failed (#{sent} sent, none succeeded)") if sent.positive? && ok.zero?
         broken.empty? ? 0 : 3
       end

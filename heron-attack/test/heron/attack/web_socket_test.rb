@@ -133,6 +133,20 @@ class AttackWebSocketTest < Minitest::Test
     end
   end
 
+  # A server that upgrades, then announces a 10 MB frame: the generator refuses it at once instead
+  # of buffering towards it.
+  def test_a_frame_larger_than_the_limit_fails_its_connection
+    server = TCPServer.new("127.0.0.1", 0)
+    peer = Thread.new { huge_frame(server.accept) }
+    assert_equal 4, cli("ws://127.0.0.1:#{server.addr[1]}/", "-r", "10", "-n", "1", "--timeout", "20")
+    assert_match(/Invalid payload length: 10000000 > 65536/, @report["error_samples"].keys.join)
+    assert_equal 0, @report["errors"]["timeout"]
+    assert_match(/no WebSocket message was echoed/, @stderr.string)
+  ensure
+    peer&.kill
+    server&.close
+  end
+
   def test_bad_websocket_options_are_usage_errors
     { ["-r", "1..5", "-d", "2"] => "a ws:// URL takes --rate with --duration or -n (per connection), not --stages or a ramp",
       ["-r", "1", "-n", "1", "--http2"] => "a ws:// URL takes neither --http2",
@@ -141,5 +155,20 @@ class AttackWebSocketTest < Minitest::Test
       assert_equal 2, cli("ws://127.0.0.1:1/", *args), args.inspect
       assert_match(/\Aheron attack: #{Regexp.escape(message)}/, @stderr.string)
     end
+  end
+
+  private
+
+  def huge_frame(socket)
+    head = socket.gets("\r\n\r\n")
+    key = head[/^sec-websocket-key: *(\S+)/i, 1]
+    accept = Digest::SHA1.base64digest(key + Heron::Attack::WebSocket::Session::GUID)
+    socket.write("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: #{accept}\r\n\r\n")
+    socket.write([0x81, 127, 10_000_000].pack("CCQ>") + "abc")
+    socket.read # until the client goes away
+  rescue IOError, SystemCallError
+    nil
+  ensure
+    socket&.close
   end
 end

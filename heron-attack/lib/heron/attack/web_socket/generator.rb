@@ -66,7 +66,7 @@ module Heron
         end
 
         def open(due)
-          session = Async::Task.current.with_timeout(@timeout) { Session.open(@resolver.resolve(@target), @target, tls: @tls) }
+          session = Async::Task.current.with_timeout(@timeout) { Session.open(@resolver.resolve(@target), @target, tls: @tls, message: @message) }
           @recorder.connected!(due, now)
           session
         rescue StandardError => e

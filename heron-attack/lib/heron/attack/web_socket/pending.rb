@@ -42,10 +42,12 @@ module Heron
           @queue.empty?
         end
 
-        # Fails every message still waiting (recorded as errors) and the connection.
+        # Fails every message still waiting (recorded as errors) and the connection; a connection
+        # that fails with nothing waiting counts as one error itself.
         # @param recorder [Recorder] @param error [Exception] @param time [Float] now.
         # @return [void]
         def fail!(recorder, error, time)
+          recorder.error!(time, time, error) if @queue.empty? && !@failed
           @failed = true
           @queue.each { |due, _| recorder.error!(due, time, error) }
           @queue.clear

@@ -20,6 +20,7 @@ begin
 ensure
   $VERBOSE = verbose
 end
+require_relative "framer"
 
 module Heron
   module Attack
@@ -29,28 +30,32 @@ module Heron
       class Session
         GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
         MAX_HEAD = 64 * 1024
+        # The least a received message may have; a larger message to send raises it to its size.
+        MIN_MESSAGE_LIMIT = 64 * 1024
 
         # Connects (TLS for wss://) and upgrades.
         # @param addrinfo [Addrinfo] @param target [Target] the ws:// URL as http://, wss:// as https://.
         # @param tls [OpenSSL::SSL::SSLContext, nil] for wss://.
+        # @param message [String] what will be sent: the server may send back as much (or
+        #   {MIN_MESSAGE_LIMIT}), no more.
         # @return [Session]
         # @raise [ProtocolError] when the server does not switch protocols.
         # @raise [SystemCallError, OpenSSL::SSL::SSLError, EOFError]
-        def self.open(addrinfo, target, tls:)
+        def self.open(addrinfo, target, tls:, message:)
           socket = Socket.new(addrinfo.afamily, Socket::SOCK_STREAM)
           Attack::Connection.connect(socket, addrinfo.to_sockaddr)
           socket.setsockopt(Socket::IPPROTO_TCP, Socket::TCP_NODELAY, 1)
           socket = Attack::Connection.handshake(socket, tls, target.uri.hostname) if tls
-          new(SocketStream.new(socket)).tap { |session| session.upgrade(target) }
+          new(SocketStream.new(socket), [message.bytesize, MIN_MESSAGE_LIMIT].max).tap { |session| session.upgrade(target) }
         rescue StandardError
           socket&.close
           raise
         end
 
-        # @param stream [SocketStream]
-        def initialize(stream)
+        # @param stream [SocketStream] @param limit [Integer] the most bytes a received message may have.
+        def initialize(stream, limit)
           @stream = stream
-          @connection = Protocol::WebSocket::Connection.new(Protocol::WebSocket::Framer.new(stream), mask: true)
+          @connection = Protocol::WebSocket::Connection.new(Framer.new(stream, limit), mask: true)
         end
 
         # @api private
