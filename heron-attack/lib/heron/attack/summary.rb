@@ -66,8 +66,13 @@ module Heron
           "connections" => @options.connections, "processes" => @options.processes,
           "keepalive" => @options.keepalive, "timeout_s" => @options.timeout,
           "pick" => @options.pick, "seed" => @options.pick == "random" ? @options.seed : nil,
-          "stages" => @options.schedule.to_a, "protocol" => @options.http2 ? "h2" : "http/1.1",
+          "stages" => @options.schedule.to_a, "protocol" => protocol,
           "max_streams" => @options.http2 ? @options.max_streams : nil }
+      end
+
+      def protocol
+        return "websocket" if @options.websocket?
+        @options.http2 ? "h2" : "http/1.1"
       end
 
       def requests

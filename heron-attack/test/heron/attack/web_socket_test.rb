@@ -47,6 +47,7 @@ class AttackWebSocketTest < Minitest::Test
     assert_equal [connections, connections, messages], ws.values_at("connections", "opened", "messages_per_connection")
     assert_operator ws["connect_ms"]["p50"], :>, 0
     assert_operator @report["latency_ms"]["corrected"]["p50"], :>, 0
+    assert_equal "websocket", @report["plan"]["protocol"]
   end
 
   def test_echoes_on_heron_with_connect_latency_in_the_report
