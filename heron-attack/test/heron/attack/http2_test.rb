@@ -5,12 +5,14 @@ require "stringio"
 require "heron/attack"
 require "support/tls_certificates"
 require_relative "support/h2_nginx"
+require_relative "support/raw_peer"
 
 # `heron attack --http2` against real servers over real sockets: Heron (h2c with prior knowledge,
 # h2 over TLS by ALPN) and nginx (h2c and h2), counting connections and streams on the server.
 class AttackHTTP2Test < Minitest::Test
   include ServerHelper
   include H2Nginx
+  include RawPeer
 
   # Answers with the protocol, scheme, method and body size, after `delay` seconds; keeps the
   # peak number of requests in flight and of connections open on the server (given as #server).
@@ -127,7 +129,7 @@ class AttackHTTP2Test < Minitest::Test
   def test_the_servers_max_concurrent_streams_is_respected
     server = TCPServer.new("127.0.0.1", 0)
     opened = Queue.new
-    peer = Thread.new { count_streams_until_reset(server.accept, opened) }
+    peer = raw_peer(server) { |socket| count_streams_until_reset(socket, opened) }
     assert_equal 4, cli("http://127.0.0.1:#{server.addr[1]}/", "--http2", "-r", "1000", "-n", "10", "--max-streams", "50", "--timeout", "1")
     assert_equal 2, Timeout.timeout(ProcessHelper::PATIENCE) { opened.pop }
     assert_equal 10, @report["errors"]["timeout"]
@@ -195,7 +197,7 @@ class AttackHTTP2Test < Minitest::Test
   # fails once the header block passes its bounds, instead of the client reading on.
   def test_a_header_block_without_end_fails_the_request
     server = TCPServer.new("127.0.0.1", 0)
-    peer = Thread.new { continuation_flood(server.accept) }
+    peer = raw_peer(server) { |socket| continuation_flood(socket) }
     assert_equal 4, cli("http://127.0.0.1:#{server.addr[1]}/", "--http2", "-r", "10", "-n", "1", "--timeout", "20")
     assert_match(/ProtocolError: a header block larger than/, @report["error_samples"].keys.join)
     assert_operator @report["latency_ms"]["corrected"]["max"], :<, 1, "no response was timed"
@@ -224,10 +226,6 @@ class AttackHTTP2Test < Minitest::Test
     socket.readpartial(4096) # the client's SETTINGS acknowledgement or its request
     socket.write(h2_frame(1, 0, 1, "\x88".b))
     loop { socket.write(h2_frame(9, 0, 1, "\x88".b * 1024)) }
-  rescue IOError, SystemCallError
-    nil
-  ensure
-    socket&.close
   end
 
   # Sends SETTINGS with MAX_CONCURRENT_STREAMS 2, then counts the HEADERS frames (new streams)
@@ -243,11 +241,6 @@ class AttackHTTP2Test < Minitest::Test
       count += 1 if type == 1
     end
     opened << count
-    socket.read # until the client goes away
-  rescue IOError, SystemCallError
-    nil
-  ensure
-    socket&.close
   end
 
   def h2_frame(type, flags, stream, payload)

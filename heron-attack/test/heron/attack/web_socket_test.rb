@@ -6,6 +6,7 @@ require "rack/builder"
 require "async/websocket/adapters/rack"
 require "heron/attack"
 require "support/tls_certificates"
+require_relative "support/raw_peer"
 
 # `heron attack ws://...` against a Rack WebSocket echo app (async-websocket, support/echo.ru) on
 # Heron and on Falcon, over real sockets: connections opened at a rate, messages at a rate on
@@ -13,6 +14,7 @@ require "support/tls_certificates"
 class AttackWebSocketTest < Minitest::Test
   include ServerHelper
   include ProcessHelper
+  include RawPeer
 
   ECHO = File.expand_path("support/echo.ru", __dir__)
 
@@ -138,7 +140,7 @@ class AttackWebSocketTest < Minitest::Test
   # of buffering towards it.
   def test_a_frame_larger_than_the_limit_fails_its_connection
     server = TCPServer.new("127.0.0.1", 0)
-    peer = Thread.new { huge_frame(server.accept) }
+    peer = raw_peer(server) { |socket| huge_frame(socket) }
     assert_equal 4, cli("ws://127.0.0.1:#{server.addr[1]}/", "-r", "10", "-n", "1", "--timeout", "20")
     assert_match(/Invalid payload length: 10000000 > 65536/, @report["error_samples"].keys.join)
     assert_equal 0, @report["errors"]["timeout"]
@@ -166,10 +168,5 @@ class AttackWebSocketTest < Minitest::Test
     accept = Digest::SHA1.base64digest(key + Heron::Attack::WebSocket::Session::GUID)
     socket.write("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: #{accept}\r\n\r\n")
     socket.write([0x81, 127, 10_000_000].pack("CCQ>") + "abc")
-    socket.read # until the client goes away
-  rescue IOError, SystemCallError
-    nil
-  ensure
-    socket&.close
   end
 end
