@@ -79,7 +79,8 @@ module Heron
         CoreSharing.new(targets.targets, 1).warnings.each { |w| @stdout.puts("warning: #{w}") }
         @stdout.puts(format("Calibrating one generator process against %s: %.1fs steps, up to %.0f/s", options.url,
                             options.calibrate_step, options.calibrate_max_rate))
-        client = { timeout: options.timeout, keepalive: options.keepalive, tls: options.tls_context, connections: options.connections }
+        client = { timeout: options.timeout, keepalive: options.keepalive, tls: options.tls_context, connections: options.connections,
+                   max_streams: options.http2 ? options.max_streams : nil }
         result = Calibration.new(targets, max_rate: options.calibrate_max_rate, step: options.calibrate_step, client: client,
                                           output: @stdout).run
         Calibration.save(options.calibration, result)
@@ -100,7 +101,10 @@ module Heron
       def verdict(report)
         broken = report["thresholds"].select { |t| t["broken"] }
         broken.each { |t| @stderr.puts("heron attack: threshold broken: #{t['expression']} (actual #{t['actual'] || 'not measured'})") }
+        ws = report["websocket"]
+        return fail_with(4, "every WebSocket connection failed (#{ws['connections']} tried)") if ws && ws["opened"].zero?
         sent, ok = report["requests"].values_at("sent", "ok")
+        return fail_with(4, "no WebSocket message was echoed (#{sent} sent)") if ws && ok.zero?
         return fail_with(4, "every request failed (#{sent} sent, none succeeded)") if sent.positive? && ok.zero?
         broken.empty? ? 0 : 3
       end
@@ -118,7 +122,7 @@ module Heron
 
       def load_targets(options)
         settings = { headers: options.headers, body: options.body, keepalive: options.keepalive }
-        targets = options.targets_file ? TargetsFile.load(options.targets_file, **settings) : [Target.new(options.method, options.url, **settings)]
+        targets = options.targets_file ? TargetsFile.load(options.targets_file, **settings) : [Target.new(options.method, options.request_url, **settings)]
         TargetPicker.new(targets, mode: options.pick, seed: options.seed)
       end
 
