@@ -82,14 +82,14 @@ class CalibrationTest < Minitest::Test
   def test_processes_auto_stops_at_the_cpus_and_says_so
     cpus = Heron::Attack::CpuSet.mine.size
     Dir.mktmpdir do |dir|
-      file = write_calibration(dir, 10.0)
+      file = write_calibration(dir, 1.0)
       json = File.join(dir, "run.json")
       TestServer.fork_server do |base|
-        assert_equal 0, cli("#{base}/", "-r", "100", "-n", "10", "--processes", "auto", "--calibration", file, "--json", json)
+        assert_equal 0, cli("#{base}/", "-r", "300", "-n", "10", "--processes", "auto", "--calibration", file, "--json", json)
       end
       report = Heron::Attack::JsonReport.load(json)
-      assert_equal cpus, report["plan"]["processes"]
-      assert_includes report["warnings"], "--processes auto: 100/s needs 10 processes at the calibrated 10/s each, but the generator " \
+      assert_equal [cpus, Heron::Attack::Options::MAX_PROCESSES].min, report["plan"]["processes"]
+      assert_includes report["warnings"], "--processes auto: 300/s needs 300 processes at the calibrated 1/s each, but the generator " \
                                           "may use only #{cpus} CPU#{'s' if cpus > 1}: expect lateness"
     end
   end
