@@ -65,7 +65,7 @@ class WebSocketUpgradeTest < Minitest::Test
     serve do |port|
       status, _, body = raw_response(port, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
       assert_equal [200, "plain"], [status, body]
-      assert_equal [:upgrade?, nil], @events.pop
+      assert_equal [:upgrade?, nil], @events.pop(true)
     end
   end
 
@@ -197,7 +197,7 @@ class WebSocketUpgradeTest < Minitest::Test
     client.socket.close
   end
 
-  def drain_events = Array.new(@events.size) { @events.pop }
+  def drain_events = Array.new(@events.size) { @events.pop(true) }
 
   def raw_response(port, request)
     socket = connect(port)
