@@ -516,8 +516,8 @@ module Heron
       request.upgraded = true
       @socket.write(head, @config.write_timeout)
       codec = kind == :websocket ? WebSocket::Codec.new(@config.websocket_max_message_size) : SSE::Codec.new
-      @session = Upgrade::Session.new([self, @listener], @socket.io, codec, env["rack.upgrade"], env, @context,
-                                      parkable: @parkable)
+      @session = Upgrade::Session.new([self, @listener], @socket.io, codec, env["rack.upgrade"],
+                                      Upgrade::Handshake.lasting_env(env), @context, parkable: @parkable)
       :done
     end
 
@@ -528,8 +528,7 @@ module Heron
       @idle = false
       @client_since = nil
       @task = nil
-      @exchange = @writer = @env = @parser = @spare = @hint_writer = @hijack = @expectation = @pace = nil
-      @session.client.env.delete("rack.hijack")
+      @exchange = @writer = @env = @parser = @spare = @hint_writer = @hijack = @expectation = @pace = @empty_input = nil
       @session.open(@socket.buffered? ? @socket.consume(@socket.buffered_bytes) : nil)
     end
 

@@ -13,7 +13,11 @@ class WebSocketUpgradeTest < Minitest::Test
     attr_reader :events
 
     def initialize(events) = @events = events
-    def on_open(client) = client.write("hello #{client.env['PATH_INFO']}")
+
+    def on_open(client)
+      @events << [:env, client.env["HTTP_UPGRADE"], client.env.key?("rack.input"), client.env.key?("rack.hijack")]
+      client.write("hello #{client.env['PATH_INFO']}")
+    end
 
     def on_message(client, data)
       @events << [:message, data.encoding.name]
@@ -56,6 +60,7 @@ class WebSocketUpgradeTest < Minitest::Test
       assert_equal [WebSocketClient::CLOSE, 1000, true], client.close_handshake
       events = drain_events
       assert_equal [:upgrade?, :websocket], events.first
+      assert_equal [:env, "websocket", false, false], events[1], "client.env keeps the request's fields, not its input or hijack"
       assert_equal [[:message, "UTF-8"], [:message, "ASCII-8BIT"], [:message, "UTF-8"]], events.select { |e| e[0] == :message }
       assert_equal [:close, false, -1], events.last, "on_close after the close, once"
     end
