@@ -68,6 +68,17 @@ module Bench
     # Resident set size in KiB, from /proc/PID/status.
     def rss_kb = ProcFS.rss_kb(@pid)
 
+    # {#rss_kb} once two readings a second apart differ by less than `tolerance` (a fraction).
+    def settled_rss_kb(tolerance: 0.01)
+      previous = rss_kb
+      loop do
+        sleep 1
+        current = rss_kb
+        return current if (current - previous).abs < previous * tolerance
+        previous = current
+      end
+    end
+
     # User plus system CPU seconds of the server process (all its threads), from /proc/PID/stat.
     def cpu_seconds = ProcFS.cpu_seconds(@pid)
 

@@ -8,6 +8,7 @@ require_relative "header_block"
 require_relative "session"
 require_relative "env_builder"
 require_relative "framing"
+require_relative "../upgrade/handshake"
 require_relative "../request"
 require_relative "../request/rewindable_input"
 require_relative "../clock"
@@ -116,7 +117,9 @@ module Heron
       def start(stream)
         started = Clock.now
         input = input(stream)
-        request = Request.new(@common.complete(@env.build(stream.request_headers), input, started), input, true, 1, started)
+        env = @common.complete(@env.build(stream.request_headers), input, started)
+        env["rack.upgrade?"] = :sse if Upgrade::Handshake.kind(env) == :sse # no WebSockets over HTTP/2 (RFC 8441)
+        request = Request.new(env, input, true, 1, started)
         @running += 1
         @task.async(annotation: "heron http2 stream") { run(stream, request) }
       rescue EnvBuilder::Malformed

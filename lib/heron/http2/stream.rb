@@ -81,9 +81,13 @@ module Heron
         true
       end
 
+      # @return [#stream_closed, nil] told when the stream ends (a `rack.upgrade` SSE stream).
+      attr_accessor :watcher
+
       # The stream ended (sent, received or reset): the app's reads and writes stop waiting.
       def closed(error)
         @writable&.signal
+        @watcher&.stream_closed
         return unless @input
         @input.finish(error || (EOFError.new("stream closed") unless @input.finished?))
       end
