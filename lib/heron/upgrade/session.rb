@@ -240,6 +240,7 @@ module Heron
 
       def linger
         @linger = false
+        return unless @io.is_a?(BasicSocket) # TLS: the close frame went out; no half-close to wait behind
         @io.shutdown(Socket::SHUT_WR)
         deadline = now + LINGER_SECONDS
         left = LINGER_BYTES
