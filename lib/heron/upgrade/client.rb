@@ -20,6 +20,7 @@ module Heron
       # SSE event. Returns at once; what the socket cannot take now waits in {#pending}.
       # @param data [String]
       # @return [Boolean] false when the connection is closed or closing.
+      # @raise [ThreadError] from another thread than the server's (see the class comment).
       def write(data) = @session.write(data)
 
       # Closes once what was written is sent (a WebSocket sends close 1000 and waits for the

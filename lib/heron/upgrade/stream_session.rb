@@ -33,6 +33,7 @@ module Heron
         @codec = SSE::Codec.new
         @client = Client.new(self, env)
         @ended = Async::Notification.new
+        @thread = Thread.current
         @open = true
       end
 
@@ -49,6 +50,7 @@ module Heron
       # See Client#write.
       def write(data)
         raise TypeError, "rack.upgrade clients write Strings, not #{data.class}" unless data.is_a?(String)
+        raise ThreadError, "a rack.upgrade client is written to from its server thread" unless Thread.current.equal?(@thread)
         return false unless open?
         @send.call(@codec.message(data))
         true

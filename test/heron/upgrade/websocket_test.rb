@@ -161,6 +161,26 @@ class WebSocketUpgradeTest < Minitest::Test
     end
   end
 
+  def test_a_write_from_another_thread_is_refused_with_a_clear_error
+    opened = Queue.new
+    handler = Module.new do
+      define_singleton_method(:on_open) { |client| opened << client }
+      define_singleton_method(:on_message) { |client, data| client.write(data) }
+    end
+    app = lambda do |env|
+      env["rack.upgrade"] = handler
+      [200, {}, []]
+    end
+    with_server(app, lint: false) do |port|
+      client = WebSocketClient.new(port)
+      session_client = Timeout.timeout(ProcessHelper::PATIENCE) { opened.pop }
+      error = assert_raises(ThreadError) { session_client.write("from the test thread") }
+      assert_match(/from its server thread/, error.message)
+      client.send_frame(WebSocketClient::TEXT, "still fine")
+      assert_equal [WebSocketClient::TEXT, "still fine"], client.read_frame
+    end
+  end
+
   def test_a_client_that_goes_away_without_a_close_gets_on_close
     serve do |port, server|
       client = WebSocketClient.new(port)
