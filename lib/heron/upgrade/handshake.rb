@@ -47,7 +47,11 @@ module Heron
       # 1.8 KiB), this one for what it holds (about 0.9 KiB less per idle WebSocket).
       # @param env [Hash]
       # @return [Hash]
-      def self.lasting_env(env) = env.reject { |key, _| OVER.include?(key) }
+      def self.lasting_env(env)
+        lasting = {} # Hash#reject would copy the whole table (its room included), then delete
+        env.each { |key, value| lasting[key] = value unless OVER.include?(key) }
+        lasting
+      end
 
       # @param kind [Symbol] :websocket or :sse.
       # @param env [Hash]
