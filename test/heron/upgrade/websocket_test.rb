@@ -161,6 +161,20 @@ class WebSocketUpgradeTest < Minitest::Test
     end
   end
 
+  def test_iodines_status_0_upgrades_and_a_status_of_300_or_more_is_sent_as_it_is
+    app = lambda do |env|
+      env["rack.upgrade"] = Echo.new(@events)
+      env["PATH_INFO"] == "/denied" ? [403, { "content-type" => "text/plain" }, ["no"]] : [0, {}, []]
+    end
+    with_server(app, lint: false) do |port|
+      client = WebSocketClient.new(port)
+      assert_match(%r{\AHTTP/1.1 101 }, client.head)
+      denied = WebSocketClient.new(port, path: "/denied")
+      assert_match(%r{\AHTTP/1.1 403 }, denied.head, "the handler is ignored, the response sent")
+      assert_equal "no", denied.socket.read(2)
+    end
+  end
+
   def test_a_write_from_another_thread_is_refused_with_a_clear_error
     opened = Queue.new
     handler = Module.new do
