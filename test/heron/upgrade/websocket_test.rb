@@ -195,6 +195,24 @@ class WebSocketUpgradeTest < Minitest::Test
     end
   end
 
+  def test_an_idle_websocket_is_pinged_and_closed_when_it_stays_silent
+    serve(websocket_ping_interval: 0.3) do |port, server|
+      answering = WebSocketClient.new(port)
+      silent = WebSocketClient.new(port)
+      [answering, silent].each(&:read_frame) # hello
+      opcode, = answering.read_frame
+      assert_equal 0x9, opcode, "a ping after websocket_ping_interval"
+      answering.send_frame(0xA, "")
+      assert_equal 0x9, silent.read_frame.first
+      assert_nil Timeout.timeout(ProcessHelper::PATIENCE) { silent.socket.read(1) }, "silent for another interval: closed"
+      assert_equal 0x9, answering.read_frame.first, "the one that answered is pinged again, still open"
+      answering.send_frame(WebSocketClient::TEXT, "alive")
+      frame = answering.read_frame while frame.nil? || frame.first == 0x9 # more pings on a slow machine
+      assert_equal [WebSocketClient::TEXT, "alive"], frame
+      eventually { server.connection_count == 1 }
+    end
+  end
+
   def test_a_client_that_goes_away_without_a_close_gets_on_close
     serve do |port, server|
       client = WebSocketClient.new(port)
