@@ -76,12 +76,14 @@ module Heron
       end
 
       # Starts a graceful stop: GOAWAY, no new streams, and the connection closes once the open
-      # ones are done (at once when there are none).
+      # ones are done (at once when there are none). A `rack.upgrade` SSE stream, which would
+      # never be done, is ended (Upgrade::StreamSession#shutdown: on_shutdown, then the end).
       # @return [void]
       def drain
         return if @draining || @session.nil? || @session.closed?
         @draining = true
         goaway(Protocol::HTTP2::NO_ERROR)
+        @session.streams.each_value { |stream| stream.watcher&.shutdown if stream.respond_to?(:watcher) }
         @task.stop if @running.zero?
       end
 

@@ -66,6 +66,17 @@ module Heron
         @ended.signal
       end
 
+      # Graceful stop: on_shutdown (in a task of its own, so it may write), then the stream ends.
+      # @return [void]
+      def shutdown
+        return unless open?
+        return close unless @handler.respond_to?(:on_shutdown)
+        Async::Task.current.async(annotation: "heron on_shutdown") do
+          callback(:on_shutdown)
+          close
+        end
+      end
+
       # The stream ended from the client's side (a reset, or its connection went away).
       # @return [void]
       def stream_closed = @ended.signal

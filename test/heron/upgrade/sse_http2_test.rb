@@ -11,6 +11,7 @@ class SSEOverHTTP2Test < Minitest::Test
   class Events
     def initialize(events, keep_open) = (@events = events) && (@keep_open = keep_open)
     def on_close(client) = @events << [:close, client.open?, client.pending]
+    def on_shutdown(client) = client.write("going away") && @events << [:shutdown]
 
     def on_open(client)
       @events << [:open, client.env["rack.upgrade?"], client.env["SERVER_PROTOCOL"]]
@@ -50,6 +51,22 @@ class SSEOverHTTP2Test < Minitest::Test
       assert_equal "data: first\n\ndata: second\ndata: line\n\n", out, "the events came before curl gave up"
       assert_equal [[:open, :sse, "HTTP/2"], [:close, false, -1]], Array.new(2) { next_event }
     end
+  end
+
+  def test_a_graceful_stop_ends_the_stream_after_on_shutdown
+    server = start_server(@app, lint: false, shutdown_timeout: 10)
+    port = server.bound_ports.first
+    out = IO.popen(["curl", "-sS", "--http2-prior-knowledge", "--max-time", "30", "-H", "Accept: text/event-stream",
+                    "http://127.0.0.1:#{port}/open"])
+    assert_equal :open, next_event.first
+    server.stop(graceful: true)
+    body = Timeout.timeout(ProcessHelper::PATIENCE) { out.read }
+    assert_equal "data: first\n\ndata: second\ndata: line\n\ndata: going away\n\n", body
+    assert_equal [[:shutdown], [:close, false, -1]], Array.new(2) { next_event }
+    assert @server_thread.join(ProcessHelper::PATIENCE), "the server stops without waiting for shutdown_timeout"
+  ensure
+    out&.close
+    stop_server(server) if @server_thread&.alive?
   end
 
   private
