@@ -99,6 +99,22 @@ class WebSocketUpgradeTest < Minitest::Test
     end
   end
 
+  def test_frames_that_arrive_a_few_bytes_at_a_time
+    serve do |port, server|
+      client = WebSocketClient.new(port)
+      client.read_frame
+      client.socket.setsockopt(Socket::IPPROTO_TCP, Socket::TCP_NODELAY, 1)
+      bytes = WebSocketClient.frame(WebSocketClient::TEXT, "piece" * 30) + frame(0x02, "x" * 300, fin: false) + frame(0x00, "y")
+      bytes.bytes.each_slice(3) do |slice|
+        client.socket.write(slice.pack("C*"))
+        sleep 0.001
+      end
+      assert_equal [WebSocketClient::TEXT, "piece" * 30], client.read_frame
+      assert_equal [WebSocketClient::BINARY, "#{'x' * 300}y"], client.read_frame
+      eventually { server.parked_count == 1 } if Heron::Connection::IdleSet.supported?
+    end
+  end
+
   def test_every_valid_close_code_is_echoed
     serve do |port|
       [1000, 1001, 1002, 1003, 1007, 1008, 1009, 1010, 1011, 1012, 1013, 1014, 3000, 3999, 4000, 4999].each do |code|
