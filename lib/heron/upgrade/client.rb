@@ -4,7 +4,8 @@ module Heron
   module Upgrade
     # The `client` a `rack.upgrade` handler's callbacks receive (the API Iodine and Agoo define):
     # write to the connection, close it, ask whether it is open and how many writes wait.
-    # Call it from the server's reactor thread (a callback, or a task a callback started).
+    # From another thread, `write` and `close` are handed to the connection's reactor thread
+    # (Upgrade::Mailbox) and happen there shortly after.
     class Client
       # @return [Hash] the Rack env of the request that was upgraded.
       attr_reader :env
@@ -20,7 +21,6 @@ module Heron
       # SSE event. Returns at once; what the socket cannot take now waits in {#pending}.
       # @param data [String]
       # @return [Boolean] false when the connection is closed or closing.
-      # @raise [ThreadError] from another thread than the server's (see the class comment).
       def write(data) = @session.write(data)
 
       # Closes once what was written is sent (a WebSocket sends close 1000 and waits for the

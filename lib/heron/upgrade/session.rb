@@ -60,7 +60,8 @@ module Heron
         @handler = handler
         @context = context
         @client = Client.new(self, env)
-        @thread = Thread.current # the reactor thread: the only one that may write or close
+        @thread = Thread.current # the reactor thread: others hand their writes and closes to it
+        @mailbox = @listener.mailbox # made here, on the reactor thread, if it is the first
         @state = :open # :closing once the server sent its close frame, :closed once it is over
         @pending_bytes = 0
         @heard = true # something came from the client since the last ping
@@ -119,12 +120,12 @@ module Heron
         finish
       end
 
-      # See Client#write.
+      # See Client#write. From another thread the write is handed to the reactor thread's
+      # mailbox, and true means it was scheduled while the connection was open.
       # @raise [TypeError] for anything but a String.
-      # @raise [ThreadError] from a thread other than the connection's reactor thread.
       def write(data)
         raise TypeError, "rack.upgrade clients write Strings, not #{data.class}" unless data.is_a?(String)
-        owned!
+        return @state == :open && @mailbox.post(self, :write, data.dup) unless Thread.current.equal?(@thread)
         @state == :open && transmit(@codec.message(data))
       end
 
@@ -134,7 +135,7 @@ module Heron
       # @param reason [String]
       # @return [void]
       def close(code = 1000, reason = "")
-        owned!
+        return @mailbox.post(self, :close, code, reason) unless Thread.current.equal?(@thread)
         return unless @state == :open
         @state = :closing
         @close_by = now + CLOSE_WAIT
@@ -153,13 +154,6 @@ module Heron
       end
 
       private
-
-      # The socket, its queue and its parking belong to one reactor thread (see docs/websockets.md).
-      def owned!
-        return if Thread.current.equal?(@thread)
-        raise ThreadError, "a rack.upgrade client is written to and closed from its server thread " \
-                           "(a callback, or a task a callback started), not from #{Thread.current.inspect}"
-      end
 
       # @return [Boolean] whether to read again (false: nothing more there, or the end).
       # Reads into the reactor's shared read buffer, then copies what came (a message, mostly

@@ -191,7 +191,7 @@ class WebSocketUpgradeTest < Minitest::Test
     end
   end
 
-  def test_a_write_from_another_thread_is_refused_with_a_clear_error
+  def test_writes_and_close_from_another_thread_are_handed_to_the_reactor
     opened = Queue.new
     handler = Module.new do
       define_singleton_method(:on_open) { |client| opened << client }
@@ -204,10 +204,37 @@ class WebSocketUpgradeTest < Minitest::Test
     with_server(app, lint: false) do |port|
       client = WebSocketClient.new(port)
       session_client = Timeout.timeout(ProcessHelper::PATIENCE) { opened.pop }
-      error = assert_raises(ThreadError) { session_client.write("from the test thread") }
-      assert_match(/from its server thread/, error.message)
+      assert Thread.new { session_client.write("from a background thread") }.value
+      assert_equal [WebSocketClient::TEXT, "from a background thread"], client.read_frame
       client.send_frame(WebSocketClient::TEXT, "still fine")
       assert_equal [WebSocketClient::TEXT, "still fine"], client.read_frame
+      Thread.new { session_client.close }.join
+      opcode, payload = client.read_frame
+      assert_equal [WebSocketClient::CLOSE, 1000], [opcode, payload.unpack1("n")]
+    end
+  end
+
+  def test_a_broadcast_reaches_connections_of_every_reactor_thread
+    members = Queue.new
+    room = []
+    handler = Module.new do
+      define_singleton_method(:on_open) { |client| (room << client) && members << Thread.current }
+      define_singleton_method(:on_message) { |_client, data| room.each { |member| member.write(data) } }
+    end
+    app = lambda do |env|
+      env["rack.upgrade"] = handler
+      [200, {}, []]
+    end
+    with_server(app, lint: false, threads: 2) do |port|
+      clients = []
+      threads = []
+      until threads.uniq.size == 2 || clients.size == 200 # until both reactor threads hold some
+        clients << WebSocketClient.new(port)
+        threads << Timeout.timeout(ProcessHelper::PATIENCE) { members.pop }
+      end
+      assert_equal 2, threads.uniq.size, "both reactor threads accepted WebSockets"
+      clients.last.send_frame(WebSocketClient::TEXT, "to everyone")
+      clients.each { |client| assert_equal [WebSocketClient::TEXT, "to everyone"], client.read_frame }
     end
   end
 
