@@ -33,13 +33,14 @@ module Heron
 
       def deliver
         while (item = @queue.pop)
-          session, name, args = item
-          begin
-            session.public_send(name, *args)
-          rescue StandardError => e
-            @logger.error("rack.upgrade #{name} handed over from another thread raised", e)
-          end
+          hand(*item)
         end
+      end
+
+      def hand(session, name, args)
+        session.public_send(name, *args)
+      rescue StandardError => e
+        @logger.error("rack.upgrade #{name} handed over from another thread raised", e)
       end
     end
   end
