@@ -79,13 +79,20 @@ module Bench
       ["-r", (rate / 10).to_s, "--rate-period", "100ms", "-c", count.to_s, "-n", count.to_s, "-T", "30", "-N", "30"]
     end
 
-    # Each client sends a request every clients/rate seconds from a script of its own length.
+    # Each client sends a request every clients/rate seconds, from a script (written once the
+    # server's port is known: see #script).
     def scripted(rate, clients)
       per_client = (rate * @duration) / clients
-      interval = clients * 1000.0 / rate
-      script = File.join(@dir, "script-#{rate}-#{clients}.tsv")
-      File.write(script, Array.new(per_client) { |i| format("%.3f\thttp://127.0.0.1%s\n", i * interval, PATH) }.join)
-      ["--timing-script-file", script, "-c", clients.to_s, "-m", "100", "-n", (per_client * clients).to_s, "-T", "30", "-N", "30"]
+      ["--timing-script-file", "#{clients * 1000.0 / rate}x#{per_client}", "-c", clients.to_s, "-m", "100",
+       "-n", (per_client * clients).to_s, "-T", "30", "-N", "30"]
+    end
+
+    # Writes the timing script "INTERVALxCOUNT" stands for: COUNT lines INTERVAL ms apart.
+    def script(spec, port)
+      interval, count = spec.split("x")
+      path = File.join(@dir, "script.tsv")
+      File.write(path, Array.new(Integer(count)) { |i| format("%.3f\thttp://127.0.0.1:%d%s\n", i * Float(interval), port, PATH) }.join)
+      path
     end
 
     def pair(server, workload, rate, runs)
@@ -116,7 +123,9 @@ module Bench
       log = File.join(@dir, "h2load.log")
       File.delete(log) if File.exist?(log)
       args = (workload == "hello" ? ["-D", @duration.to_s] : ["--log-file", log]) + args
-      (@commands ||= []) << "h2load #{args.join(' ').sub(@dir, 'DIR')} URL"
+      (@commands ||= []) << "h2load #{args.join(' ').sub(@dir, 'DIR').sub(/--timing-script-file \S+/, "--timing-script-file SCRIPT")} URL"
+      index = args.index("--timing-script-file")
+      args[index + 1] = script(args[index + 1], port) if index
       cpu = process.tree_cpu_seconds
       output = IO.popen(["h2load", *args, "http://127.0.0.1:#{port}#{workload == 'hello' ? '/' : PATH}"], err: %i[child out], &:read)
       cpu = process.tree_cpu_seconds - cpu
