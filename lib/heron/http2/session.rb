@@ -6,6 +6,7 @@ require "protocol/http2/stream"
 require_relative "stream"
 require_relative "flood_guard"
 require_relative "encoder"
+require_relative "decoder"
 
 module Heron
   module HTTP2
@@ -73,6 +74,13 @@ module Heron
         return super unless id.odd? && id > @remote_stream_id && !@streams.key?(id) && @streams.size >= @max_streams
         @remote_stream_id = id
         refuse(id).receive_headers(frame)
+      end
+
+      # Decodes a header block (HTTP2::Decoder: Huffman-coded strings are remembered).
+      # @param data [String]
+      # @return [Array<Array(String, String)>]
+      def decode_headers(data)
+        Decoder.new(data, @decoder, table_size_limit: @local_settings.header_table_size).decode
       end
 
       # Counts resets against the flood limit.
