@@ -86,7 +86,8 @@ module Heron
     # @return [Hash] the master's counts for the control listener's stats document.
     def stats
       { workers: @workers.size, worker_pids: @workers.keys, restarts: @restarts,
-        parked_connections: @workers.each_value.sum(&:parked), mold_pid: @refork&.mold&.pid }
+        parked_connections: @workers.each_value.sum(&:parked), mold_pid: @refork&.mold&.pid,
+        requests_by_worker: @workers.transform_values(&:served) }
     end
 
     private

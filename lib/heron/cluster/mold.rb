@@ -40,6 +40,7 @@ module Heron
         %w[TERM INT QUIT].each { |signal| trap(signal, "DEFAULT") }
         Control::ProcessTitle.set("mold (from worker #{@worker.index})", @config)
         master = Process.ppid
+        settle
         channel.note("mold", Process.pid)
         while (index, link = next_order)
           fork_worker(index, link, master, master_alive, channel, hooks) if index
@@ -49,6 +50,18 @@ module Heron
       end
 
       private
+
+      # What Ruby 3.3's Process.warmup does, before the workers share this memory: a full
+      # collection, then compaction, so the live objects sit together and the free slots the
+      # workers allocate into (dirtying, and so copying, their pages) are in as few pages as
+      # possible.
+      def settle
+        return Process.warmup if Process.respond_to?(:warmup)
+        GC.start(full_mark: true, immediate_sweep: true)
+        GC.compact if GC.respond_to?(:compact)
+      rescue NotImplementedError
+        nil
+      end
 
       # @return [Array(Integer, Socket), nil] the next `spawn INDEX` and its link end; [nil, nil]
       #   for anything else; nil once the master closed the link.
