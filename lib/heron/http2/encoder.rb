@@ -25,9 +25,9 @@ module Heron
       # @param value [String]
       # @return [Hash] the command protocol-hpack writes for the field.
       def add_command(name, value)
-        command = super
-        command[:type] = :no_index if command[:type] == :incremental && UNIQUE.include?(name)
-        command
+        return super unless UNIQUE.include?(name)
+        # never in the dynamic table, so not looked for there (a walk of the whole table)
+        { name: Protocol::HPACK::Context::STATIC_NAME_LOOKUP[name] || name, value: value, type: :no_index }
       end
     end
   end
