@@ -88,6 +88,7 @@ module Heron
         request.status = status # the head is valid: from here on it goes out
         request.headers = headers
         return @stream.send_headers(fields, Protocol::HTTP2::END_STREAM) if bodiless
+        return request.bytes = send_whole(fields, body) if whole?(body)
         @stream.send_headers(fields)
         request.bytes = send_body(body)
         @stream.send_data("", Protocol::HTTP2::END_STREAM)
@@ -103,6 +104,22 @@ module Heron
         fields = Response::Head.fields(Response::Head.normalize(headers))
         fields.reject! { |name, _| DROPPED.include?(name) }
         fields
+      end
+
+      # A body of Strings (an Array) that fits in one DATA frame within the windows.
+      def whole?(body)
+        body.is_a?(Array) && body.all?(String) && body.sum(&:bytesize) <= @stream.available_frame_size
+      end
+
+      # HEADERS and the whole body in one DATA frame that ends the stream, sent in one write.
+      # @return [Integer] bytes of body sent.
+      def send_whole(fields, body)
+        data = body.size == 1 ? body.first : body.join
+        @stream.connection.batch do
+          @stream.send_headers(fields)
+          @stream.send_data(data, Protocol::HTTP2::END_STREAM)
+        end
+        data.bytesize
       end
 
       def send_body(body)

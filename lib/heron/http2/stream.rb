@@ -34,7 +34,6 @@ module Heron
         @on_request = on_request
         @body_limit = body_limit
         @body_timeout = body_timeout
-        @writable = Async::Notification.new
         self
       end
 
@@ -77,7 +76,7 @@ module Heron
 
       # Wakes a writer waiting for window (connection or stream).
       def window_updated(_size)
-        @writable.signal
+        @writable&.signal
         true
       end
 
@@ -98,6 +97,7 @@ module Heron
       def sendable(bytes, timeout)
         while (size = available_frame_size) <= 0
           raise EOFError, "stream closed" if closed?
+          @writable ||= Async::Notification.new # made on the first wait: most responses fit the window
           Async::Task.current.with_timeout(timeout) { @writable.wait }
         end
         [size, bytes].min
