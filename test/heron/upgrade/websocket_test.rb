@@ -115,6 +115,34 @@ class WebSocketUpgradeTest < Minitest::Test
     end
   end
 
+  def test_a_callback_that_waits_holds_up_neither_other_connections_nor_its_order
+    gate = Thread::Queue.new
+    handler = Module.new do
+      define_singleton_method(:on_message) do |client, data|
+        case data
+        when "wait" then client.write("released by #{gate.pop}") # waits in this callback's fiber
+        when "release" then gate << "the other connection"
+        else client.write(data)
+        end
+      end
+    end
+    app = lambda do |env|
+      env["rack.upgrade"] = handler
+      [200, {}, []]
+    end
+    with_server(app, lint: false) do |port|
+      waiting = WebSocketClient.new(port)
+      other = WebSocketClient.new(port)
+      waiting.send_frame(WebSocketClient::TEXT, "wait")
+      waiting.send_frame(WebSocketClient::TEXT, "after")
+      other.send_frame(WebSocketClient::TEXT, "release")
+      other.send_frame(WebSocketClient::TEXT, "served meanwhile")
+      assert_equal [WebSocketClient::TEXT, "served meanwhile"], other.read_frame
+      assert_equal [WebSocketClient::TEXT, "released by the other connection"], waiting.read_frame
+      assert_equal [WebSocketClient::TEXT, "after"], waiting.read_frame, "the next message waited its turn"
+    end
+  end
+
   def test_every_valid_close_code_is_echoed
     serve do |port|
       [1000, 1001, 1002, 1003, 1007, 1008, 1009, 1010, 1011, 1012, 1013, 1014, 3000, 3999, 4000, 4999].each do |code|
