@@ -63,6 +63,17 @@ class SetupTest < Minitest::Test
     refute File.exist?(@calls), "apt-get is not run without root"
   end
 
+  # The stand-ins replace the PATH's symlinks to the machine's programs; they never write through
+  # them (an earlier version of this test replaced the machine's /usr/bin/id with `echo 1000`).
+  def test_a_stand_in_leaves_the_machines_program_alone
+    program = File.join(@dir, "program")
+    File.write(program, "the machine's own")
+    File.symlink(program, File.join(@bin, "tool"))
+    stand_in(@bin, "tool", "echo stand-in")
+    assert_equal "the machine's own", File.read(program)
+    assert_equal "stand-in\n", Open3.capture2(File.join(@bin, "tool")).first
+  end
+
   private
 
   def packages_only
