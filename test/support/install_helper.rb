@@ -56,7 +56,21 @@ module InstallHelper
       rescue Errno::ECHILD
         nil # already reaped by get_when_up
       end
+      wait_group_gone(pid)
     end
+  end
+
+  # After a hot restart the serving master is no longer `pid` but another member of its process
+  # group: waits (bounded) until every member has exited, so none still writes into the app's
+  # directory when the test removes it.
+  def wait_group_gone(pgid, timeout: 60)
+    deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + timeout
+    while Process.clock_gettime(Process::CLOCK_MONOTONIC) < deadline
+      Process.kill(0, -pgid)
+      sleep 0.05
+    end
+  rescue Errno::ESRCH, Errno::EPERM
+    nil
   end
 
   # GETs a path, retrying while the server is still starting.
