@@ -9,13 +9,18 @@ module Bench
   class GCStat
     PROBE = File.expand_path("gc_probe.rb", __dir__)
     # GC.stat keys kept: :time is the milliseconds spent in GC (Ruby 3.1+).
-    KEYS = %w[count major_gc_count minor_gc_count time total_allocated_objects old_objects].freeze
+    KEYS = %w[count major_gc_count minor_gc_count time total_allocated_objects old_objects yjit].freeze
 
-    # What one run cost in GC: the difference of two samples.
-    Delta = Struct.new(:count, :major, :minor, :time_s, :allocated, :old_objects, keyword_init: true) do
+    # What one run cost in GC: the difference of two samples; `yjit` is whether YJIT was on in
+    # the server (the later sample's).
+    Delta = Struct.new(:count, :major, :minor, :time_s, :allocated, :old_objects, :yjit, keyword_init: true) do
       # @param cpu_s [Float] the server's CPU seconds over the same run.
       # @return [Float] the share of that CPU time spent in GC (0 to 1).
       def share(cpu_s) = cpu_s.positive? ? time_s / cpu_s : 0.0
+
+      # @param requests [Integer] requests served in the run.
+      # @return [Float] collections (minor and major) per 1,000 requests.
+      def per_thousand(requests) = requests.positive? ? 1000.0 * count / requests : 0.0
     end
 
     def initialize(dir)
@@ -44,7 +49,8 @@ module Bench
       return nil unless before && after
       d = ->(key) { after.fetch(key, 0) - before.fetch(key, 0) }
       Delta.new(count: d.call("count"), major: d.call("major_gc_count"), minor: d.call("minor_gc_count"),
-                time_s: d.call("time") / 1000.0, allocated: d.call("total_allocated_objects"), old_objects: d.call("old_objects"))
+                time_s: d.call("time") / 1000.0, allocated: d.call("total_allocated_objects"), old_objects: d.call("old_objects"),
+                yjit: after["yjit"])
     end
   end
 end
