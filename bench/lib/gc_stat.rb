@@ -4,8 +4,8 @@ require "json"
 
 module Bench
   # GC counts of a Ruby server under test, read through bench/lib/gc_probe.rb: {#env} goes into
-  # the server's environment, {#sample} asks it for its GC.stat (SIGWINCH) and waits for the
-  # answer. Samples of a process that did not load the probe (another server) are nil.
+  # the server's environment, {#sample} asks it for its GC.stat (a line on the probe's named pipe)
+  # and waits for the answer. Samples of a process that did not load the probe are nil.
   class GCStat
     PROBE = File.expand_path("gc_probe.rb", __dir__)
     # GC.stat keys kept: :time is the milliseconds spent in GC (Ruby 3.1+).
@@ -34,7 +34,7 @@ module Bench
     # @return [Hash, nil] its GC.stat (string keys), or nil when it does not answer within 2 s.
     def sample(pid)
       File.delete(@path) if File.exist?(@path)
-      Process.kill("WINCH", pid)
+      return nil unless Process.kill(0, pid) && ask
       40.times do
         return JSON.parse(File.read(@path)).slice(*KEYS) if File.exist?(@path)
         sleep 0.05
@@ -42,6 +42,18 @@ module Bench
       nil
     rescue Errno::ESRCH
       nil
+    end
+
+    # Writes a line to the probe's pipe; false when no probe reads it within a second (ENXIO with
+    # O_NONBLOCK: the probe reopens the pipe after each writer has gone).
+    def ask
+      20.times do
+        File.open("#{@path}.fifo", File::WRONLY | File::NONBLOCK) { |pipe| pipe.write("\n") }
+        return true
+      rescue Errno::ENXIO, Errno::ENOENT
+        sleep 0.05
+      end
+      false
     end
 
     # @return [Delta, nil] nil unless both samples are there.
