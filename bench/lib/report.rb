@@ -147,7 +147,7 @@ module Bench
 
     def throughput_targets(label, scenario, stats, servers, yjit)
       return unless TARGET_IODINE.key?(scenario) # the static row has no target
-      if scenario == "hello" && yjit != "on"
+      if scenario == "hello" && yjit != "on" && stats.results("heron", "16")&.any?
         { "puma" => TARGET_PUMA, "falcon" => TARGET_FALCON }.each do |peer, goal|
           ratio = stats.rps_ratio(peer, "16")
           target(format("hello world, 16 connections: Heron/%s %.2f× req/s (target ≥ %.1f×)", peer.capitalize, ratio, goal), ratio >= goal)
