@@ -1,24 +1,31 @@
 /*
- * Heron::Connection::StackScrub: zeroes the machine stack just below its caller, so a fiber
- * about to wait (for a client's next request, or the rest of one) does not keep what its last
- * request left there alive.
+ * Heron::Connection::StackScrub: runs the app's call one VM entry deeper, then zeroes the
+ * machine stack it used, and zeroes the stack below a fiber about to wait, so a connection whose
+ * fiber waits for its client's next request does not keep its last response alive.
  *
  * Ruby scans a suspended fiber's machine stack conservatively at every collection: any word
  * between the fiber's saved stack pointer and its base that looks like an object's address
- * keeps that object. The frames a wait puts on the stack (IO#wait_readable, the scheduler's
- * io_wait, Fiber#transfer) land where the app's C frames were a moment before (JSON.generate's,
- * say) and leave most of their slots as they found them, so stale pointers to the last
- * response's objects are scanned for as long as the connection waits: a connection waiting in
- * its fiber for its next request kept about 250 objects (its last JSON response's records and
- * String) alive and promoted to the old generation (bench/results/per_core.md). Zeroing the
- * region first removes them. Only the region the wait's own frames cover is scanned (down to
- * the stack pointer saved at the switch), so HERON_STACK_SCRUB_BYTES need only exceed that:
- * 4 KiB already cleared all of it with bench/records.ru; 8 KiB leaves room, at one memset of
- * 8 KiB per wait (a wait, not a request: a client whose next request is already there skips it).
- * With YJIT on Ruby 3.1 a word nearer the fiber's base, above any scrub, still keeps most
- * responses (per_core.md).
+ * keeps that object. The frames of the wait that follows a response (IO#wait_readable, the
+ * scheduler's io_wait, Fiber#transfer) land where the app's C frames were (JSON.generate's, say)
+ * and leave most of their slots as they found them; with YJIT, the app's values also reach the
+ * slots where the connection's own interpreter loop enters JIT code, near the fiber's base, where
+ * no later scrub reaches. A connection waiting in its fiber for its next request so kept about
+ * 250 objects (its last JSON response's records and String) alive and promoted to the old
+ * generation (bench/results/per_core.md, "GC and waiting fibers"). Called through .around,
+ * rb_yield starts a new interpreter loop below that frame: everything the app touched is below
+ * it, and zeroing HERON_STACK_SCRUB_BYTES there afterwards, and again before the wait, clears
+ * what the wait's frames would have been scanned with (down to the stack pointer saved at the
+ * switch: 4 KiB already cleared it with bench/records.ru; 8 KiB leaves room). Cost: one rb_yield
+ * and one 8 KiB memset per request and per wait, and one VM entry more on the stack of a fiber
+ * whose app is waiting (a sleeping request). Still kept with YJIT (as on main): the header
+ * values of the last request of an idle connection (idle_memory_test.rb fails under --yjit).
  *
- *   Heron::Connection::StackScrub.call  -> nil
+ * The socket's waits (Connection::BufferedSocket#readable?, #wait) also zero the region below
+ * them first (StackScrub.call): what the request's head parse left there (its header values)
+ * was otherwise kept by an idle connection's fiber (test/heron/connection/idle_memory_test.rb).
+ *
+ *   Heron::Connection::StackScrub.around { ... } -> the block's value
+ *   Heron::Connection::StackScrub.call           -> nil
  */
 #include "heron_connection_stack_scrub.h"
 #include <string.h>
@@ -34,10 +41,19 @@ static void __attribute__((noinline)) Heron_Connection_StackScrub_clear(void)
   __asm__ __volatile__("" : : "r"(region) : "memory");
 }
 
+/* Zeroes the region below the caller's frame (before a fiber waits). */
 static VALUE Heron_Connection_StackScrub_call(VALUE self)
 {
   Heron_Connection_StackScrub_clear();
   return Qnil;
+}
+
+/* Runs the block one VM entry deeper, zeroes what it left below this frame, returns its value. */
+static VALUE Heron_Connection_StackScrub_around(VALUE self)
+{
+  VALUE result = rb_yield(Qnil);
+  Heron_Connection_StackScrub_clear();
+  return result;
 }
 
 void Init_Heron_Connection_StackScrub(VALUE mHeron)
@@ -45,4 +61,5 @@ void Init_Heron_Connection_StackScrub(VALUE mHeron)
   VALUE cConnection = rb_define_class_under(mHeron, "Connection", rb_cObject);
   VALUE mStackScrub = rb_define_module_under(cConnection, "StackScrub");
   rb_define_module_function(mStackScrub, "call", Heron_Connection_StackScrub_call, 0);
+  rb_define_module_function(mStackScrub, "around", Heron_Connection_StackScrub_around, 0);
 }

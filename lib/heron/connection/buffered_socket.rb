@@ -90,7 +90,7 @@ module Heron
       # @param timeout [Numeric]
       # @return [Boolean] false when nothing came in time.
       def readable?(timeout)
-        StackScrub.call # what the last request left on the fiber's stack is not kept while it waits
+        StackScrub.call # nothing the request left on the fiber's stack is kept while it waits
         !@io.wait_readable(timeout).nil?
       end
 
