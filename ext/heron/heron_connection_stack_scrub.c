@@ -1,7 +1,7 @@
 /*
  * Heron::Connection::StackScrub: runs the app's call one VM entry deeper, then zeroes the
- * machine stack it used, and zeroes the stack below a fiber about to wait, so a connection whose
- * fiber waits for its client's next request does not keep its last response alive.
+ * machine stack it used, so a connection whose fiber then waits for its client's next request
+ * does not keep its last response alive.
  *
  * Ruby scans a suspended fiber's machine stack conservatively at every collection: any word
  * between the fiber's saved stack pointer and its base that looks like an object's address
@@ -13,19 +13,15 @@
  * 250 objects (its last JSON response's records and String) alive and promoted to the old
  * generation (bench/results/per_core.md, "GC and waiting fibers"). Called through .around,
  * rb_yield starts a new interpreter loop below that frame: everything the app touched is below
- * it, and zeroing HERON_STACK_SCRUB_BYTES there afterwards, and again before the wait, clears
- * what the wait's frames would have been scanned with (down to the stack pointer saved at the
- * switch: 4 KiB already cleared it with bench/records.ru; 8 KiB leaves room). Cost: one rb_yield
- * and one 8 KiB memset per request and per wait, and one VM entry more on the stack of a fiber
- * whose app is waiting (a sleeping request). Still kept with YJIT (as on main): the header
- * values of the last request of an idle connection (idle_memory_test.rb fails under --yjit).
- *
- * The socket's waits (Connection::BufferedSocket#readable?, #wait) also zero the region below
- * them first (StackScrub.call): what the request's head parse left there (its header values)
- * was otherwise kept by an idle connection's fiber (test/heron/connection/idle_memory_test.rb).
+ * it, and zeroing HERON_STACK_SCRUB_BYTES there afterwards clears what the wait's frames would
+ * have been scanned with (down to the stack pointer saved at the switch: 4 KiB already cleared
+ * it with bench/records.ru; 8 KiB leaves room). Cost: one rb_yield and one 8 KiB memset per
+ * request (about 2,000 instructions, bench/results/instructions.md), and one VM entry more on
+ * the stack of a fiber whose app is waiting (a sleeping request). Still kept with YJIT (as on
+ * main): the header values of the last request of an idle connection (idle_memory_test.rb
+ * fails under --yjit).
  *
  *   Heron::Connection::StackScrub.around { ... } -> the block's value
- *   Heron::Connection::StackScrub.call           -> nil
  */
 #include "heron_connection_stack_scrub.h"
 #include <string.h>
@@ -41,13 +37,6 @@ static void __attribute__((noinline)) Heron_Connection_StackScrub_clear(void)
   __asm__ __volatile__("" : : "r"(region) : "memory");
 }
 
-/* Zeroes the region below the caller's frame (before a fiber waits). */
-static VALUE Heron_Connection_StackScrub_call(VALUE self)
-{
-  Heron_Connection_StackScrub_clear();
-  return Qnil;
-}
-
 /* Runs the block one VM entry deeper, zeroes what it left below this frame, returns its value. */
 static VALUE Heron_Connection_StackScrub_around(VALUE self)
 {
@@ -60,6 +49,5 @@ void Init_Heron_Connection_StackScrub(VALUE mHeron)
 {
   VALUE cConnection = rb_define_class_under(mHeron, "Connection", rb_cObject);
   VALUE mStackScrub = rb_define_module_under(cConnection, "StackScrub");
-  rb_define_module_function(mStackScrub, "call", Heron_Connection_StackScrub_call, 0);
   rb_define_module_function(mStackScrub, "around", Heron_Connection_StackScrub_around, 0);
 }

@@ -89,10 +89,7 @@ module Heron
       # Waits until a plain socket (see {#parkable?}) has bytes to read, or its end of stream.
       # @param timeout [Numeric]
       # @return [Boolean] false when nothing came in time.
-      def readable?(timeout)
-        StackScrub.call # nothing the request left on the fiber's stack is kept while it waits
-        !@io.wait_readable(timeout).nil?
-      end
+      def readable?(timeout) = !@io.wait_readable(timeout).nil?
 
       # @return [Boolean] whether the socket is a plain one, whose readiness the kernel reports
       #   exactly (a TLS socket may hold decrypted bytes inside OpenSSL), so the connection may
@@ -303,7 +300,6 @@ module Heron
       # Waits for what a non-blocking call asked for (:wait_readable or :wait_writable).
       def wait(state, timeout)
         return false if timeout && timeout <= 0
-        StackScrub.call # (see #readable?)
         state == :wait_readable ? @io.wait_readable(timeout) : @io.wait_writable(timeout)
       end
 
