@@ -4,7 +4,7 @@
 # reactor thread, YJIT as the Ruby running this script: `ruby --yjit` for on):
 #
 # 1. objects the server allocates per request (hello world over wrk keep-alive connections,
-#    minus the app's own objects), and the allocation sites of a traced window of requests;
+#    whose app allocates two objects), and the allocation sites of a traced window of requests;
 # 2. what a connection keeps alive while its fiber waits for the rest of a request head (the
 #    state every connection is in under load between reads): live slots, old objects,
 #    write-barrier-unprotected objects remembered by the GC, fibers;
@@ -29,8 +29,6 @@ require_relative "lib/proc_fs"
 
 # One measurement session against an in-process server.
 class GCAnatomy
-  HEAD = "GET / HTTP/1.1\r\nHost: x\r\n\r\n"
-
   def initialize(connections:, seconds:)
     @connections = connections
     @seconds = seconds
