@@ -5,11 +5,20 @@
 #   bundle exec ruby bench/run.rb                       # full run, about 18 minutes
 #   bundle exec ruby bench/run.rb --quick               # smoke run, about 3 minutes
 #   bundle exec ruby bench/run.rb --only hello,json --rounds 5 --seconds 10 --no-peers
+#   bundle exec ruby bench/run.rb --only hello,json,records --setups "16 per core,256 per core" --rounds 1
+#
+# Every throughput scenario runs with YJIT off and on (`--yjit off,on`; RUBY_YJIT_ENABLE=1 in the
+# server's environment), checked inside each server process: bench/lib/gc_probe.rb is loaded into
+# every server (RUBYOPT=-r) and reports RubyVM::YJIT.enabled? with its GC counts, and a run whose
+# server does not answer as asked stops the script. The app alone, called in a loop with no
+# server (bench/lib/app_cost.rb), is measured the same two ways, so each server's own CPU per
+# request is reported.
 #
 # Scenarios (see bench/README.md):
 #   hello    wrk against bench/hello.ru at 16 and 256 connections, unpinned and per core (server
 #            on CPU 0, wrk on CPU 1), servers one at a time
 #   json     the same against bench/json.ru
+#   records  the same against bench/records.ru (30 records serialised per request, ~300 objects)
 #   static   wrk at 16 connections against bench/static.ru (Rack::Files): a 4 KiB and a 1 MiB file
 #   seed003  `heron attack` at 10 req/s against bench/sleep.ru (1000 ms per request)
 #   idle     10,000 idle keep-alive connections against each server in turn: answered count, RSS
@@ -35,14 +44,16 @@ require_relative "lib/clock"
 require_relative "lib/report"
 require_relative "lib/peers"
 require_relative "lib/gc_stat"
+require_relative "lib/app_cost"
 
 module Bench
   # Runs the selected scenarios and writes the report.
   class Run
     ROOT = File.expand_path("..", __dir__)
     RESULTS = File.join(ROOT, "bench/results")
-    SCENARIOS = %w[hello json static seed003 idle].freeze
-    APPS = { "hello" => "bench/hello.ru", "json" => "bench/json.ru", "static" => "bench/static.ru" }.freeze
+    SCENARIOS = %w[hello json records static seed003 idle].freeze
+    APPS = { "hello" => "bench/hello.ru", "json" => "bench/json.ru", "records" => "bench/records.ru", "static" => "bench/static.ru" }.freeze
+    YJIT_MODES = { "off" => false, "on" => true }.freeze
     SERVERS = %w[heron puma falcon].freeze
     ENV_VARS = { "RACK_ENV" => "production", "APP_ENV" => "production" }.freeze
     NOFILE = 20_000
@@ -53,6 +64,8 @@ module Bench
       @rounds = nil
       @idle_count = nil
       @peers = true
+      @yjit = YJIT_MODES.keys
+      @setups = nil
       shown = argv.empty? ? "" : " #{argv.join(' ')}"
       parse(argv)
       @rounds ||= @quick ? 1 : 3
@@ -97,6 +110,16 @@ module Bench
         o.on("--seconds N", Integer, "seconds per wrk run (default 4, quick 2)") { |n| @wrk_seconds = n.clamp(1, 60) }
         o.on("--[no-]peers", "include Itsi and Iodine (bin/setup-bench-peers; default on)") { |on| @peers = on }
         o.on("--idle-connections N", Integer, "idle scenario size (default 10000)") { |n| @idle_count = n.clamp(1, 15_000) }
+        o.on("--yjit LIST", Array, "YJIT modes for the throughput rows (off,on; default both)") do |list|
+          raise OptionParser::InvalidArgument, list.join(",") unless (list - YJIT_MODES.keys).empty? && list.any?
+
+          @yjit = list
+        end
+        o.on("--setups LIST", Array, "throughput set-ups (#{SETUPS.map(&:first).join(',')}; default all)") do |list|
+          raise OptionParser::InvalidArgument, list.join(",") unless (list - SETUPS.map(&:first)).empty? && list.any?
+
+          @setups = list
+        end
       end.parse!(argv)
     end
 
@@ -117,14 +140,16 @@ module Bench
       end
     end
 
-    def with_server(name, app, tag, **options)
+    # `yjit`: true or false to start the server with YJIT on or off (checked in the server through
+    # the GC probe), nil to leave Ruby's default.
+    def with_server(name, app, tag, yjit: nil, **options)
       port = ServerProcess.free_port
       argv = server_argv(name, port, app, **options.except(:rlimit_nofile))
       log = File.join(RESULTS, "#{tag}-#{name}.server.raw")
       peer = Peers::NAMES.include?(name)
-      @gc = name == "heron" ? GCStat.new(@gc_dir) : nil # Heron's GC counts per run (bench/lib/gc_probe.rb)
+      @gc = GCStat.new(@gc_dir) # every server's GC counts per run (bench/lib/gc_probe.rb)
       server = ServerProcess.new(argv, port: port, log: log, chdir: peer ? Dir.tmpdir : ROOT, # Itsi writes itsi.pid there
-                                       env: server_env(name, peer),
+                                       env: server_env(name, peer, yjit),
                                        rlimit_nofile: options[:rlimit_nofile])
       say "starting #{name}: #{argv.join(' ')}"
       server.start
@@ -139,9 +164,10 @@ module Bench
       server.argv.join(" ").sub(/:\d+\b/, ":PORT").sub(/ -p \d+ /, " -p PORT ")
     end
 
-    def server_env(name, peer)
-      return ENV_VARS.merge(Peers.env(@peer_home)) if peer
-      name == "heron" ? ENV_VARS.merge(@gc.env) : ENV_VARS
+    def server_env(_name, peer, yjit)
+      env = ENV_VARS.merge(yjit ? { "RUBY_YJIT_ENABLE" => "1" } : {})
+      # A peer runs outside the bundle: only the probe goes into its RUBYOPT.
+      peer ? env.merge(Peers.env(@peer_home)).merge(@gc.env.merge("RUBYOPT" => "-r#{GCStat::PROBE}")) : env.merge(@gc.env)
     end
 
     # --- hello world and JSON -------------------------------------------------------------
@@ -162,35 +188,56 @@ module Bench
 
     # Servers take turns within each round (every server is restarted each round), so a busy
     # spell on the shared machine hits all of them rather than one.
+    # Static files run once (YJIT does not touch sendfile); the other scenarios once per YJIT mode.
     def throughput(scenario)
       @report.wrk_version = Wrk.version
+      modes = scenario == "static" ? [nil] : @yjit
+      modes.each { |mode| throughput_mode(scenario, mode) }
+    end
+
+    def throughput_mode(scenario, mode)
+      yjit = mode && YJIT_MODES.fetch(mode)
       samples = Hash.new { |h, k| h[k] = [] }
       @rounds.times do |round|
         @servers.each do |name|
-          with_server(name, APPS.fetch(scenario), scenario) { |server| run_setups(scenario, name, server, round, samples) }
+          with_server(name, APPS.fetch(scenario), scenario, yjit: yjit) { |server| run_setups(scenario, mode, name, server, round, samples) }
         end
       end
-      @report.throughput(scenario, samples, servers: @servers, rounds: @rounds, seconds: @wrk_seconds,
+      app_cost = mode && AppCost.measure(APPS.fetch(scenario), yjit: yjit, cpu: 0)
+      @report.throughput(scenario, samples, servers: @servers, rounds: @rounds, seconds: @wrk_seconds, yjit: mode, app_cost: app_cost,
                                             warmup: @warmup_seconds, setups: setups(scenario).map(&:first))
     end
 
-    def setups(scenario) = scenario == "static" ? STATIC_SETUPS : SETUPS
+    def setups(scenario)
+      return STATIC_SETUPS if scenario == "static"
 
-    def run_setups(scenario, name, server, round, samples)
-      @report.command(name, scenario, shown(server))
+      @setups ? SETUPS.select { |setup| @setups.include?(setup.first) } : SETUPS
+    end
+
+    def run_setups(scenario, mode, name, server, round, samples)
+      tag = mode ? "#{scenario}-yjit-#{mode}" : scenario
+      @report.command(name, tag, "#{mode == 'on' ? 'RUBY_YJIT_ENABLE=1 ' : ''}#{shown(server)}")
       setups(scenario).each { |setup| Wrk.run(server.url(setup.last), connections: 16, seconds: @warmup_seconds) } # warm-up
       setups(scenario).each do |label, conns, threads, pinned, path|
         server.pin(0) if pinned
-        raw = File.join(RESULTS, "#{scenario}-#{name}-#{label.tr(' ,', '-').squeeze('-')}-r#{round + 1}.raw")
-        gc_before = @gc&.sample(server.pid)
+        raw = File.join(RESULTS, "#{tag}-#{name}-#{label.tr(' ,', '-').squeeze('-')}-r#{round + 1}.raw")
+        gc_before = @gc.sample(server.pid)
         result = Wrk.run(server.url(path), connections: conns, threads: threads, seconds: @wrk_seconds,
                                      latency: true, cpu: pinned ? 1 : nil, raw: raw, server: server)
-        result.gc = GCStat.delta(gc_before, @gc&.sample(server.pid))
-        say format("  %s round %d %-6s %-12s %10.0f req/s %8.0f req/cpu-s  p99 %8.2f ms  errors %d  load %s%s", scenario,
+        result.gc = GCStat.delta(gc_before, @gc.sample(server.pid))
+        check_yjit(name, mode, result.gc)
+        say format("  %s round %d %-6s %-12s %10.0f req/s %8.0f req/cpu-s  p99 %8.2f ms  errors %d  load %s%s", tag,
                    round + 1, name, label, result.rps, result.requests.fdiv(result.server_cpu_s), result.p99_ms, result.errors,
                    result.load_before, result.gc && format("  GC %.1f%% of CPU, %d major", 100 * result.gc.share(result.server_cpu_s), result.gc.major))
         samples[[name, label]] << result
       end
+    end
+
+    # Stops the run when a server's YJIT is not what the row says (or the probe did not answer).
+    def check_yjit(name, mode, gc)
+      return unless mode
+      raise "#{name} did not answer the GC probe: YJIT #{mode} not checked" unless gc
+      raise "#{name} runs with YJIT #{gc.yjit ? 'on' : 'off'}, the row is YJIT #{mode}" unless gc.yjit == YJIT_MODES.fetch(mode)
     end
 
     # --- seed 003 --------------------------------------------------------------------------

@@ -116,9 +116,9 @@ class SlowRequests
   # Appends the server's GCs (written by bench/lib/gc_report.rb as it exited) to the last row.
   def gc_columns(dir)
     gc = JSON.parse(File.read(File.join(dir, "gc.json")))
-    @rows.last.push("#{gc['count']} (#{gc['minor']}/#{gc['major']})", gc["time_ms"], gc["max_pause_ms"])
+    @rows.last.push("#{gc['count']} (#{gc['minor']}/#{gc['major']})", gc["time_ms"], gc["max_pause_ms"], gc["median_minor_pause_ms"] || "-")
   rescue SystemCallError, JSON::ParserError
-    @rows.last.push("-", "-", "-")
+    @rows.last.push("-", "-", "-", "-")
   end
 
   def start_server(dir, cap, env)
@@ -179,7 +179,7 @@ class SlowRequests
   def markdown
     header = "| tool | max_connections | offered /s | achieved /s | p50 ms | p99 ms | max ms | errors | " \
              "generator lateness p50 ms | lateness p99 ms | generator CPU µs/request | generator GCs (time) | server CPU % | server peak RSS MB | server peak fds | " \
-             "server GCs (minor/major) | server GC ms | longest GC pause ms |"
+             "server GCs (minor/major) | server GC ms | longest GC pause ms | median minor GC pause ms |"
     <<~MD
       # Slow requests: 1 s sleeps in one Heron process
 
@@ -192,9 +192,11 @@ class SlowRequests
       #{"- h2load row: `#{@h2load_command}`: connections opened open loop, one request each; latency from the send." if @h2load_command}
       - errors: requests without a response plus non-2xx responses. Server CPU %: of one core, over the run.
         Server GCs: over the server's life (boot, the run, the stop), from `GC.stat` and `GC::Profiler` at its exit.
+        Every request in flight is a connection with a fiber sleeping in the app, so the fibers
+        each collection marks number about the offered rate (1 s sleeps), as do the peak fds.
 
       #{header}
-      |#{'---|' * 18}
+      |#{'---|' * 19}
       #{@rows.map { |row| "| #{row.join(' | ')} |" }.join("\n")}
     MD
   end

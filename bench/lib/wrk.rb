@@ -6,9 +6,12 @@ require_relative "proc_fs"
 
 module Bench
   # Runs wrk (closed loop, 2 threads) and reads req/s, p99 and errors from its text output.
+  # `requests` and `rps` count only 2xx and 3xx responses (wrk's "Non-2xx or 3xx responses" taken
+  # off): a server that sheds load with 503s must not look cheaper per request than it is;
+  # `non2xx` keeps that count, and `errors` adds the socket errors to it.
   module Wrk
     # `gc`: the server's GCStat::Delta over the run, when it was measured (Heron in bench/run.rb).
-    Result = Struct.new(:rps, :p99_ms, :p50_ms, :requests, :errors, :load_before, :steal, :server_cpu_s, :server_wait_s, :gc,
+    Result = Struct.new(:rps, :p99_ms, :p50_ms, :requests, :non2xx, :errors, :load_before, :steal, :server_cpu_s, :server_wait_s, :gc,
                         keyword_init: true)
     UNITS = { "us" => 0.001, "ms" => 1.0, "s" => 1000.0, "m" => 60_000.0 }.freeze
 
@@ -50,12 +53,15 @@ module Bench
 
     def parse(text)
       socket_errors = text[/Socket errors: (.*)$/, 1].to_s.scan(/\d+/).sum(&:to_i)
+      non2xx = text[/Non-2xx or 3xx responses: (\d+)/, 1].to_i
+      all = text[/(\d+) requests in/, 1].to_i
+      rps = text[/Requests\/sec:\s+([\d.]+)/, 1].to_f
       Result.new(
-        rps: text[/Requests\/sec:\s+([\d.]+)/, 1].to_f,
+        rps: all.positive? ? rps * (all - non2xx) / all : 0.0,
         p99_ms: duration_ms(text[/^\s+99%\s+(\S+)/, 1]),
         p50_ms: duration_ms(text[/^\s+50%\s+(\S+)/, 1]),
-        requests: text[/(\d+) requests in/, 1].to_i,
-        errors: socket_errors + text[/Non-2xx or 3xx responses: (\d+)/, 1].to_i
+        requests: all - non2xx, non2xx: non2xx,
+        errors: socket_errors + non2xx
       )
     end
 

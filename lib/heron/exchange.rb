@@ -77,7 +77,7 @@ module Heron
     # the protocol sends `100 Continue` and the app is called again, the expectation answered.
     def call_app(request, framing)
       env = request.env
-      response = @app.call(env)
+      response = Connection::StackScrub.around { @app.call(env) } # (a waiting fiber then keeps none of it)
       response = continued(request, response) if response[0] == 100 && framing.continue(request)
       Log::RequestId.echo(response, env)
     rescue StandardError, ScriptError => e

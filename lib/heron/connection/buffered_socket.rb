@@ -278,15 +278,18 @@ module Heron
       # gone (a reset, or a TLS client that closed without close_notify: OpenSSL's "SSL_read:
       # unexpected eof") is the end of the stream, whoever reads: the connection's head reads and
       # the app's body reads alike, so a client's abort never surfaces as an app error.
+      # A `while`, not `loop { }` (here and in #write_rest): a block called from C puts one more
+      # VM entry on the machine stack of the fiber that waits in it, and every minor GC scans the
+      # stack of every waiting fiber (fibers are not write-barrier protected): about 1 µs per
+      # waiting connection per collection (bench/results/per_core.md, "GC and waiting fibers").
       # @return [String, nil] out, or nil at end of stream.
       def read_waiting(max, out, timeout)
-        loop do
-          state = @io.read_nonblock(max, out, exception: false)
-          # Not a `case`: `when :wait_readable` on a String subject hashes all of it (about a third
-          # of the server's user CPU in a 1 GB upload read 16 KiB at a time).
-          return state unless state.is_a?(Symbol)
+        # Not a `case`: `when :wait_readable` on a String subject hashes all of it (about a third
+        # of the server's user CPU in a 1 GB upload read 16 KiB at a time).
+        while (state = @io.read_nonblock(max, out, exception: false)).is_a?(Symbol)
           wait(state, timeout) or raise Heron::TimeoutError, "read timed out"
         end
+        state
       rescue Errno::ECONNRESET, Errno::EPIPE, IOError
         nil
       rescue StandardError => e
@@ -307,12 +310,11 @@ module Heron
       end
 
       def write_rest(data, written, timeout)
-        loop do
+        while written.is_a?(Symbol) || written < data.bytesize
           if written.is_a?(Symbol) # :wait_writable, or :wait_readable while TLS reads a record
             wait(written, timeout) or raise Heron::TimeoutError, "write timed out"
           else
             data = data.byteslice(written, data.bytesize - written)
-            return if data.empty?
           end
           written = @io.write_nonblock(data, exception: false)
         end

@@ -1,0 +1,53 @@
+/*
+ * Heron::Connection::StackScrub: runs the app's call one VM entry deeper, then zeroes the
+ * machine stack it used, so a connection whose fiber then waits for its client's next request
+ * does not keep its last response alive.
+ *
+ * Ruby scans a suspended fiber's machine stack conservatively at every collection: any word
+ * between the fiber's saved stack pointer and its base that looks like an object's address
+ * keeps that object. The frames of the wait that follows a response (IO#wait_readable, the
+ * scheduler's io_wait, Fiber#transfer) land where the app's C frames were (JSON.generate's, say)
+ * and leave most of their slots as they found them; with YJIT, the app's values also reach the
+ * slots where the connection's own interpreter loop enters JIT code, near the fiber's base, where
+ * no later scrub reaches. A connection waiting in its fiber for its next request so kept about
+ * 250 objects (its last JSON response's records and String) alive and promoted to the old
+ * generation (bench/results/per_core.md, "GC and waiting fibers"). Called through .around,
+ * rb_yield starts a new interpreter loop below that frame: everything the app touched is below
+ * it, and zeroing HERON_STACK_SCRUB_BYTES there afterwards clears what the wait's frames would
+ * have been scanned with (down to the stack pointer saved at the switch: 4 KiB already cleared
+ * it with bench/records.ru; 8 KiB leaves room). Cost: one rb_yield and one 8 KiB memset per
+ * request (about 2,000 instructions, bench/results/instructions.md), and one VM entry more on
+ * the stack of a fiber whose app is waiting (a sleeping request). Still kept with YJIT (as on
+ * main): the header values of the last request of an idle connection (idle_memory_test.rb
+ * fails under --yjit).
+ *
+ *   Heron::Connection::StackScrub.around { ... } -> the block's value
+ */
+#include "heron_connection_stack_scrub.h"
+#include <string.h>
+
+#define HERON_STACK_SCRUB_BYTES (8 * 1024)
+
+/* Not inlined, so its array is below the caller's frame; the memset is not elided (the array is
+ * handed to an opaque barrier). */
+static void __attribute__((noinline)) Heron_Connection_StackScrub_clear(void)
+{
+  char region[HERON_STACK_SCRUB_BYTES];
+  memset(region, 0, sizeof(region));
+  __asm__ __volatile__("" : : "r"(region) : "memory");
+}
+
+/* Runs the block one VM entry deeper, zeroes what it left below this frame, returns its value. */
+static VALUE Heron_Connection_StackScrub_around(VALUE self)
+{
+  VALUE result = rb_yield(Qnil);
+  Heron_Connection_StackScrub_clear();
+  return result;
+}
+
+void Init_Heron_Connection_StackScrub(VALUE mHeron)
+{
+  VALUE cConnection = rb_define_class_under(mHeron, "Connection", rb_cObject);
+  VALUE mStackScrub = rb_define_module_under(cConnection, "StackScrub");
+  rb_define_module_function(mStackScrub, "around", Heron_Connection_StackScrub_around, 0);
+}
