@@ -31,7 +31,7 @@ module Heron
     GONE = [SystemCallError, IOError, Heron::TimeoutError, Protocol::HTTP2::Error].freeze
 
     # @param context [Server::Context] app, logger, metrics and the app failure policy.
-    # @param listener [#admit, #finished] the reactor thread (see Heron::Connection#initialize).
+    # @param listener [#admit, #finished, #mailbox] the reactor thread (see Heron::Connection#initialize).
     def initialize(context, listener)
       @app = context.app
       @app_failure = context.app_failure
@@ -39,6 +39,10 @@ module Heron
       @metrics = context.metrics
       @listener = listener
     end
+
+    # @return [Upgrade::Mailbox] the listener's, where other threads hand writes to the streams
+    #   apps upgraded (Upgrade::StreamSession, `rack.upgrade` SSE over HTTP/2).
+    def mailbox = @listener.mailbox
 
     # Answers one request, whose env is complete; never raises what the app or the client
     # caused.

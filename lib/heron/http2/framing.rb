@@ -142,7 +142,7 @@ module Heron
         @stream.send_headers(response_fields(200, headers))
         sent = 0
         session = Upgrade::StreamSession.new(@stream, ->(chunk) { sent += send_chunk(chunk) }, @env["rack.upgrade"],
-                                             Upgrade::Handshake.lasting_env(@env), @context.logger)
+                                             Upgrade::Handshake.lasting_env(@env), @context, @exchange.mailbox)
         @stream.watcher = session
         session.run
         request.bytes = sent

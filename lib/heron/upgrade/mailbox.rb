@@ -20,8 +20,8 @@ module Heron
       end
 
       # Queues a call to run on the reactor thread; returns at once. Safe from any thread.
-      # @param session [Upgrade::Session]
-      # @param name [Symbol] :write or :close.
+      # @param session [Upgrade::Session, Upgrade::StreamSession]
+      # @param name [Symbol] :write or :close (:queue_write for a StreamSession).
       # @param args [Array]
       # @return [true]
       def post(session, name, *args)

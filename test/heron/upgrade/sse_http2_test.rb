@@ -69,6 +69,28 @@ class SSEOverHTTP2Test < Minitest::Test
     stop_server(server) if @server_thread&.alive?
   end
 
+  # A background thread (as a broadcast from one would) writes to the stream and closes it: the
+  # writes are handed to the reactor thread, sent in order by the stream's fiber, then the end.
+  def test_writes_and_close_from_another_thread
+    opened = Queue.new
+    handler = Module.new { define_singleton_method(:on_open) { |client| opened << client } }
+    app = lambda do |env|
+      env["rack.upgrade"] = handler
+      [200, {}, []]
+    end
+    with_server(app, lint: false) do |port|
+      out = IO.popen(["curl", "-sS", "--http2-prior-knowledge", "--max-time", "60", "-H", "Accept: text/event-stream",
+                      "http://127.0.0.1:#{port}/feed"])
+      client = Timeout.timeout(ProcessHelper::PATIENCE) { opened.pop }
+      written = Thread.new { Array.new(3) { |i| client.write("from a thread #{i}") }.tap { client.close } }.value
+      assert_equal [true] * 3, written
+      assert_equal "data: from a thread 0\n\ndata: from a thread 1\n\ndata: from a thread 2\n\n",
+                   Timeout.timeout(ProcessHelper::PATIENCE) { out.read }, "curl had every event, then the stream's end"
+    ensure
+      out&.close
+    end
+  end
+
   private
 
   def next_event = Timeout.timeout(ProcessHelper::PATIENCE) { @events.pop }
