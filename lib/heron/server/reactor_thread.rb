@@ -198,6 +198,19 @@ module Heron
         close_parked_connection(connection) if @parking.remove(io)
       end
 
+      # Parks a parked connection again with another deadline and lane (an upgraded connection
+      # whose close began while it was parked now waits for its client's close frame).
+      # @param connection [Connection]
+      # @param io [BasicSocket] its socket.
+      # @param deadline [Float] monotonic time.
+      # @param lane [Symbol] see Server::ParkingLot#park.
+      # @return [Boolean] whether it was parked (else whoever took it out parks it next).
+      def repark(connection, io, deadline, lane)
+        return false unless @parking.remove(io)
+        @parking.park(connection, io, deadline, lane)
+        true
+      end
+
       # @return [Integer] connections parked on this loop (a subset of {#connection_count}).
       def parked_count = @parking ? @parking.size : 0
 

@@ -130,7 +130,8 @@ module Heron
       end
 
       # See Client#close. A WebSocket sends its close frame behind what is queued and waits for
-      # the client's; an SSE stream closes once the queue is empty.
+      # the client's, up to CLOSE_WAIT (a parked one is parked again with that deadline); an SSE
+      # stream closes once the queue is empty.
       # @param code [Integer]
       # @param reason [String]
       # @return [void]
@@ -140,8 +141,9 @@ module Heron
         @state = :closing
         @close_by = now + CLOSE_WAIT
         frame = @codec.close(code, reason)
-        return transmit(frame) if frame
-        @out ? @close_drained = true : terminate
+        return @out ? @close_drained = true : terminate unless frame
+        transmit(frame)
+        wait_for_close if @parked
       end
 
       # @return [Boolean]
@@ -221,6 +223,13 @@ module Heron
         @parked = true
         @listener.park(@connection, @io, deadline, closing ? :linger : :upgraded)
         :parked
+      end
+
+      # A close began while the connection is parked (from another connection's callback or
+      # another thread): it waits for the client's close frame until its close deadline, not
+      # its ping deadline. Unless a worker is about to resume it, which parks it so in {#settle}.
+      def wait_for_close
+        @listener.repark(@connection, @io, @close_by, :linger) if @state == :closing
       end
 
       # Without parking, {#open} waits in the fiber until the socket is readable or `deadline`.

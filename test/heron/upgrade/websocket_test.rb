@@ -242,6 +242,37 @@ class WebSocketUpgradeTest < Minitest::Test
     end
   end
 
+  # A close from outside the connection's own callbacks (a background thread, another
+  # connection's on_message) while it waits parked: the close frame goes out at once and the
+  # server waits a bounded time (5 s) for the client's close, not until the ping deadline.
+  def test_a_close_from_outside_its_callbacks_ends_a_parked_websocket_promptly
+    opened = Queue.new
+    by_path = {}
+    handler = Module.new do
+      define_singleton_method(:on_open) { |client| opened << (by_path[client.env["PATH_INFO"]] = client) }
+      define_singleton_method(:on_message) { |_client, path| by_path.fetch(path).close }
+    end
+    app = lambda do |env|
+      env["rack.upgrade"] = handler
+      [200, {}, []]
+    end
+    with_server(app, lint: false, websocket_ping_interval: 600) do |port, server|
+      by_thread, by_peer, peer = %w[/thread /peer /closer].map do |path|
+        WebSocketClient.new(port, path: path).tap { Timeout.timeout(ProcessHelper::PATIENCE) { opened.pop } }
+      end
+      eventually { server.parked_count == 3 } if Heron::Connection::IdleSet.supported?
+      Thread.new { by_path.fetch("/thread").close }.join
+      peer.send_frame(WebSocketClient::TEXT, "/peer")
+      [by_thread, by_peer].each do |client|
+        opcode, payload = client.read_frame
+        assert_equal [WebSocketClient::CLOSE, 1000], [opcode, payload.unpack1("n")]
+      end
+      by_peer.send_frame(WebSocketClient::CLOSE, [1000].pack("n"))
+      assert_nil Timeout.timeout(ProcessHelper::PATIENCE) { by_peer.socket.read(1) }, "the close handshake completes"
+      assert_nil Timeout.timeout(60) { by_thread.socket.read(1) }, "a client that never answers is closed, long before the ping"
+    end
+  end
+
   def test_a_broadcast_reaches_connections_of_every_reactor_thread
     members = Queue.new
     room = []
