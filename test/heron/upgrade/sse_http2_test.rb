@@ -2,6 +2,7 @@
 
 require "test_helper"
 require "open3"
+require_relative "../../support/http2_client"
 
 # `rack.upgrade` SSE over HTTP/2 (curl, cleartext HTTP/2 with prior knowledge): the same
 # handler API as over HTTP/1.1, on one stream: events as DATA frames, the stream ended by
@@ -88,6 +89,33 @@ class SSEOverHTTP2Test < Minitest::Test
                    Timeout.timeout(ProcessHelper::PATIENCE) { out.read }, "curl had every event, then the stream's end"
     ensure
       out&.close
+    end
+  end
+
+  # A client whose window stays shut (it reads nothing): what other threads write waits in the
+  # stream's queue up to websocket_max_pending, then the stream is closed, not grown.
+  def test_writes_from_another_thread_to_a_client_that_does_not_read_are_bounded
+    opened = Queue.new
+    handler = Module.new do
+      define_singleton_method(:on_open) { |client| opened << client }
+      define_singleton_method(:on_close) { |client| opened << [:close, client.pending] }
+    end
+    app = lambda do |env|
+      env["rack.upgrade"] = handler
+      [200, {}, []]
+    end
+    with_server(app, lint: false, websocket_max_pending: 64 * 1024) do |port|
+      h2 = HTTP2TestClient.new(connect(port), settings: [[Protocol::HTTP2::Settings::INITIAL_WINDOW_SIZE, 0]])
+      stream = h2.request("GET", "/feed", headers: [%w[accept text/event-stream]])
+      client = Timeout.timeout(ProcessHelper::PATIENCE) { opened.pop }
+      written = Thread.new { Array.new(16) { client.write("x" * 8192) } }.value
+      assert_equal [true] * 16, written, "each write was handed over while the stream was open"
+      assert_equal [:close, -1], Timeout.timeout(ProcessHelper::PATIENCE) { opened.pop }
+      h2.wait(stream, timeout: ProcessHelper::PATIENCE)
+      assert_equal "", stream.body, "nothing was sent: the window never opened"
+      assert_match(/does not read .*websocket_max_pending 65536/, server_log)
+    ensure
+      h2&.close
     end
   end
 
