@@ -5,6 +5,7 @@ require_relative "../clock"
 require_relative "../websocket/frame"
 require_relative "../websocket/protocol_error"
 require_relative "client"
+require_relative "close_began"
 
 module Heron
   module Upgrade
@@ -75,7 +76,7 @@ module Heron
         @buffer = leftover
         receive if @buffer
         state = settle
-        state = (@io.wait_readable(@wait) ? resume : expire) while :waiting.equal?(state)
+        state = wait_readable while :waiting.equal?(state)
         state
       end
 
@@ -143,7 +144,7 @@ module Heron
         frame = @codec.close(code, reason)
         return @out ? @close_drained = true : terminate unless frame
         transmit(frame)
-        wait_for_close if @parked
+        wait_for_close
       end
 
       # @return [Boolean]
@@ -225,17 +226,34 @@ module Heron
         :parked
       end
 
-      # A close began while the connection is parked (from another connection's callback or
-      # another thread): it waits for the client's close frame until its close deadline, not
-      # its ping deadline. Unless a worker is about to resume it, which parks it so in {#settle}.
+      # A close began while the connection waits for its client (from another connection's
+      # callback or another thread): it waits for the client's close frame until its close
+      # deadline, not its ping deadline. Parked, it is parked again (unless a worker is about to
+      # resume it, which parks it so in {#settle}); waiting in its fiber, that wait is cut short.
       def wait_for_close
-        @listener.repark(@connection, @io, @close_by, :linger) if @state == :closing
+        return unless @state == :closing
+        return @listener.repark(@connection, @io, @close_by, :linger) if @parked
+        Fiber.scheduler.raise(@waiting, CloseBegan) if @waiting
       end
 
       # Without parking, {#open} waits in the fiber until the socket is readable or `deadline`.
       def wait_in_fiber(deadline)
         @wait = [deadline - now, 0].max
         :waiting
+      end
+
+      # {#open}'s wait in the fiber, until the socket is readable ({#resume}), the deadline
+      # ({#expire}), or a close from outside ({#wait_for_close}: waits again, for the close).
+      def wait_readable
+        ready = begin
+          @waiting = Fiber.current
+          @io.wait_readable(@wait)
+        rescue CloseBegan
+          return settle
+        ensure
+          @waiting = nil
+        end
+        ready ? resume : expire
       end
 
       # Closes the socket and runs on_close, once.

@@ -3,6 +3,7 @@
 require "test_helper"
 require "open3"
 require_relative "../../support/http2_client"
+require_relative "../../support/upgrade_app"
 
 # `rack.upgrade` SSE over HTTP/2 (curl, cleartext HTTP/2 with prior knowledge): the same
 # handler API as over HTTP/1.1, on one stream: events as DATA frames, the stream ended by
@@ -74,12 +75,7 @@ class SSEOverHTTP2Test < Minitest::Test
   # writes are handed to the reactor thread, sent in order by the stream's fiber, then the end.
   def test_writes_and_close_from_another_thread
     opened = Queue.new
-    handler = Module.new { define_singleton_method(:on_open) { |client| opened << client } }
-    app = lambda do |env|
-      env["rack.upgrade"] = handler
-      [200, {}, []]
-    end
-    with_server(app, lint: false) do |port|
+    with_server(UpgradeApp.with(UpgradeApp.handing_to(opened)), lint: false) do |port|
       out = IO.popen(["curl", "-sS", "--http2-prior-knowledge", "--max-time", "60", "-H", "Accept: text/event-stream",
                       "http://127.0.0.1:#{port}/feed"])
       client = Timeout.timeout(ProcessHelper::PATIENCE) { opened.pop }
@@ -96,15 +92,7 @@ class SSEOverHTTP2Test < Minitest::Test
   # stream's queue up to websocket_max_pending, then the stream is closed, not grown.
   def test_writes_from_another_thread_to_a_client_that_does_not_read_are_bounded
     opened = Queue.new
-    handler = Module.new do
-      define_singleton_method(:on_open) { |client| opened << client }
-      define_singleton_method(:on_close) { |client| opened << [:close, client.pending] }
-    end
-    app = lambda do |env|
-      env["rack.upgrade"] = handler
-      [200, {}, []]
-    end
-    with_server(app, lint: false, websocket_max_pending: 64 * 1024) do |port|
+    with_server(UpgradeApp.with(UpgradeApp.handing_to(opened)), lint: false, websocket_max_pending: 64 * 1024) do |port|
       h2 = HTTP2TestClient.new(connect(port), settings: [[Protocol::HTTP2::Settings::INITIAL_WINDOW_SIZE, 0]])
       stream = h2.request("GET", "/feed", headers: [%w[accept text/event-stream]])
       client = Timeout.timeout(ProcessHelper::PATIENCE) { opened.pop }

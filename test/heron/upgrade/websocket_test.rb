@@ -2,6 +2,7 @@
 
 require "test_helper"
 require_relative "../../support/websocket_client"
+require_relative "../../support/upgrade_app"
 
 # `rack.upgrade` WebSockets (issue 32): the handler's callbacks over a real server and a raw
 # RFC 6455 client whose every byte is the test's own, so each protocol case of sections 5 and 7
@@ -252,11 +253,7 @@ class WebSocketUpgradeTest < Minitest::Test
       define_singleton_method(:on_open) { |client| opened << (by_path[client.env["PATH_INFO"]] = client) }
       define_singleton_method(:on_message) { |_client, path| by_path.fetch(path).close }
     end
-    app = lambda do |env|
-      env["rack.upgrade"] = handler
-      [200, {}, []]
-    end
-    with_server(app, lint: false, websocket_ping_interval: 600) do |port, server|
+    with_server(UpgradeApp.with(handler), lint: false, websocket_ping_interval: 600) do |port, server|
       by_thread, by_peer, peer = %w[/thread /peer /closer].map do |path|
         WebSocketClient.new(port, path: path).tap { Timeout.timeout(ProcessHelper::PATIENCE) { opened.pop } }
       end
