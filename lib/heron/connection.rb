@@ -307,6 +307,7 @@ module Heron
       read_head(env, started) or return nil
       build_request(env, started)
     rescue HTTPParser::Error, Request::Input::TooLarge, Request::Expectation::Failed => e
+      @context.app_failure.rejected(e, env || {}, e.status)
       reject(e.status, e.message)
     rescue Heron::TimeoutError
       @idle || !@socket.buffered? ? nil : reject(408, "request head timed out")

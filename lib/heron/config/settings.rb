@@ -98,7 +98,7 @@ module Heron
         { name: :lowlevel_error_handler, default: nil, type: [:optional_callable],
           group: "The application", directive: :custom, usage: "lowlevel_error_handler { |error, env, status| }",
           shown: "none",
-          doc: "`lowlevel_error_handler { \\|error, env, status\\| Sentry.capture_exception(error) }`: called (as Puma's is) when the app raises, returns a response Heron cannot send, or its body raises while being sent, with the exception, the request's env and the status Heron will answer (500, or 4xx for errors such as a too-large body); for an error reporter. When the app raised, a Rack response it returns is sent instead of Heron's. If it raises, that is logged and the client still gets Heron's response" },
+          doc: "`lowlevel_error_handler { \\|error, env, status\\| Sentry.capture_exception(error) }`: called (as Puma's is) when the app raises, returns a response Heron cannot send, or its body raises while being sent, with the exception, the request's env and the status Heron will answer (500, or 4xx for errors such as a too-large body); for an error reporter. Also called, as Puma's is, for a request refused before the app: a head Heron cannot parse or over a limit (400, 414, 431, 413) or an expectation it cannot meet (417), with what was parsed of the env; Heron's short response is sent then, whatever the handler returns. When the app raised, a Rack response it returns is sent instead of Heron's. If it raises, that is logged and the client still gets Heron's response" },
         { name: :shutdown_timeout, default: 30.0, type: [:duration],
           group: "Processes and concurrency", directive: :value, usage: "shutdown_timeout SECONDS",
           shown: "`30`",
