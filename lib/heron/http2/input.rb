@@ -50,6 +50,7 @@ module Heron
       # @raise [Request::Input::TooLarge] past the limit.
       def push(data)
         @received += data.bytesize
+        return @consumed.call(data.bytesize) if @discarding
         raise Request::Input::TooLarge, "request body exceeds #{@limit} bytes" if @limit && @received > @limit
         @chunks << (data.frozen? ? data.dup : data).force_encoding(Encoding::BINARY) unless data.empty?
         @arrived.signal
@@ -118,6 +119,16 @@ module Heron
 
       # @return [Boolean] whether the whole body was read.
       def finished? = @done && @chunks.empty?
+
+      # Drops what is buffered and what comes later (the response is out and the app is done
+      # with the body), giving its window back as a read would.
+      # @return [void]
+      def discard
+        @discarding = true
+        @consumed.call(@chunks.sum(&:bytesize) - @offset)
+        @chunks.clear
+        @offset = 0
+      end
 
       private
 
