@@ -80,7 +80,7 @@ module Heron
           doc: "`on_worker_boot { \\|i\\| DB.connect }`: runs in each new worker; `index` is 0 to `workers - 1`" },
         { name: :lowlevel_error_handler, default: nil, type: [:optional_callable],
           group: "The application", directive: :custom, usage: "lowlevel_error_handler { |error, env, status| }",
-          doc: "`lowlevel_error_handler { \\|error, env, status\\| Sentry.capture_exception(error) }`: called, as Puma's is, when the app or its body fails or a request is refused before the app (see below)" },
+          doc: "`lowlevel_error_handler { \\|error, env, status\\| Sentry.capture_exception(error) }`: called, as Puma's is, when the app or its body fails (see below)" },
         { name: :shutdown_timeout, default: 30.0, type: [:duration],
           group: "Processes and concurrency", directive: :value, usage: "shutdown_timeout SECONDS",
           flags: ["--shutdown-timeout SECONDS"], help: "graceful stop deadline",
