@@ -162,7 +162,11 @@ module Heron
       # the budget has room for it.
       def spooled_all
         spool = Request::BodySpool.new(@budget.threshold)
-        spool.write(take(@chunks.first.bytesize - @offset)) while next_chunk
+        while next_chunk
+          data = take(@chunks.first.bytesize - @offset)
+          spool.write(data)
+          data.clear # its memory back now, not at the next GC (the spool copied it)
+        end
         hold(spool.size)
         spool.read
       ensure
