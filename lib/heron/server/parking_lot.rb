@@ -27,7 +27,7 @@ module Heron
       # cut in one turn queued 4,096 jobs ahead of every new connection's.
       EXPIRE_BATCH = 64
       # Lanes whose connections all wait the same time, so parking order is deadline order.
-      ORDERED = %i[fresh idle].freeze
+      ORDERED = %i[fresh idle upgraded].freeze
       # Lanes whose expiry cuts a client for being slow (silent after connecting, or dripping a
       # body): at most CUTS_PER_TICK of theirs expire per TICK, the others a TICK later. A client
       # cut may reconnect at once, and slow clients that connected together time out together:
@@ -56,7 +56,7 @@ module Heron
         @io = IO.for_fd(@set.fileno, autoclose: false)
         # lane => { fileno => [connection, deadline] }. In the ORDERED lanes every connection
         # waits the same time, so parking order is deadline order and expiry looks at the oldest.
-        @lanes = { fresh: {}, idle: {}, body: {}, linger: {} }
+        @lanes = { fresh: {}, idle: {}, body: {}, linger: {}, upgraded: {} }
         @watcher = root.async(transient: true, annotation: "heron parking lot") { watch }
         @timer = root.async(transient: true, annotation: "heron parking timer") { tick }
       end
@@ -70,7 +70,9 @@ module Heron
       # @param deadline [Float] monotonic time.
       # @param lane [Symbol] :fresh (no request yet: first_byte_timeout), :idle (between
       #   requests: keepalive_timeout), :body (a request waiting for its body: deadlines in any
-      #   order) or :linger (closing after a 408: dropping what the client still sends).
+      #   order), :linger (closing after a 408: dropping what the client still sends; or an
+      #   upgraded connection waiting for the client's close frame) or :upgraded (a `rack.upgrade`
+      #   WebSocket or SSE stream between messages: websocket_ping_interval).
       # @return [void]
       def park(connection, io, deadline, lane)
         @lanes.fetch(lane)[io.fileno] = [connection, deadline]

@@ -14,6 +14,7 @@ require_relative "eviction"
 require_relative "../control/backlog"
 require_relative "parking_lot"
 require_relative "connection_workers"
+require_relative "../upgrade/mailbox"
 require_relative "../clock"
 
 module Heron
@@ -200,6 +201,10 @@ module Heron
 
       # @return [Integer] connections parked on this loop (a subset of {#connection_count}).
       def parked_count = @parking ? @parking.size : 0
+
+      # @return [Upgrade::Mailbox] where other threads hand writes to this loop's `rack.upgrade`
+      #   connections (made when the first one opens, on this loop's thread).
+      def mailbox = @mailbox ||= Upgrade::Mailbox.new(@root, @logger)
 
       private
 

@@ -5,6 +5,8 @@ require_relative "usage_error"
 require_relative "threshold"
 require_relative "schedule"
 require_relative "tls_context"
+require_relative "calibration"
+require_relative "process_count"
 
 module Heron
   module Attack
@@ -14,10 +16,14 @@ module Heron
       MAX_PROCESSES = 256
       MAX_THRESHOLDS = 32
       MAX_COMPARE = 8
+      MAX_STREAMS = 10_000
       BANNER = "Usage: heron attack URL --rate R (--duration D | -n N) [options]\n" \
                "       heron attack URL --rate FROM..TO --duration D [options]\n" \
                "       heron attack URL --stages '30s:100,60s:1000,30s:0' [options]\n" \
-               "       heron attack --compare A.json B.json [C.json ...] [--html OUT.html]"
+               "       heron attack --compare A.json B.json [C.json ...] [--html OUT.html]\n" \
+               "       heron attack --calibrate URL [--rate MAX] [--duration STEP]"
+      CALIBRATE_MAX_RATE = 100_000.0
+      CALIBRATE_STEP = 2.0
 
       # @return [String, nil] the target URL (nil with --targets or --compare).
       attr_accessor :url
@@ -52,9 +58,22 @@ module Heron
       attr_accessor :pick, :seed
       # @return [Array<Threshold>] the --fail-if conditions.
       attr_accessor :thresholds
+      # @return [Boolean] --http2: HTTP/2 (h2 over TLS, h2c with prior knowledge over TCP).
+      # @return [Integer] --max-streams: requests at once per HTTP/2 connection (default 100).
+      attr_accessor :http2, :max_streams
+      # @return [Float] ws://: connections opened per second (default 100).
+      # @return [Integer, nil] ws://: messages each connection sends (set by {#parse!}).
+      # @return [Float, nil] ws://: messages per second on each connection (the --rate given).
+      attr_accessor :connect_rate, :messages, :message_rate
       # @return [Boolean] --insecure: do not verify https certificates.
       # @return [String, nil] --cacert: the CA file https certificates are verified against.
       attr_accessor :insecure, :cacert
+      # @return [Boolean] --calibrate: measure one process's ceiling instead of attacking.
+      attr_accessor :calibrate
+      # @return [String] the calibration file (--calibration, or {Calibration.path}).
+      attr_writer :calibration
+      # @return [ProcessCount, nil] how --processes auto chose (set by {#parse!}).
+      attr_reader :process_count
       # @return [OpenSSL::SSL::SSLContext, nil] the https context when --insecure or --cacert was
       #   given (set by {#parse!}); nil lets the client verify against the system's CAs.
       attr_reader :tls_context
@@ -73,6 +92,9 @@ module Heron
         @pick = "round-robin"
         @seed = Random.new_seed % (2**31)
         @insecure = false
+        @http2 = false
+        @max_streams = 100
+        @connect_rate = 100.0
       end
 
       # @param argv [Array<String>]
@@ -94,6 +116,32 @@ module Heron
         validate!
       rescue OptionParser::ParseError => e
         raise UsageError, e.message
+      end
+
+      # @return [String] where the calibration is written (--calibrate) and read (--processes auto).
+      def calibration
+        @calibration || Calibration.path
+      end
+
+      # @return [Float] --calibrate's highest rate (--rate, or {CALIBRATE_MAX_RATE}).
+      def calibrate_max_rate
+        @rate_range ? @rate_range.last : CALIBRATE_MAX_RATE
+      end
+
+      # @return [Float] --calibrate's seconds per step (--duration, or {CALIBRATE_STEP}).
+      def calibrate_step
+        @duration || CALIBRATE_STEP
+      end
+
+      # @return [Boolean] whether the URL is ws:// or wss://: a WebSocket echo run.
+      def websocket?
+        @url.to_s.match?(%r{\Awss?://}i)
+      end
+
+      # @return [String, nil] the URL requests are built from: a ws:// URL as http://, wss:// as
+      #   https:// (the upgrade is an HTTP/1.1 request).
+      def request_url
+        websocket? ? @url.sub(/\Aws/i, "http") : @url
       end
 
       # @return [Integer] how many requests the whole run sends.
@@ -124,10 +172,21 @@ module Heron
         end
         o.on("-d", "--duration D", "how long to send: 10, 10s, 500ms, 2m") { |v| @duration = seconds(v) }
         o.on("-n", "--requests N", Integer, "how many requests to send") { |v| @requests = v }
-        o.on("-c", "--connections C", Integer, "cap on requests in flight (default: no cap)") { |v| @connections = v }
-        o.on("--processes N", Integer, "generator processes (default 1, at most #{MAX_PROCESSES})") { |v| @processes = v }
+        o.on("-c", "--connections C", Integer, "cap on requests in flight (default: no cap); with --http2, connections (default 1)") do |v|
+          @connections = v
+        end
+        o.on("--processes N", "generator processes (default 1, at most #{MAX_PROCESSES}), or auto (from --calibrate)") do |v|
+          @processes = v == "auto" ? :auto : Integer(v, exception: false) || raise(UsageError, "--processes takes a number or auto, not #{v.inspect}")
+        end
+        o.on("--calibrate", "measure the highest rate one process sustains here (lateness p99 < 10ms); see docs") { @calibrate = true }
+        o.on("--calibration FILE", "where --calibrate writes and --processes auto reads (default #{Calibration.path.sub(Dir.home, '~')})") do |v|
+          @calibration = v
+        end
         o.on("--timeout T", "per-request timeout (default 30s)") { |v| @timeout = seconds(v) }
         o.on("--[no-]keepalive", "reuse connections (default on)") { |v| @keepalive = v }
+        o.on("--http2", "HTTP/2: h2 by ALPN for https://, h2c with prior knowledge for http://") { @http2 = true }
+        o.on("--max-streams N", Integer, "with --http2: requests at once per connection (default 100)") { |v| @max_streams = v }
+        o.on("--connect-rate R", Float, "ws://: WebSocket connections opened per second (default 100)") { |v| @connect_rate = v }
       end
 
       def request_options(o)
@@ -185,7 +244,19 @@ module Heron
       def validate!
         return validate_compare! if @compare
         validate_target!
+        return validate_calibrate! if @calibrate
         validate_load!
+        self
+      end
+
+      def validate_calibrate!
+        raise UsageError, "--calibrate takes a URL, not --targets" unless @url
+        raise UsageError, "--calibrate takes no --stages, -n or --processes (it measures one process)" if @stages || @requests || @processes != 1
+        raise UsageError, "--calibrate takes --rate MAX, not a ramp" if @rate_range && @rate_range.first != @rate_range.last
+        raise UsageError, "--calibrate measures HTTP requests: give an http:// or https:// URL" if websocket?
+        raise UsageError, "--duration must be positive" if @duration && !@duration.positive?
+        http2! if @http2
+        @schedule = Schedule.constant(calibrate_max_rate, calibrate_step)
         self
       end
 
@@ -199,16 +270,47 @@ module Heron
         raise UsageError, "give a URL or --targets FILE" if @url.nil? && @targets_file.nil?
         raise UsageError, "give either a URL or --targets, not both" if @url && @targets_file
         raise UsageError, "give --insecure or --cacert, not both" if @insecure && @cacert
-        @tls_context = TLSContext.build(insecure: @insecure, cacert: @cacert) if @insecure || @cacert
+        alpn = @http2 ? ["h2"] : ["http/1.1"]
+        @tls_context = TLSContext.build(insecure: @insecure, cacert: @cacert, alpn: alpn) if @insecure || @cacert
       end
 
       def validate_load!
         @stages ? stages! : rate!
         raise UsageError, "the run would send no requests" unless total_requests.positive?
         positive!(:connections, @connections) if @connections
-        positive!(:processes, @processes)
-        raise UsageError, "--processes must be at most #{MAX_PROCESSES}" if @processes > MAX_PROCESSES
+        processes!
         raise UsageError, "--timeout must be positive" unless @timeout.positive?
+        http2! if @http2
+        websocket! if websocket?
+      end
+
+      # ws://: --connections connections, each sending --rate messages a second for --duration
+      # (or -n messages); the plan's rate is the whole run's mean, openings included.
+      def websocket!
+        raise UsageError, "a ws:// URL takes --rate with --duration or -n (per connection), not --stages or a ramp" if @stages || @rate_range.uniq.size > 1
+        raise UsageError, "a ws:// URL takes neither --http2, -X, --no-keepalive nor --per-request" if @http2 || @method != "GET" || !@keepalive || @per_request
+        raise UsageError, "--connect-rate must be positive" unless @connect_rate.positive?
+        @connections ||= 1
+        raise UsageError, "a ws:// URL needs at least one connection per process (--connections >= --processes)" if @connections < @processes
+        websocket_plan!
+      end
+
+      def websocket_plan!
+        @message_rate = @rate
+        @messages = @requests || (@rate * @duration).floor
+        raise UsageError, "the run would send no messages" unless @messages.positive?
+        span = ((@connections - 1) / @connect_rate) + (@messages / @rate)
+        @requests = @connections * @messages
+        @rate = @requests / span
+        @schedule = Schedule.new([[span, @rate, @rate]])
+      end
+
+      def http2!
+        raise UsageError, "--no-keepalive does not apply to --http2 (streams share connections)" unless @keepalive
+        positive!(:"max-streams", @max_streams)
+        raise UsageError, "--max-streams must be at most #{MAX_STREAMS}" if @max_streams > MAX_STREAMS
+        @connections ||= 1
+        raise UsageError, "--http2 needs at least one connection per process (--connections >= --processes)" if @connections < @processes
       end
 
       def stages!
@@ -226,6 +328,15 @@ module Heron
         raise UsageError, "--duration must be positive" if @duration && !@duration.positive?
         @schedule = Schedule.new([[@duration || (@requests / from), from, to]])
         @rate = from == to ? from : @schedule.mean_rate
+      end
+
+      def processes!
+        if @processes == :auto
+          @process_count = ProcessCount.new(Calibration.load(calibration), @schedule.peak_rate, MAX_PROCESSES)
+          @processes = @process_count.count
+        end
+        positive!(:processes, @processes)
+        raise UsageError, "--processes must be at most #{MAX_PROCESSES}" if @processes > MAX_PROCESSES
       end
 
       def positive!(name, value)

@@ -18,6 +18,9 @@ module Heron
       attr_reader :uncorrected
       # @return [Histogram] how late the generator sent each request, microseconds.
       attr_reader :lateness
+      # @return [Histogram] WebSocket runs: connect and upgrade time of each connection from when
+      #   it was due to open, microseconds (empty for HTTP).
+      attr_reader :connects
       # @return [Hash{Integer=>Integer}] responses by status code.
       attr_reader :statuses
       # @return [Hash{String=>Integer}] failures by {ErrorKind} kind.
@@ -37,6 +40,9 @@ module Heron
       attr_reader :start
       # @return [Float, nil] when the first and last requests were sent and the last finished.
       attr_reader :first_sent, :last_sent, :last_done
+      # @return [Hash{Integer=>Array(Integer, Float)}] by stage of the plan (0-based): requests sent
+      #   that were due in it, and when the last of them was sent.
+      attr_reader :stage_sends
       # @return [Float] CPU seconds the generator process(es) used for the run.
       attr_accessor :cpu
       # @return [Integer] garbage collections in the generator process(es) during the run.
@@ -50,10 +56,12 @@ module Heron
         @corrected = Histogram.new
         @uncorrected = Histogram.new
         @lateness = Histogram.new
+        @connects = Histogram.new
         @statuses = {}
         @errors = ErrorKind::KINDS.to_h { |kind| [kind, 0] }
         @error_samples = {}
         @timeline = {}
+        @stage_sends = {}
         @sent = @bytes_in = @bytes_out = 0
         @cpu = 0.0
         @gc_count = @gc_ms = 0
@@ -63,9 +71,11 @@ module Heron
       # @param due [Float] when it was due.
       # @param sent [Float] when it was written.
       # @param bytes [Integer] request body bytes.
+      # @param stage [Integer] the stage of the plan it was due in.
       # @return [void]
-      def sent!(due, sent, bytes)
+      def sent!(due, sent, bytes, stage = 0)
         @sent += 1
+        stage_sent(stage, 1, sent)
         @bytes_out += bytes
         @lateness.record((sent - due) * 1e6)
         @first_sent = sent if @first_sent.nil? || sent < @first_sent
@@ -85,6 +95,24 @@ module Heron
         slot = second(due)
         slot[0].record((done - due) * 1e6)
         slot[2] += 1 if status >= 400
+      end
+
+      # Records a WebSocket connection that opened (upgraded).
+      # @param due [Float] when it was due to open. @param done [Float] when the 101 was read.
+      # @return [void]
+      def connected!(due, done)
+        @connects.record((done - due) * 1e6)
+      end
+
+      # Runs the block (the whole run) and records the CPU time and garbage collections it took.
+      # @return [Object] the block's value.
+      def measure
+        cpu = Process.clock_gettime(Process::CLOCK_PROCESS_CPUTIME_ID)
+        gc = GC.stat.values_at(:count, :time)
+        yield
+      ensure
+        @cpu = Process.clock_gettime(Process::CLOCK_PROCESS_CPUTIME_ID) - cpu
+        @gc_count, @gc_ms = GC.stat.values_at(:count, :time).zip(gc).map { |now, before| now - before }
       end
 
       # Records a failed request.
@@ -114,15 +142,22 @@ module Heron
       # @param other [Recorder]
       # @return [self]
       def merge!(other)
-        [[@corrected, other.corrected], [@uncorrected, other.uncorrected], [@lateness, other.lateness]]
+        [[@corrected, other.corrected], [@uncorrected, other.uncorrected], [@lateness, other.lateness], [@connects, other.connects]]
           .each { |mine, theirs| mine.merge!(theirs) }
         merge_counts(other)
         merge_times(other)
         merge_timeline(other)
+        other.stage_sends.each { |stage, (count, last)| stage_sent(stage, count, last) }
         self
       end
 
       private
+
+      def stage_sent(stage, count, last)
+        entry = @stage_sends[stage] ||= [0, last]
+        entry[0] += count
+        entry[1] = last if last > entry[1]
+      end
 
       def finished(done)
         @last_done = done if @last_done.nil? || done > @last_done
