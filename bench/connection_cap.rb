@@ -17,9 +17,9 @@
 #   bundle exec ruby bench/connection_cap.rb [--only heron,puma] [--seconds 10] [--out FILE]
 #
 # CASE=0 or CASE=1 in the environment runs only that case. With drippers that all connected at
-# once, Heron cuts the body drippers together about 10 s in (min_body_rate after
-# body_rate_grace) and they all reconnect: a 10 s window includes that burst, a 7 s one ends
-# before it.
+# once, the body drippers all run out of min_body_rate allowance about 10 s in (body_rate_grace);
+# Heron cuts them at most 500 a second (Server::ParkingLot's pace) and they reconnect as they are
+# cut: a 10 s window holds the start of that, `--seconds 20` most of it, a 7 s one none.
 require "optparse"
 require "socket"
 require "tmpdir"

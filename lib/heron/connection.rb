@@ -78,10 +78,16 @@ module Heron
     def client_bytes = @socket.buffered_bytes
 
     # Closes the connection to make room at max_connections (see Server::Eviction): at once
-    # when it is parked, else by stopping the fiber that waits on its client.
+    # when it is parked, else by stopping the fiber that waits on its client. One the parking
+    # lot has just handed to a worker (its bytes came or its deadline passed, and the job is
+    # queued) or whose expiry is running closes when that job starts or parks it again: before,
+    # nothing closed it, and the accept loop waited for some other connection to close, with
+    # the process idle, for up to the next dripper's cut (the 3-7 s outliers in
+    # bench/results/connection_cap.md).
     # @return [void]
     def evict
       return if @session # never chosen (see Server::Eviction): not idle, not waiting for a request
+      @evicted = true
       return @listener.release(self, @socket.io) if @parked
       @task&.stop
     end
@@ -110,6 +116,7 @@ module Heron
     # @return [Symbol, nil] :parked when it parked again; else the connection is closed.
     def resume
       return @session.resume if @session
+      return evicted if @evicted
       @task = Async::Task.current
       kind = @parked
       request = @waiting
@@ -124,6 +131,7 @@ module Heron
     # @return [Symbol, nil] :parked when it lingers; else the connection is closed.
     def expire
       return @session.expire if @session
+      return evicted if @evicted
       request = @waiting
       @parked = @waiting = nil
       return time_out_body if request
@@ -226,9 +234,10 @@ module Heron
     # Hands the connection to the parking lot: an idle one until its keep-alive deadline (counted
     # from the end of the last response), one waiting for its body until the body's next deadline
     # (body_timeout, min_body_rate).
-    def park(kind, request = nil)
+    def park(kind, request = nil, deadline = nil)
+      return evicted if @evicted
       @idle_since = now if kind == :idle # for #resume: was the client quick?
-      deadline = park_deadline(kind)
+      deadline ||= park_deadline(kind)
       @parked = kind
       @task = nil # the worker moves on; a reference would keep an ended worker's fiber stack
       @parser = nil unless request # about 1 KiB; a parked request keeps it (its body's framing)
@@ -247,12 +256,13 @@ module Heron
       end
     end
 
-    # Parks a request until more of its body comes, or answers 408 when its pace allows no more
-    # waiting (min_body_rate: the bytes that woke it came too late).
+    # Parks a request until more of its body comes. When its pace allows no more waiting
+    # (min_body_rate: the bytes that woke it came too late) it parks past its deadline: the
+    # parking lot answers it 408 at the pace it cuts slow clients (Server::ParkingLot::PACED).
     def park_body(request)
       park(:body, request)
     rescue Heron::TimeoutError
-      time_out_body
+      park(:body, request, now)
     end
 
     # A parked request's body stopped arriving in time: 408 (the app is never called), then the
@@ -318,6 +328,7 @@ module Heron
       read_head(env, started) or return nil
       build_request(env, started)
     rescue HTTPParser::Error, Request::Input::TooLarge, Request::Expectation::Failed => e
+      @context.app_failure.rejected(e, env || {}, e.status)
       reject(e.status, e.message)
     rescue Heron::TimeoutError
       @idle || !@socket.buffered? ? nil : reject(408, "request head timed out")
@@ -467,6 +478,12 @@ module Heron
     def connection_failed(error)
       @context.logger.error("connection closed after an unexpected error", error)
       @linger = true
+    end
+
+    # An evicted connection out of the parking lot (see #evict) closes instead of going on.
+    def evicted
+      close_parked
+      nil
     end
 
     # Also forgets the worker's task: the worker goes on to other connections, and a graceful

@@ -45,13 +45,14 @@ module Heron
       # Writes the response. A request that failed while its body was still coming (a body
       # timeout's 408) has had its answer: RST_STREAM NO_ERROR asks the client to stop sending
       # (RFC 9113 §8.1). A healthy request answered early keeps its stream for the client to
-      # finish: curl 7.88, for one, takes a reset after a complete response for an error and
-      # drops the response.
+      # finish, up to discard_body_limit more bytes (Stream#discard_rest): curl 7.88, for one,
+      # takes a reset after a complete response for an error.
       # @return [void]
       def write(request, status, headers, body)
         return event_stream(request, headers) if @env["rack.upgrade"] && @env["rack.upgrade?"] == :sse && status.to_i < 300
         send_response(request, status.to_i, headers, body)
-        reset(Protocol::HTTP2::NO_ERROR) if request.error && @stream.state == :half_closed_local
+        return unless @stream.state == :half_closed_local
+        request.error ? reset(Protocol::HTTP2::NO_ERROR) : @stream.discard_rest(@context.config.discard_body_limit)
       end
 
       # @return [Boolean] whether the response's HEADERS are out (request.status is set once they

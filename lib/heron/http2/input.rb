@@ -48,6 +48,7 @@ module Heron
       # @raise [Request::Input::TooLarge] past the limit.
       def push(data)
         @received += data.bytesize
+        return @consumed.call(data.bytesize) if @discarding
         raise Request::Input::TooLarge, "request body exceeds #{@limit} bytes" if @limit && @received > @limit
         @chunks << (data.frozen? ? data.dup : data).force_encoding(Encoding::BINARY) unless data.empty?
         @arrived&.signal
@@ -117,6 +118,16 @@ module Heron
       # @return [Boolean] whether the whole body was read.
       def finished? = @done && @chunks.empty?
 
+      # Drops what is buffered and what comes later (the response is out and the app is done
+      # with the body), giving its window back as a read would.
+      # @return [void]
+      def discard
+        @discarding = true
+        @consumed.call(@chunks.sum(&:bytesize) - @offset)
+        @chunks.clear
+        @offset = 0
+      end
+
       private
 
       # Copies up to `length` bytes of the first chunk into `buffer` (StringIO#read(n, buffer)
@@ -150,7 +161,11 @@ module Heron
       # the budget has room for it.
       def spooled_all
         spool = Request::BodySpool.new(@budget.threshold)
-        spool.write(take(@chunks.first.bytesize - @offset)) while next_chunk
+        while next_chunk
+          data = take(@chunks.first.bytesize - @offset)
+          spool.write(data)
+          data.clear # its memory back now, not at the next GC (the spool copied it)
+        end
         hold(spool.size)
         spool.read
       ensure

@@ -71,6 +71,19 @@ module Heron
         data
       end
 
+      # The response is complete but the client is still sending the body (the app answered
+      # without reading it all): the rest is dropped as it comes, its window given back, so the
+      # client can finish its upload and end the stream; past `limit` bytes dropped the stream
+      # is reset with NO_ERROR (RFC 9113 §8.1: stop sending). Left waiting, a client blocked on
+      # a closed window held the stream until keepalive_timeout; reset at once, curl 7.88 takes
+      # the reset for an error and reports a failure for a response it had whole.
+      # @param limit [Integer] bytes to drop at most (discard_body_limit).
+      # @return [void]
+      def discard_rest(limit)
+        @discard_left = limit
+        @input.discard
+      end
+
       # The window is given back as the app reads ({Input}), not when frames arrive.
       def request_window_update = nil
 
@@ -114,7 +127,10 @@ module Heron
       end
 
       def consumed(bytes)
-        send_window_update(bytes) unless closed? || bytes.zero?
+        return if closed? || bytes.zero?
+        return send_window_update(bytes) unless @discard_left
+        @discard_left -= bytes
+        @discard_left.negative? ? send_reset_stream(Protocol::HTTP2::NO_ERROR) : send_window_update(bytes)
       end
     end
   end

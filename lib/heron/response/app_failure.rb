@@ -40,6 +40,20 @@ module Heron
         nil
       end
 
+      # Tells the handler of a request refused before the app was called: a head Heron cannot
+      # parse or one over a limit (400, 413, 414, 431), or an expectation it cannot meet (417),
+      # as Puma tells it of its parse errors. `env` holds what was parsed of the head (possibly
+      # little more than the connection's keys). What the handler returns is not used: the
+      # client gets Heron's short response and the connection closes.
+      # @param error [Exception]
+      # @param env [Hash]
+      # @param status [Integer]
+      # @return [void]
+      def rejected(error, env, status)
+        handled(error, env, status)
+        nil
+      end
+
       private
 
       def handled(error, env, status)

@@ -22,15 +22,25 @@ module Heron
       # are closed one per look, as before: they are found without going over all.
       BATCH = 16
       PER_BATCH = 64
+      # Connections closed per look, at most, when the listener says how many clients wait to be
+      # accepted (see #choose).
+      QUEUED_BATCH = 256
 
       # @param connections [Enumerable<Connection>] the thread's open connections, longest open first.
       # @param now [Float] the monotonic clock.
-      # @return [Array<Connection>] to close: the longest-open idle keep-alive one, else up to
-      #   BATCH of the slowest clients (see PER_BATCH); empty when none may be closed.
-      def choose(connections, now)
+      # @param queued [Integer, nil] clients waiting in the listener's accept queue, when known
+      #   (Control::Backlog). The queue is first in, first out: a new client behind hundreds
+      #   of reconnecting slow clients is accepted only after all of them, and a look (a pass
+      #   over every connection: 6-60 ms at 4,096 on a loaded machine) that made room for 16
+      #   made it wait 16 looks per 256 ahead of it. So a look makes room for all of them
+      #   (QUEUED_BATCH at most).
+      # @return [Array<Connection>] to close: the longest-open idle keep-alive one, else the
+      #   slowest clients (see BATCH, PER_BATCH, QUEUED_BATCH); empty when none may be closed.
+      def choose(connections, now, queued = nil)
         idle = connections.find(&:kept_alive_idle?)
         return [idle] if idle
-        slowest(connections, now, (connections.size / PER_BATCH).clamp(1, BATCH))
+        count = (connections.size / PER_BATCH).clamp(1, BATCH)
+        slowest(connections, now, queued ? queued.clamp(count, QUEUED_BATCH) : count)
       end
 
       private

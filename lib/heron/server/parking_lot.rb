@@ -28,7 +28,17 @@ module Heron
       EXPIRE_BATCH = 64
       # Lanes whose connections all wait the same time, so parking order is deadline order.
       ORDERED = %i[fresh idle upgraded].freeze
-      private_constant :TICK, :EXPIRE_BATCH, :ORDERED
+      # Lanes whose expiry cuts a client for being slow (silent after connecting, or dripping a
+      # body): at most CUTS_PER_TICK of theirs expire per TICK, the others a TICK later. A client
+      # cut may reconnect at once, and slow clients that connected together time out together:
+      # 4,096 body drippers cut within a second came back within a second, and a new client's
+      # connection waited behind their reconnects in the kernel's accept queue (FIFO) for up to
+      # 0.3-0.5 s (bench/results/connection_cap.md). Paced, the reconnects come no faster than
+      # the loop serves them; a slow client kept a little longer holds only its slot, and at
+      # max_connections Server::Eviction closes the slowest for a new client at once.
+      PACED = %i[fresh body].freeze
+      CUTS_PER_TICK = 50
+      private_constant :TICK, :EXPIRE_BATCH, :ORDERED, :PACED, :CUTS_PER_TICK
 
       # @return [Boolean] whether connections can be parked on this platform (epoll).
       def self.supported? = Connection::IdleSet.supported?
@@ -139,11 +149,15 @@ module Heron
         @wake_at = following.empty? ? nil : [following.min, at + TICK].max
       end
 
-      # @return [Array<Array(Hash, Integer)>] the lane and descriptor of each connection past its deadline.
+      # @return [Array<Array(Hash, Integer)>] the lane and descriptor of each connection past its
+      #   deadline, at most CUTS_PER_TICK of them from the PACED lanes.
       def due(at)
+        cuts = CUTS_PER_TICK
         @lanes.flat_map do |name, lane|
           past = proc { |_, (_, deadline)| deadline <= at }
-          (ORDERED.include?(name) ? lane.take_while(&past) : lane.select(&past)).map { |fileno, _| [lane, fileno] }
+          entries = ORDERED.include?(name) ? lane.lazy.take_while(&past) : lane.lazy.select(&past)
+          entries = entries.first(cuts).tap { |taken| cuts -= taken.size } if PACED.include?(name)
+          entries.map { |fileno, _| [lane, fileno] }.to_a
         end
       end
 

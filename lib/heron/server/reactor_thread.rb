@@ -11,6 +11,7 @@ require_relative "context"
 require_relative "accept_backoff"
 require_relative "load_shedder"
 require_relative "eviction"
+require_relative "../control/backlog"
 require_relative "parking_lot"
 require_relative "connection_workers"
 require_relative "../upgrade/mailbox"
@@ -308,7 +309,7 @@ module Heron
       def wait_for_room(listener)
         while @connections.size + @handshakes >= @max_connections
           listener.wait_readable
-          @eviction.choose(@connections, now).each(&:evict)
+          @eviction.choose(@connections, now, Control::Backlog.queued(listener)).each(&:evict)
           @capacity.wait if @connections.size + @handshakes >= @max_connections
         end
       end

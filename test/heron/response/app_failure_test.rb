@@ -7,7 +7,8 @@ require "open3"
 # env and the status Heron answers, over HTTP/1.1 and HTTP/2 (also when the body raises once the
 # head is out); a Rack response it returns is sent;
 # a handler that raises is logged and the client still gets Heron's 500; an error the handler is
-# not for (a body over max_body_size) reaches it with its own status.
+# not for (a body over max_body_size) reaches it with its own status, and so does a request
+# refused before the app (a head Heron cannot parse: 400, 414, ...).
 class HeronResponseAppFailureTest < Minitest::Test
   include ServerHelper
 
@@ -100,6 +101,25 @@ class HeronResponseAppFailureTest < Minitest::Test
       out, = Open3.capture2e("curl", "-sS", "--max-time", "15", "--http2-prior-knowledge", "http://127.0.0.1:#{port}/stream")
       assert_includes out, "INTERNAL_ERROR", "the stream is reset at once, not left open" # (curl may drop the part it got)
       assert_equal [Boom, "the body broke", "/stream", 500], report.values_at(0, 1, 2, 4)
+    end
+  end
+
+  # As under Puma, a request Heron refuses before the app (a head it cannot parse) reaches the
+  # handler too, with what was parsed of the env and the status; the client still gets Heron's 400.
+  def test_a_head_that_cannot_be_parsed_reaches_the_handler_as_400
+    with_server(APP, lowlevel_error_handler: reporter) do |port|
+      raw = raw_request(port, "GET /bad HTTP/1.1\r\nhost: x\r\nno colon here\r\n\r\n")
+      assert raw.start_with?("HTTP/1.1 400 "), raw
+      error, _message, _path, _id, status = report
+      assert_equal [Heron::HTTPParser::BadRequest, 400], [error, status]
+    end
+  end
+
+  def test_a_head_over_a_limit_reaches_the_handler_with_its_status
+    with_server(APP, lowlevel_error_handler: reporter, max_target_bytes: 64) do |port|
+      raw = raw_request(port, "GET /#{'a' * 100} HTTP/1.1\r\nhost: x\r\n\r\n")
+      assert raw.start_with?("HTTP/1.1 414 "), raw
+      assert_equal [Heron::HTTPParser::URITooLong, 414], report.values_at(0, 4)
     end
   end
 
