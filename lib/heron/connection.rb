@@ -23,24 +23,12 @@ module Heron
     CONTINUE = "HTTP/1.1 100 Continue\r\n\r\n"
     private_constant :CONTINUE
 
-    # Seconds a connection accepted before a graceful stop has, once the stop began, to send its
-    # first request.
-    FIRST_BYTE_GRACE = 1.0
-
-    # How long, and for how many bytes, a connection whose request body timed out while parked
-    # keeps dropping what its client still sends after the 408 (as BufferedSocket#linger_close).
-    LINGER_SECONDS = 1.0
-    LINGER_BYTES = 256 * 1024
-
     # @param io [BasicSocket] the accepted socket.
     # @param context [Server::Context] the app, configuration, logger and what connections share.
-    # @param listener [#draining?, #admit, #finished, #parking?, #park, #release, #hot_wait] told of each
-    #   request (the reactor thread): `draining?` whether to take another request,
-    #   `admit(request)` before the app is called (a response when the request is shed),
-    #   `finished(request)` after the response; `parking?` whether it can park connections,
-    #   `park(connection, io, deadline, lane)` to wait with no fiber (see Server::ParkingLot),
-    #   `release(connection, io)` to close a parked idle one, `hot_wait(quick) { }` to wait for
-    #   the next request in the fiber for a while (:busy when too many do and the client is not quick).
+    # @param listener [#draining?, #admit, #finished, #parking] told of each request (the reactor
+    #   thread): `draining?` whether to take another request, `admit(request)` before the app is
+    #   called (a response when the request is shed), `finished(request)` after the response;
+    #   `parking` the Server::Parking it waits for its client through (asked once, for its spot).
     # @param accepted_at [Float] monotonic time of accept.
     # @param peer [String, nil] the client's address from a PROXY protocol header.
     def initialize(io, context, listener, accepted_at, peer: nil)
@@ -54,10 +42,7 @@ module Heron
       @client_since = accepted_at # waiting for the client's first request
       @idle = true
       @task = Async::Task.current
-      @parkable = listener.parking? && @socket.parkable?
-      @prebuffer = @parkable && @config.prebuffer_body.positive?
-      @park_after = @config.keepalive_park_after if @parkable && @config.keepalive_park_after < @config.keepalive_timeout
-      @quick = false # whether the last request came quickly (see #next_request_ready)
+      @spot = listener.parking.spot(self, @socket, accepted_at) # where it waits for its client
     end
 
     # @return [Boolean] whether the connection is idle after serving at least one request (the
@@ -77,19 +62,18 @@ module Heron
     # when it is parked, else by stopping the fiber that waits on its client.
     # @return [void]
     def evict
-      return @listener.release(self, @socket.io) if @parked
-      @task&.stop
+      @spot.evict or @task&.stop
     end
 
     # Closes the connection if it is between requests (graceful shutdown).
     # @return [void]
     # A connection accepted before the drain that has not sent its first request yet is left
-    # FIRST_BYTE_GRACE to send it (its client already sent it, most likely: the bytes follow the
+    # Server::Parking::FIRST_BYTE_GRACE to send it (its client already sent it, most likely: the bytes follow the
     # handshake) unless `fresh` says that time is up; closing it at once lost such requests.
     # @param fresh [Boolean] also close a connection that never sent a request.
     def stop_if_idle(fresh: false)
       return @http2.drain if @http2
-      return @listener.release(self, @socket.io) if @parked == :idle || (@parked == :fresh && fresh)
+      return if @spot.close_if_idle(fresh)
       @task&.stop if @idle && (@kept_alive || fresh)
     end
 
@@ -99,35 +83,32 @@ module Heron
       @socket.handshake(@config.header_timeout) ? serve_first : close_socket(nil)
     end
 
-    # Serves a parked connection again (see Server::ParkingLot), in a new task, once its socket
-    # is readable: the next request of an idle one, or the request whose body it was waiting for.
+    # Serves a connection that parked before its first bytes, once they came (called by its
+    # Server::Parking::Spot, in a new task).
     # @return [Symbol, nil] :parked when it parked again; else the connection is closed.
-    def resume
+    def resume_first
       @task = Async::Task.current
-      kind = @parked
-      request = @waiting
-      @quick = now - @idle_since < @park_after if kind == :idle
-      @parked = @waiting = nil
-      return linger if :linger.equal?(kind)
-      kind == :fresh ? serve_first : serve_requests(false, request)
+      serve_first
     end
 
-    # Ends a parked connection whose deadline passed: an idle one closes, one whose request body
-    # stopped arriving gets 408 (the app was never called) and lingers parked (see #time_out_body).
-    # @return [Symbol, nil] :parked when it lingers; else the connection is closed.
-    def expire
-      request = @waiting
-      @parked = @waiting = nil
-      return time_out_body if request
-      @socket.close # an idle or silent connection, or a linger whose time is up
-      nil
+    # Serves a parked connection again once its socket is readable: the next request of an idle
+    # one, or more of the body `request` waits for (called by its Server::Parking::Spot, in a
+    # new task).
+    # @param request [Request, nil]
+    # @return [Symbol, nil] :parked when it parked again; else the connection is closed.
+    def resume_requests(request)
+      @task = Async::Task.current
+      serve_requests(false, request)
     end
 
-    # Closes a parked connection at once (the reactor is stopping, or it was evicted).
-    # @return [void]
-    def close_parked
-      @parked = @waiting = nil
-      @socket.close
+    # A parked request's body stopped arriving in time: 408 (the app is never called), then the
+    # connection lingers parked, with no fiber (Server::Parking::Spot#linger).
+    # @param _request [Request] the request whose body it waited for.
+    # @return [Symbol, nil] :parked, or nil when the socket is closed already.
+    def time_out_body(_request = nil)
+      @task = nil
+      reject(408, "request body timed out")
+      @spot.linger
     end
 
     # Framing (see Heron::Exchange): writes the response as HTTP/1.1, unless the app took the
@@ -165,13 +146,12 @@ module Heron
 
     private
 
-    # A connection's first bytes: a plain one that has sent nothing yet parks until it does (so a
-    # burst of new connections holds no fibers while their requests travel); then HTTP/2 or the
-    # HTTP/1 request loop.
-    # Whether it parked is this call's own result, never @parked: once parked, the connection
-    # may be resumed by another worker (which clears @parked) before this fiber gets here.
+    # A connection's first bytes (it may park until they come: Server::Parking::Spot#wait_for_first);
+    # then HTTP/2 or the HTTP/1 request loop.
+    # Whether it parked is this call's own result: once parked, the connection may be resumed by
+    # another worker before this fiber gets here.
     def serve_first
-      return parked = park(:fresh) if @parkable && !@socket.buffered? && :wait_readable.equal?(@socket.fill_now)
+      return parked = let_go if @spot.wait_for_first
       case @config.http2 && HTTP2::Connection.wanted?(@socket, @config.first_byte_timeout, head_deadline)
       when true then return serve_http2
       when nil then return # nothing came in time
@@ -195,9 +175,10 @@ module Heron
     # given up its fiber; the socket stays open for {#resume}.
     def serve_requests(first, request = nil)
       while (request ||= next_request(first))
-        return parked = park(:idle) if :idle.equal?(request)
-        case @prebuffer && @parser.content_length && prebuffered_body
-        when :waiting then return parked = park_body(request)
+        return parked = let_go if :parked.equal?(request)
+        case @spot.wait_for_body(request, @parser.content_length, @expectation, @pace)
+        when :parked then return parked = let_go(request)
+        when :late then return parked = time_out_body(request)
         when :gone then break # the client closed before its body was complete: the app is not called
         end
         first = false
@@ -212,84 +193,13 @@ module Heron
       close_socket(request) unless parked # (see #serve_first)
     end
 
-    # Hands the connection to the parking lot: an idle one until its keep-alive deadline (counted
-    # from the end of the last response), one waiting for its body until the body's next deadline
-    # (body_timeout, min_body_rate).
-    def park(kind, request = nil)
-      @idle_since = now if kind == :idle # for #resume: was the client quick?
-      deadline = park_deadline(kind)
-      @parked = kind
-      @task = nil # the worker moves on; a reference would keep an ended worker's fiber stack
-      @parser = nil unless request # about 1 KiB; a parked request keeps it (its body's framing)
-      @parked_at = now if request # for min_body_rate: the wait counts once it ends (#prebuffered_body)
-      @waiting = request
-      @listener.park(self, @socket.io, deadline, kind)
-      :parked
-    end
-
-    def park_deadline(kind)
-      case kind
-      when :fresh then @accepted_at + first_byte_wait
-      when :idle then @idle_since + @config.keepalive_timeout - @park_after
-      when :linger then @linger_until
-      else now + (@pace ? @pace.next_wait : @config.body_timeout)
-      end
-    end
-
-    # Parks a request until more of its body comes, or answers 408 when its pace allows no more
-    # waiting (min_body_rate: the bytes that woke it came too late).
-    def park_body(request)
-      park(:body, request)
-    rescue Heron::TimeoutError
-      time_out_body
-    end
-
-    # A parked request's body stopped arriving in time: 408 (the app is never called), then the
-    # connection lingers parked, with no fiber, until its client closes or LINGER_SECONDS pass.
-    # When thousands of slow clients are cut together (they all connected together), lingering
-    # in a fiber each held thousands of fibers and timers, and every new connection's fiber
-    # waited behind them.
-    # @return [Symbol, nil] :parked, or nil when the socket is closed already.
-    def time_out_body
+    # The connection parked: the worker moves on (a reference to its task would keep an ended
+    # worker's fiber stack), and an idle one drops its parser (about 1 KiB; a request waiting
+    # for its body keeps it, for its framing).
+    def let_go(request = nil)
       @task = nil
-      reject(408, "request body timed out")
-      return nil unless @socket.shut_write
-      @linger_until = now + LINGER_SECONDS
-      @linger_left = LINGER_BYTES
-      linger
-    end
-
-    # Drops what the client sent since; parks again while time and bytes are left, else closes.
-    def linger
-      dropped = @socket.drain_now(@linger_left)
-      return park(:linger) if dropped && (@linger_left -= dropped).positive? && now < @linger_until
-      @socket.close
-      nil
-    end
-
-    # Reads what has come of the request's body: the app is not called until `prebuffer_body`
-    # bytes of it (or all of it) are buffered, so a client that sends its body slowly waits
-    # parked, not in an app's fiber blocked in rack.input.read. Chunked bodies and
-    # `Expect: 100-continue` stream as before (the client waits for the app). Returns :waiting
-    # (park until more comes), :gone (the client closed first) or nil (call the app).
-    def prebuffered_body
-      return nil unless (want = body_wanted)
-      received = 0
-      while @socket.buffered_bytes < want
-        count = @socket.fill_now
-        break unless count.is_a?(Integer)
-        received += count
-      end
-      @pace&.waited(@parked_at ? now - @parked_at : 0, received)
-      @parked_at = nil
-      return :waiting if count.is_a?(Symbol)
-      :gone if count.nil?
-    end
-
-    def body_wanted
-      return nil unless (length = @parser.content_length)&.positive? && !@expectation.pending?
-      want = length < @config.prebuffer_body ? length : @config.prebuffer_body
-      want if @socket.buffered_bytes < want
+      @parser = nil unless request
+      :parked
     end
 
     # The client speaks HTTP/2 (ALPN h2, or the cleartext preface): the connection is its.
@@ -302,7 +212,7 @@ module Heron
 
     def next_request(first)
       started = wait_for_request(first) or return nil
-      return started if :idle.equal?(started)
+      return started if :parked.equal?(started)
       env = @env.fresh
       read_head(env, started) or return nil
       build_request(env, started)
@@ -323,47 +233,20 @@ module Heron
     end
 
     # Waits for the first byte of the next request. While nothing is buffered the connection is
-    # idle, so a graceful stop may close it. Returns :idle when a kept-alive connection is to
-    # park (see #next_request_ready).
+    # idle, so a graceful stop may close it. Returns :parked when a kept-alive connection parked
+    # (see Server::Parking::Spot#wait_for_next).
     def wait_for_request(first)
       @idle = !@socket.buffered?
       @kept_alive = !first
       @client_since = now unless first
-      ready = first ? @socket.buffered? || @socket.fill(first_byte_wait) : next_request_ready
-      return ready unless ready
-      return (@listener.draining? ? nil : :idle) if :idle.equal?(ready)
+      ready = first ? @socket.buffered? || @socket.fill(@spot.first_byte_wait) : @spot.wait_for_next
+      return ready if !ready || :parked.equal?(ready)
       @idle = false
       @client_since = first ? @accepted_at : now
     end
 
-    # A kept-alive connection between requests. The fiber first gives up its turn: a client that
-    # always has its next request ready would otherwise keep the loop here and starve every other
-    # connection. Once a drain has begun it takes no new request. If nothing has come, it waits
-    # in its fiber (keepalive_park_after when parking, else keepalive_timeout), so a client that
-    # sends its next request at once pays nothing, then gives :idle, to park. At most
-    # Server::ReactorThread::HOT_WAITS connections of a reactor wait in their fiber at once; the
-    # others park at once, so a burst of connections does not leave a fiber (and its stack
-    # pages) each; except a quick one (@quick: its last request came while it waited in its
-    # fiber, or within keepalive_park_after of parking), whose client is busy, not idle.
-    def next_request_ready
-      Fiber.scheduler.yield
-      return true if @socket.buffered?
-      return false if @listener.draining?
-      return @socket.fill(@config.keepalive_timeout) unless @park_after
-      ready = @socket.fill_now
-      return ready unless :wait_readable.equal?(ready)
-      ready = @listener.hot_wait(@quick) { @socket.readable?(@park_after) && @socket.fill(@config.header_timeout) }
-      @quick = ready.is_a?(Integer) # else it parks (the wake-up tells) or closes
-      ready == false || :busy.equal?(ready) ? :idle : ready
-    end
-
     # The first request's head (or HTTP/2's preface) must be in by then, as HTTP/1.1's read_head.
     def head_deadline = @accepted_at + @config.header_timeout
-
-    def first_byte_wait
-      return @config.first_byte_timeout unless @listener.draining?
-      [@config.first_byte_timeout, FIRST_BYTE_GRACE].min
-    end
 
     def build_request(env, started)
       length = body_length

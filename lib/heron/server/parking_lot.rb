@@ -14,7 +14,9 @@ module Heron
     # the set's descriptor through the fiber scheduler and hands each socket that became readable
     # (or hung up) to `resume`, which serves it in a worker; one timer task sleeps until the
     # earliest deadline (or TICK) and hands each connection past its deadline to `expire`. A connection is
-    # in the lot until one of those, or {#remove}, takes it out.
+    # in the lot until one of those, or {#remove}, takes it out. Only Server::Parking, which
+    # decides what parks, in which lane and until when, uses it; what it parks is that owner's
+    # Server::Parking::Spot for the connection.
     class ParkingLot
       include Clock
 

@@ -11,7 +11,7 @@ require_relative "context"
 require_relative "accept_backoff"
 require_relative "load_shedder"
 require_relative "eviction"
-require_relative "parking_lot"
+require_relative "parking"
 require_relative "connection_workers"
 require_relative "../clock"
 
@@ -26,16 +26,12 @@ module Heron
       ACCEPT_BATCH = 256
       private_constant :ACCEPT_BATCH
 
-      # Kept-alive connections of one loop that may wait for their next request in their fiber
-      # (keepalive_park_after) at once; more park at once, unless their client is quick (see
-      # {#hot_wait}). Bounds the fibers, and so the dirty fiber stacks the process keeps, that a
-      # burst of connections leaves behind.
-      HOT_WAITS = 64
-
       # @return [Server::CallbackRunner]
       attr_reader :callbacks
       # @return [Server::Context] what this loop's connections share.
       attr_reader :context
+      # @return [Server::Parking] whether, when and how this loop's connections wait with no fiber.
+      attr_reader :parking
 
       # @param server [Server] supplies app, config, logger, listeners and metrics.
       # @param max_connections [Integer] this loop's share of the connection limit.
@@ -53,7 +49,7 @@ module Heron
         @in_flight = 0
         @served = 0
         @handshakes = 0 # connections still reading their PROXY header (they count towards the limit)
-        @hot_waits = 0
+        @parking = Server::Parking.new(@config, self)
         @draining = false
         @capacity = Async::Notification.new
         @wake_reader, @wake_writer = IO.pipe
@@ -66,7 +62,7 @@ module Heron
         Sync do |task|
           attach(task)
           @workers = Server::ConnectionWorkers.new(task)
-          @parking = parking_lot(task)
+          @parking.start(task, @workers)
           accepts = @accepts = @server.listeners.map do |listener|
             task.async(annotation: "heron accept") { accept_loop(listener) }
           end
@@ -74,7 +70,7 @@ module Heron
           @server.heartbeat&.then { |heartbeat| task.async(annotation: "heron heartbeat") { heartbeat.run(self) } }
           control_loop(accepts)
         ensure
-          close_parked
+          @parking.close
           task.children&.each(&:stop)
         end
       ensure
@@ -157,80 +153,20 @@ module Heron
       # @return [Integer] open connections on this loop.
       def connection_count = @connections.size
 
-      # @return [Boolean] whether connections may wait without a fiber (only under {#run}, where
-      #   epoll exists and keepalive_park_after or prebuffer_body asks for it).
-      def parking? = !@parking.nil?
-
-      # Parks a connection with no fiber until its socket is readable (then it is resumed in a
-      # new task) or `deadline` passes (then it expires). See Server::ParkingLot#park.
-      # @param connection [Connection]
-      # @param io [BasicSocket]
-      # @param deadline [Float] monotonic time.
-      # @param lane [Symbol] see Server::ParkingLot#park.
-      # @return [void]
-      def park(connection, io, deadline, lane)
-        @parking.park(connection, io, deadline, lane)
-      end
-
-      # Runs the block (a connection waiting for its next request in its fiber) unless
-      # {HOT_WAITS} connections already are and this one's client is not quick. A quick client
-      # (its last request came within keepalive_park_after) is busy, not idle: parking it would
-      # cost a park and a wake-up per request (bench/results/connections_scaling.md) and save no
-      # fiber, as its next request needs one at once; it parks after keepalive_park_after as any.
-      # @param quick [Boolean] whether the connection's last request came within keepalive_park_after.
-      # @return [Object] the block's value, or :busy.
-      def hot_wait(quick = false)
-        return :busy if @hot_waits >= HOT_WAITS && !quick
-        begin
-          @hot_waits += 1
-          yield
-        ensure
-          @hot_waits -= 1
-        end
-      end
-
-      # Closes a parked connection now (graceful stop, eviction at the connection limit).
-      # @param connection [Connection]
-      # @param io [BasicSocket] its socket.
-      # @return [void]
-      def release(connection, io)
-        close_parked_connection(connection) if @parking.remove(io)
-      end
-
       # @return [Integer] connections parked on this loop (a subset of {#connection_count}).
-      def parked_count = @parking ? @parking.size : 0
+      def parked_count = @parking.size
+
+      # Called when a connection has ended (by {#serve}, and by Server::Parking for a parked one).
+      # @param connection [Connection, nil]
+      # @return [void]
+      def closed(connection)
+        @metrics&.connection_closed if connection
+        @connections.delete(connection)
+        @capacity.signal
+        @drained&.signal
+      end
 
       private
-
-      def parking_lot(task)
-        return nil unless Server::ParkingLot.supported?
-        return nil unless @config.keepalive_park_after < @config.keepalive_timeout || @config.prebuffer_body.positive?
-        Server::ParkingLot.new(task, resume: ->(connection) { @workers.run { resume(connection) } },
-                                     expire: ->(connection) { @workers.run { expired(connection) } })
-      end
-
-      # Serves a parked connection whose socket became readable.
-      def resume(connection)
-        parked = connection.resume == :parked
-      ensure
-        closed(connection) unless parked
-      end
-
-      def expired(connection)
-        parked = connection.expire == :parked # a request body timed out: it lingers parked
-      ensure
-        closed(connection) unless parked
-      end
-
-      # The reactor is ending: parked connections have no task to stop, so they are closed here.
-      def close_parked
-        @parking&.close&.each { |connection| close_parked_connection(connection) }
-      end
-
-      def close_parked_connection(connection)
-        connection.close_parked
-        closed(connection)
-      end
 
       # Accepts everything pending (up to the free slots) before serving any of it: a new
       # connection's task runs at once, so accepting one per turn of the loop would leave the last
@@ -307,13 +243,6 @@ module Heron
         @handshakes -= 1
       end
 
-      def closed(connection)
-        @metrics&.connection_closed if connection
-        @connections.delete(connection)
-        @capacity.signal
-        @drained&.signal
-      end
-
       # Waits for commands on the self-pipe: "g" starts a drain in its own task (so a later "i"
       # still interrupts it), "d" means the drain finished, "i" stops at once.
       def control_loop(accepts)
@@ -349,7 +278,7 @@ module Heron
       end
 
       def close_fresh_connections
-        sleep(Connection::FIRST_BYTE_GRACE)
+        sleep(Server::Parking::FIRST_BYTE_GRACE)
         @connections.to_a.each { |connection| connection.stop_if_idle(fresh: true) }
       end
 
