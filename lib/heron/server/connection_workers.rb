@@ -26,8 +26,10 @@ module Heron
       # cap; JSON at 256 connections, wrk's p99: 5.6-7.1 ms at 16, 4.4-5.2 ms at 32.
       STARTS_PER_TURN = 32
 
-      # An idle worker: its fiber, and the job handed to it (nil until one is).
-      Waiter = Struct.new(:fiber, :job)
+      # A worker's wake-up (an Async::Notification: signalling it queues the worker for the
+      # loop's next turn and does not switch to it), and the job handed to it (nil until one is).
+      # One per worker, kept across its jobs.
+      Waiter = Struct.new(:wake, :job)
       private_constant :Waiter
 
       # @param root [Async::Task] the parent of the workers.
@@ -36,6 +38,8 @@ module Heron
         @idle = [] # idle workers' Waiters, the most recently idle last
         @pending = [] # jobs waiting for a worker
         @starts_left = 0
+        @spawn = Async::Notification.new # wakes the spawner (see #wake_spawner)
+        @spawner_woken = false
         @root.async(transient: true, annotation: "heron connection workers") { spawn_workers }
       end
 
@@ -60,26 +64,26 @@ module Heron
 
       def hand(waiter, job)
         waiter.job = job
-        Fiber.scheduler.unblock(nil, waiter.fiber)
+        waiter.wake.signal
       end
 
       # New workers are started by one transient task, at the loop's next turn after jobs were
-      # queued for them: starting a task switches to it.
+      # queued for them: starting a task switches to it. (A signal while the spawner is busy is
+      # lost, but it looks at the pending jobs before it waits again.)
       def wake_spawner
         return if @spawner_woken
         @spawner_woken = true
-        Fiber.scheduler.unblock(nil, @spawner)
+        @spawn.signal
       end
 
       # Starts workers for pending jobs: up to STARTS_PER_TURN in one turn of the loop (each new
       # worker starts the next before running its job, so they all start in this turn), then
       # looks again at the next turn while jobs are still pending.
       def spawn_workers
-        @spawner = Fiber.current
         loop do
           @spawner_woken = false
           if @pending.empty?
-            Fiber.scheduler.block(nil, nil) until @spawner_woken
+            @spawn.wait until @spawner_woken
           else
             spawn_turn
           end
@@ -89,7 +93,7 @@ module Heron
       def spawn_turn
         @starts_left = STARTS_PER_TURN
         start_worker
-        Fiber.scheduler.yield
+        Async::Task.current.yield
       end
 
       def start_worker
@@ -102,10 +106,11 @@ module Heron
       # each: a fiber's stack pages stay dirty once touched, and 10,000 idle connections opened
       # 500 at a time, each with its own worker, cost 6.4 KiB of RSS per connection instead of 3.
       def work(task, job)
+        waiter = Waiter.new(Async::Notification.new, nil)
         while job
           start_worker if @starts_left.positive? && !@pending.empty?
           job.call
-          job = task.children? ? nil : @pending.shift || next_job
+          job = task.children? ? nil : @pending.shift || next_job(waiter)
           forget_locals if job
         end
       end
@@ -119,14 +124,16 @@ module Heron
       end
 
       # Waits idle for a job (nil at once when MAX_IDLE workers are idle already).
-      def next_job
+      def next_job(waiter)
         return nil if @idle.size >= MAX_IDLE
-        waiter = Waiter.new(Fiber.current, nil)
         @idle << waiter
-        Fiber.scheduler.block(nil, nil) until waiter.job
+        waiting = true
+        waiter.wake.wait until waiter.job
         taken = waiter.job
+        waiter.job = nil
+        taken
       ensure
-        forsake(waiter) if waiter && !taken
+        forsake(waiter) if waiting && !taken
       end
 
       # A worker stopped while idle leaves the idle list; a job handed to it before it could run

@@ -49,6 +49,7 @@ module Heron
         # lane => { fileno => [connection, deadline] }. In the ORDERED lanes every connection
         # waits the same time, so parking order is deadline order and expiry looks at the oldest.
         @lanes = { fresh: {}, idle: {}, body: {}, linger: {} }
+        @wake = Async::Notification.new # wakes the idle timer (see #schedule)
         @watcher = root.async(transient: true, annotation: "heron parking lot") { watch }
         @timer = root.async(transient: true, annotation: "heron parking timer") { tick }
       end
@@ -103,19 +104,20 @@ module Heron
       # Makes the timer wake by `deadline` (within TICK) unless it wakes earlier already. An idle
       # timer (the lot was empty) is woken at the loop's next turn, never switched to: a
       # connection that parks must not lose its turn inside #park, or the socket could become
-      # readable and be served by another worker before the parking fiber has returned.
+      # readable and be served by another worker before the parking fiber has returned. So it
+      # waits on an Async::Notification, whose signal queues the waiter (an Async::Condition's
+      # would switch to it).
       def schedule(deadline)
         return if @wake_at && @wake_at <= deadline
         idle = @wake_at.nil?
         @wake_at = deadline
-        Fiber.scheduler.unblock(nil, @ticker) if idle
+        @wake.signal if idle
       end
 
       # One long-lived task (a task per deadline would be a fiber, and a fiber's stack, each).
       def tick
-        @ticker = Fiber.current
         loop do
-          Fiber.scheduler.block(nil, nil) until @wake_at
+          @wake.wait until @wake_at
           sleep((@wake_at - now).clamp(0, TICK))
           expire_due if @wake_at && @wake_at <= now
         end
@@ -131,7 +133,7 @@ module Heron
       def expire_due
         at = now
         due(at).each_slice(EXPIRE_BATCH).with_index do |batch, index|
-          Fiber.scheduler.yield if index.positive?
+          Async::Task.current.yield if index.positive?
           batch.each { |lane, fileno| expire(lane, fileno, at) }
         end
         following = ORDERED.filter_map { |name| @lanes[name].first&.last&.last }

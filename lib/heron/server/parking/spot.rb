@@ -67,7 +67,7 @@ module Heron
         # @return [Integer, Boolean, Symbol, nil] true or a byte count: bytes are there; false or
         #   nil: none came in time, the client closed or a drain began; :parked.
         def wait_for_next
-          Fiber.scheduler.yield
+          Async::Task.current.yield
           return true if @socket.buffered?
           return false if @parking.draining?
           after = @parkable && @parking.park_after or return @socket.fill(@parking.config.keepalive_timeout)
