@@ -16,10 +16,9 @@ module Heron
     # A connection asks it once, for its {Spot} ({#spot}), and tells the spot what it waits for
     # (its first bytes, its next request, its body, its client's close); the spot answers with
     # what came, or :parked when the connection gave up its fiber. The lanes, the epoll set and
-    # the timer are a {ParkingLot} only this object touches. Other code that wants a connection
-    # to wait without a fiber (an upgraded connection between messages) uses the same calls:
-    # {#spot}, then {Spot#wait_for_next} and friends, with its own object in place of the
-    # Connection (see {Spot#initialize} for the two methods it must answer).
+    # the timer are a {ParkingLot} only this object touches. A connection its app took over (an
+    # upgraded one, between messages) waits without a fiber through its spot's
+    # {Spot#park_until}: woken, it is called `readable` or `expired` in a connection worker.
     class Parking
       include Clock
 

@@ -48,7 +48,7 @@ module Heron
         @io = IO.for_fd(@set.fileno, autoclose: false)
         # lane => { fileno => [connection, deadline] }. In the ORDERED lanes every connection
         # waits the same time, so parking order is deadline order and expiry looks at the oldest.
-        @lanes = { fresh: {}, idle: {}, body: {}, linger: {} }
+        @lanes = { fresh: {}, idle: {}, body: {}, linger: {}, upgraded: {} }
         @wake = Async::Notification.new # wakes the idle timer (see #schedule)
         @watcher = root.async(transient: true, annotation: "heron parking lot") { watch }
         @timer = root.async(transient: true, annotation: "heron parking timer") { tick }
@@ -63,7 +63,8 @@ module Heron
       # @param deadline [Float] monotonic time.
       # @param lane [Symbol] :fresh (no request yet: first_byte_timeout), :idle (between
       #   requests: keepalive_timeout), :body (a request waiting for its body: deadlines in any
-      #   order) or :linger (closing after a 408: dropping what the client still sends).
+      #   order), :linger (closing after a 408: dropping what the client still sends) or
+      #   :upgraded (a connection its app took over, between messages: deadlines in any order).
       # @return [void]
       def park(connection, io, deadline, lane)
         @lanes.fetch(lane)[io.fileno] = [connection, deadline]

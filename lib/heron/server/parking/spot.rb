@@ -25,7 +25,8 @@ module Heron
         # @param connection [Object] called back when it wakes: `resume_first` (bytes came on a new
         #   connection), `resume_requests(request)` (its next request, or more of `request`'s body,
         #   came) and `time_out_body(request)` (the body did not come in time); each returns
-        #   :parked when it parked again.
+        #   :parked when it parked again. One parked with {#park_until} answers `readable` and
+        #   `expired` instead.
         # @param socket [Connection::BufferedSocket]
         # @param accepted_at [Float]
         # @param parkable [Boolean] whether it may park at all (see Parking#spot).
@@ -114,6 +115,18 @@ module Heron
           drop
         end
 
+        # For a connection that no longer speaks HTTP/1 (one upgraded by its app, between two
+        # messages): parks it until its socket is readable, then calls its `readable` in a
+        # connection worker, or until `deadline`, then its `expired` (each returns :parked when it
+        # parked again; otherwise the reactor counts the connection closed). A graceful stop does
+        # not close it (its owner decides); an eviction does.
+        # @param deadline [Float] monotonic time.
+        # @return [Symbol, nil] :parked, or nil when it cannot park (a TLS socket, no epoll, or
+        #   parking is off): then it waits in its fiber.
+        def park_until(deadline)
+          @parkable ? park(:upgraded, deadline) : nil
+        end
+
         # Closes the connection now if it is parked (an eviction at max_connections).
         # @return [Boolean] whether it was.
         def evict = !@lane.nil? && @parking.release(self)
@@ -138,6 +151,7 @@ module Heron
           end
           case lane
           when :linger then drop
+          when :upgraded then @connection.readable
           when :fresh then @connection.resume_first
           else @connection.resume_requests(request)
           end
@@ -148,7 +162,9 @@ module Heron
         # @return [Symbol, nil] :parked when it lingers.
         def expire
           request = @request
+          upgraded = :upgraded.equal?(@lane)
           @lane = @request = nil
+          return @connection.expired if upgraded
           return @connection.time_out_body(request) if request
           @socket.close
           nil
