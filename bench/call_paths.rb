@@ -18,7 +18,9 @@
 #            to the response and the connection's parking again (the parking lot's timer ticks
 #            that fall in that time count too)
 #
-#   bundle exec ruby bench/call_paths.rb [--requests 200]
+#   bundle exec ruby bench/call_paths.rb [--requests 200] [--edges]
+#
+# --edges also lists each case's cross-file calls per request by caller file and callee method.
 
 require "optparse"
 require "socket"
@@ -39,12 +41,13 @@ module Bench
 
     # Counts :call events of one thread into lib/ files.
     class Counter
-      attr_reader :calls, :cross, :files
+      attr_reader :calls, :cross, :files, :edges
 
       def initialize(thread)
         @thread = thread
         @calls = @cross = 0
         @files = Hash.new(0)
+        @edges = Hash.new(0)
         @trace = TracePoint.new(:call) { |tp| record(tp) }
       end
 
@@ -62,12 +65,17 @@ module Bench
         @calls += 1
         @files[trace.path] += 1
         caller_path = caller_locations(3, 1).first&.absolute_path # [this, the block, the callee, its caller]
-        @cross += 1 unless caller_path == trace.path
+        return if caller_path == trace.path
+        @cross += 1
+        @edges["#{short(caller_path)} -> #{short(trace.path)}##{trace.method_id}"] += 1
       end
+
+      def short(path) = path.to_s.delete_prefix(LIB).sub(%r{\A.*/gems/([^/]+)/.*\z}, "\\1")
     end
 
-    def initialize(requests)
+    def initialize(requests, edges)
       @requests = requests
+      @edges = edges
     end
 
     def run
@@ -125,8 +133,12 @@ module Bench
         puts format("| %s | %d | %d | %.1f | %.1f |", name, requests, counter.files.size,
                     counter.calls.fdiv(requests), counter.cross.fdiv(requests))
       end
-      rows.each do |name, counter, _|
+      rows.each do |name, counter, requests|
         puts "", "#{name}: #{counter.files.keys.map { |path| path.delete_prefix(LIB) }.sort.join(', ')}"
+        next unless @edges
+        counter.edges.sort_by { |edge, count| [-count, edge] }.each do |edge, count|
+          puts format("  %6.2f  %s", count.fdiv(requests), edge)
+        end
       end
     end
   end
@@ -134,6 +146,10 @@ end
 
 if $PROGRAM_NAME == __FILE__
   requests = 200
-  OptionParser.new { |o| o.on("--requests N", Integer) { |n| requests = n } }.parse!
-  Bench::CallPaths.new(requests).run
+  edges = false
+  OptionParser.new do |o|
+    o.on("--requests N", Integer) { |n| requests = n }
+    o.on("--edges") { edges = true }
+  end.parse!
+  Bench::CallPaths.new(requests, edges).run
 end

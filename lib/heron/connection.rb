@@ -176,7 +176,7 @@ module Heron
     def serve_requests(first, request = nil)
       while (request ||= next_request(first))
         return parked = let_go if :parked.equal?(request)
-        case @spot.wait_for_body(request, @parser.content_length, @expectation, @pace)
+        case @parser.content_length && @spot.wait_for_body(request, @parser.content_length, @expectation, @pace)
         when :parked then return parked = let_go(request)
         when :late then return parked = time_out_body(request)
         when :gone then break # the client closed before its body was complete: the app is not called

@@ -39,10 +39,11 @@ module Heron
       attr_reader :config
 
       # @param config [Configuration]
-      # @param reactor [#draining?, #closed] told when a parked connection ends (`closed(connection)`).
+      # @param reactor [#closed] told when a parked connection ends (`closed(connection)`).
       def initialize(config, reactor)
         @config = config
         @reactor = reactor
+        @draining = false
         @park_after = config.keepalive_park_after if config.keepalive_park_after < config.keepalive_timeout
         @hot_waits = 0
       end
@@ -70,8 +71,15 @@ module Heron
       # @return [Integer] connections parked.
       def size = @lot ? @lot.size : 0
 
-      # @return [Boolean] whether a graceful stop is under way (no new request is waited for).
-      def draining? = @reactor.draining?
+      # @return [Boolean] whether a graceful stop is under way (see {#drain}).
+      def draining? = @draining
+
+      # A graceful stop began (told once by the reactor): no kept-alive connection waits for
+      # another request, and a new one has at most FIRST_BYTE_GRACE to send its first.
+      # @return [void]
+      def drain
+        @draining = true
+      end
 
       # @return [Float] seconds a new connection has to send its first bytes.
       def first_byte_wait
@@ -79,18 +87,21 @@ module Heron
         [@config.first_byte_timeout, FIRST_BYTE_GRACE].min
       end
 
-      # Runs the block (a connection waiting for its next request in its fiber) unless
-      # {HOT_WAITS} connections already are and this one's client is not quick. A quick client
-      # (its last request came within keepalive_park_after) is busy, not idle: parking it would
-      # cost a park and a wake-up per request (bench/results/connections_scaling.md) and save no
-      # fiber, as its next request needs one at once; it parks after keepalive_park_after as any.
+      # A kept-alive connection waits in its fiber for its next request, up to
+      # keepalive_park_after, unless {HOT_WAITS} connections already are and this one's client is
+      # not quick. A quick client (its last request came within keepalive_park_after) is busy, not
+      # idle: parking it would cost a park and a wake-up per request
+      # (bench/results/connections_scaling.md) and save no fiber, as its next request needs one at
+      # once; it parks after keepalive_park_after as any.
+      # @param socket [Connection::BufferedSocket]
       # @param quick [Boolean]
-      # @return [Object] the block's value, or :busy.
-      def hot_wait(quick)
+      # @return [Integer, Boolean, Symbol, nil] what Connection::BufferedSocket#fill gave, false
+      #   when nothing came in time, or :busy.
+      def hot_wait(socket, quick)
         return :busy if @hot_waits >= HOT_WAITS && !quick
         begin
           @hot_waits += 1
-          yield
+          socket.readable?(@park_after) && socket.fill(@config.header_timeout)
         ensure
           @hot_waits -= 1
         end
@@ -100,11 +111,12 @@ module Heron
       # (called by {Spot} only). It never switches fibers: the caller returns before anything can
       # resume the connection.
       # @param spot [Spot]
+      # @param io [BasicSocket] its socket.
       # @param deadline [Float] monotonic time.
       # @param lane [Symbol] see ParkingLot#park.
       # @return [void]
-      def park(spot, deadline, lane)
-        @lot.park(spot, spot.io, deadline, lane)
+      def park(spot, io, deadline, lane)
+        @lot.park(spot, io, deadline, lane)
       end
 
       # Closes a parked connection now (a graceful stop, an eviction).

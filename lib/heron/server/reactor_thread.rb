@@ -185,6 +185,7 @@ module Heron
         sleep(@config.drain_delay) if @config.drain_delay.positive?
         deadline = now + @config.shutdown_timeout
         @draining = true
+        @parking.drain
         @acceptor.stop
         @server.stopped_accepting
         @registry.to_a.each(&:stop_if_idle) # a parked connection closes (and leaves the registry) at once

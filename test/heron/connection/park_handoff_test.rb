@@ -27,7 +27,7 @@ class ConnectionParkHandoffTest < Minitest::Test
       Spot.new(self, connection, socket, accepted_at, parkable: true)
     end
 
-    def park(spot, _deadline, _lane)
+    def park(spot, _io, _deadline, _lane)
       @parks += 1
       return unless @parks == 1
       Async do

@@ -74,7 +74,7 @@ module Heron
           after = @parkable && @parking.park_after or return @socket.fill(@parking.config.keepalive_timeout)
           ready = @socket.fill_now
           return ready unless :wait_readable.equal?(ready)
-          ready = @parking.hot_wait(@quick) { @socket.readable?(after) && @socket.fill(@parking.config.header_timeout) }
+          ready = @parking.hot_wait(@socket, @quick)
           @quick = ready.is_a?(Integer) # else it parks (the wake-up tells) or closes
           return ready unless ready == false || :busy.equal?(ready)
           return nil if @parking.draining?
@@ -182,7 +182,7 @@ module Heron
         def park(lane, deadline, request = nil)
           @lane = lane
           @request = request
-          @parking.park(self, deadline, lane)
+          @parking.park(self, @socket.io, deadline, lane)
           :parked
         end
 
