@@ -38,7 +38,6 @@ module Heron
       @socket = Connection::BufferedSocket.new(io, context.scratch_buffer)
       @exchange = Exchange.new(context, listener)
       @env = Request::EnvBuilder.new(context.env_template, io, @config, peer: peer)
-      @accepted_at = accepted_at
       @client_since = accepted_at # waiting for the client's first request
       @idle = true
       @task = Async::Task.current
@@ -185,7 +184,7 @@ module Heron
         respond(request)
         break if @hijacked
         break unless request.keepalive && request.input.finished? || settle(request)
-        request = @expectation = @pace = recycle(request) # an idle keep-alive connection holds no finished request
+        request = @expectation = @pace = recycle # an idle keep-alive connection holds no finished request
       end
     rescue StandardError => e
       connection_failed(e)
@@ -205,8 +204,9 @@ module Heron
     # The client speaks HTTP/2 (ALPN h2, or the cleartext preface): the connection is its.
     def serve_http2
       @idle = false
+      deadline = head_deadline
       @client_since = nil
-      @http2 = HTTP2::Connection.new(@socket, @context, @exchange, @env, deadline: head_deadline)
+      @http2 = HTTP2::Connection.new(@socket, @context, @exchange, @env, deadline: deadline)
       @http2.serve
     end
 
@@ -242,11 +242,12 @@ module Heron
       ready = first ? @socket.buffered? || @socket.fill(@spot.first_byte_wait) : @spot.wait_for_next
       return ready if !ready || :parked.equal?(ready)
       @idle = false
-      @client_since = first ? @accepted_at : now
+      first ? @client_since : (@client_since = now) # the first request's wait began at the accept
     end
 
-    # The first request's head (or HTTP/2's preface) must be in by then, as HTTP/1.1's read_head.
-    def head_deadline = @accepted_at + @config.header_timeout
+    # The first request's head (or HTTP/2's preface) must be in by then, as HTTP/1.1's read_head
+    # (while no request has been read, the connection's wait on its client began at the accept).
+    def head_deadline = @client_since + @config.header_timeout
 
     def build_request(env, started)
       length = body_length
@@ -274,10 +275,10 @@ module Heron
       request.env["rack.early_hints"] = Response::EarlyHints.new(request, @hint_writer)
     end
 
-    # Keeps the finished request's object, emptied, for the connection's next request, unless
-    # the listener still uses it (its after-reply callbacks are queued). Returns nil.
-    def recycle(request)
-      @spare = request.clear if @recyclable
+    # Empties the finished request's object kept for the connection's next request (see
+    # #respond). Returns nil.
+    def recycle
+      @spare&.clear
       nil
     end
 
@@ -317,7 +318,7 @@ module Heron
     def respond(request)
       @request = request # for hijack!, which sets its rack.hijack_io
       @client_since = nil # the server's turn: not to be evicted
-      @recyclable = !@exchange.respond(request, self)
+      @spare = @exchange.respond(request, self) ? nil : request # kept unless its callbacks still use it
     ensure
       @request = nil # an idle connection holds no finished request
     end
