@@ -16,13 +16,16 @@ require "optparse"
 require "socket"
 require "tmpdir"
 require "etc"
+require_relative "lib/options"
+require_relative "lib/report_file"
+require_relative "lib/heron_attack"
+require_relative "lib/machine"
 require_relative "lib/proc_fs"
 
 # Runs the capacity search and writes the markdown report.
 class AttackCapacity
   ROOT = File.expand_path("..", __dir__)
   HELLO = "run ->(_env) { [200, { \"content-type\" => \"text/plain\" }, [\"Hello, world!\"]] }\n"
-  ATTACK = ["-Ilib", "-Iheron-attack/lib", "-e", 'require "heron/attack"; exit Heron::Attack::CLI.new(ARGV).run', "--"].freeze
 
   def initialize(argv)
     @duration = 5
@@ -33,7 +36,7 @@ class AttackCapacity
       o.on("--server CMD", "server command; {port} and {app} are replaced") { |v| @server = v }
       o.on("--duration SECONDS", Integer, "seconds per rate step (default 5)") { |v| @duration = v }
       o.on("--tries N", Integer, "attempts per rate before it counts as not sustained (default 2)") { |v| @tries = v }
-      o.on("--out FILE", "markdown output") { |v| @out = v }
+      Bench::Options.out(o) { |path| @out = path }
     end.parse!(argv)
     @steps = []
   end
@@ -41,11 +44,10 @@ class AttackCapacity
   def run
     Dir.mktmpdir do |dir|
       @app = File.exist?(File.join(ROOT, "bench/hello.ru")) ? "bench/hello.ru" : File.join(dir, "hello.ru").tap { |p| File.write(p, HELLO) }
-      @load_before = Bench::ProcFS.load_averages.join(" ")
+      @load_before = Bench::Machine.load
       with_server(dir) { |url| measure(url, dir) }
     end
-    File.write(@out, markdown)
-    puts markdown
+    Bench::ReportFile.publish(@out, markdown)
   end
 
   private
@@ -100,10 +102,7 @@ class AttackCapacity
   end
 
   def attack(url, rate, dir)
-    json = File.join(dir, "run-#{rate}.json")
-    args = [url, "--rate", rate.to_s, "--duration", @duration.to_s, "--json", json]
-    system(RbConfig.ruby, *ATTACK, *args, chdir: ROOT, out: File::NULL, exception: true)
-    report = JSON.parse(File.read(json))
+    report = Bench::HeronAttack.report([url, "--rate", rate.to_s, "--duration", @duration.to_s], json: File.join(dir, "run-#{rate}.json"))
     @steps << step_row(rate, report)
     report
   end
@@ -153,10 +152,7 @@ class AttackCapacity
     nil
   end
 
-  def machine
-    cpu = Bench::ProcFS.cpu_model
-    "#{Etc.uname[:sysname]} #{Etc.uname[:release]} #{Etc.uname[:machine]}, #{Etc.nprocessors} CPUs (#{cpu}), #{RUBY_DESCRIPTION}"
-  end
+  def machine = Bench::Machine.summary
 
   def markdown
     rows = @steps.map { |row| "| #{row.join(' | ')} |" }

@@ -1,155 +1,160 @@
 # frozen_string_literal: true
 
-# How many of Heron's lib files one keep-alive HTTP/1.1 request goes through, and how many calls
-# cross from one file to another (issue 29, point 4: parking went Connection → ReactorThread →
-# ParkingLot → ReactorThread → ConnectionWorkers → ReactorThread → Connection). A TracePoint on
-# :call (Ruby methods) in the server's thread counts, per request:
+# How far one keep-alive HTTP/1.1 request travels through Heron's code (issue 29's "done when"):
+# starts an in-process server (one reactor thread, hello world, the access log to /dev/null),
+# sends warm-up requests on one keep-alive connection, then for each measured request counts,
+# with TracePoint, from writing the request until the server is done with it:
 #
-#   files   the lib/ files in which a method was entered (over all the requests of the case)
-#   calls   Ruby method calls into a lib/ method
-#   cross   those whose caller is in another file (a call from async's or Ruby's own code into
-#           lib/ counts as crossing too)
+# - files entered: the distinct files under lib/ whose Ruby methods ran;
+# - calls: Ruby method calls into lib/, and of them the cross-file ones (the calling frame is
+#   in another file: another lib file, the app, or Ruby's own code);
+# - C calls made from lib/ (methods written in C: IO, String, Hash, ... and Heron's C parser).
 #
-# Two cases, on one connection to an in-process server (hello world, defaults, no access log):
+# Blocks are not counted. The figures can vary between requests (a timer firing in the
+# window); the median of `--requests` is reported with the least and the most.
 #
-#   hot      requests sent back to back (the next as soon as the response is read): the
-#            connection waits for each in its fiber
-#   parked   each request sent once the connection has parked (Server#parked_count), counted up
-#            to the response and the connection's parking again (the parking lot's timer ticks
-#            that fall in that time count too)
-#
-#   bundle exec ruby bench/call_paths.rb [--requests 200] [--edges]
-#
-# --edges also lists each case's cross-file calls per request by caller file and callee method.
+#   bundle exec ruby bench/call_paths.rb [--requests 7] [--warmup 50]
+#   HERON_ROOT=/work/main bundle exec ruby bench/call_paths.rb   # the same against another checkout
 
 require "optparse"
 require "socket"
-require "stringio"
 require_relative "lib/results_page"
 
-Bench::ResultsPage.capture("call_paths.md") if $PROGRAM_NAME == __FILE__
+ROOT = File.expand_path(ENV.fetch("HERON_ROOT", File.expand_path("..", __dir__)))
+LIB = File.join(ROOT, "lib", "")
+$LOAD_PATH.unshift(File.join(ROOT, "lib")) # before the bundle's copy, for another checkout
+require File.join(ROOT, "lib/heron")
 
-$LOAD_PATH.unshift(File.expand_path("../lib", __dir__))
-require "heron"
+# Counts one traced window: which lib files ran, which calls crossed files.
+class CallCount
+  # @return [Hash{String => Integer}] calls per lib file entered.
+  attr_reader :files
+  # @return [Hash{Array(String, String) => Integer}] cross-file calls per [caller file, callee file].
+  attr_reader :edges
+  # @return [Integer] Ruby method calls into lib/.
+  attr_reader :calls
+  # @return [Integer] C method calls made from lib/.
+  attr_reader :c_calls
 
-module Bench
-  # See the file's comment.
-  class CallPaths
-    LIB = File.expand_path("../lib", __dir__) + "/"
-    APP = ->(_env) { [200, { "content-type" => "text/plain" }, ["hello"]] }
-    REQUEST = "GET / HTTP/1.1\r\nHost: x\r\n\r\n"
+  def initialize
+    @files = Hash.new(0)
+    @edges = Hash.new(0)
+    @calls = 0
+    @c_calls = 0
+  end
 
-    # Counts :call events of one thread into lib/ files.
-    class Counter
-      attr_reader :calls, :cross, :files, :edges
+  # Runs the block with the count on.
+  # @return [CallCount] self
+  def trace(&block)
+    TracePoint.new(:call, :c_call) { |tp| note(tp) }.enable(&block)
+    self
+  end
 
-      def initialize(thread)
-        @thread = thread
-        @calls = @cross = 0
-        @files = Hash.new(0)
-        @edges = Hash.new(0)
-        @trace = TracePoint.new(:call) { |tp| record(tp) }
-      end
+  # @return [Integer] calls whose caller is in another file.
+  def cross_file = @edges.values.sum
 
-      def count
-        @trace.enable
-        yield
-      ensure
-        @trace.disable
-      end
+  private
 
-      private
-
-      def record(trace)
-        return unless Thread.current.equal?(@thread) && trace.path.start_with?(LIB)
-        @calls += 1
-        @files[trace.path] += 1
-        caller_path = caller_locations(3, 1).first&.absolute_path # [this, the block, the callee, its caller]
-        return if caller_path == trace.path
-        @cross += 1
-        @edges["#{short(caller_path)} -> #{short(trace.path)}##{trace.method_id}"] += 1
-      end
-
-      def short(path) = path.to_s.delete_prefix(LIB).sub(%r{\A.*/gems/([^/]+)/.*\z}, "\\1")
-    end
-
-    def initialize(requests, edges)
-      @requests = requests
-      @edges = edges
-    end
-
-    def run
-      log = StringIO.new
-      config = Heron::Configuration.new(binds: ["tcp://127.0.0.1:0"], log_io: log, error_io: log, quiet: true)
-      @server = Heron::Server.new(APP, config)
-      @server.bind
-      thread = Thread.new { @server.run }
-      @server.wait_until_running(30)
-      socket = TCPSocket.new("127.0.0.1", @server.bound_ports.first)
-      5.times { exchange(socket) } # warm: every path loaded, the connection past its first request
-      rows = [["hot", count(thread) { @requests.times { exchange(socket) } }, @requests],
-              ["parked", count(thread) { parked_requests(socket) }, parked_count]]
-      report(rows)
-    ensure
-      socket&.close
-      @server&.stop(graceful: false)
-      thread&.join(30)
-    end
-
-    private
-
-    def parked_count = [@requests / 10, 5].max
-
-    def parked_requests(socket)
-      parked_count.times do
-        wait_until { @server.parked_count == 1 }
-        exchange(socket)
-        wait_until { @server.parked_count == 1 }
-      end
-    end
-
-    def count(thread, &block)
-      counter = Counter.new(thread)
-      counter.count(&block)
-      counter
-    end
-
-    def exchange(socket)
-      socket.write(REQUEST)
-      head = socket.gets("\r\n\r\n") or raise "connection closed"
-      length = head[/content-length: (\d+)/i, 1].to_i
-      socket.read(length)
-    end
-
-    def wait_until
-      deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + 30
-      sleep 0.002 until yield || Process.clock_gettime(Process::CLOCK_MONOTONIC) > deadline
-    end
-
-    def report(rows)
-      puts "| case | requests | lib files entered | lib calls per request | cross-file calls per request |",
-           "| --- | ---: | ---: | ---: | ---: |"
-      rows.each do |name, counter, requests|
-        puts format("| %s | %d | %d | %.1f | %.1f |", name, requests, counter.files.size,
-                    counter.calls.fdiv(requests), counter.cross.fdiv(requests))
-      end
-      rows.each do |name, counter, requests|
-        puts "", "#{name}: #{counter.files.keys.map { |path| path.delete_prefix(LIB) }.sort.join(', ')}"
-        next unless @edges
-        counter.edges.sort_by { |edge, count| [-count, edge] }.each do |edge, count|
-          puts format("  %6.2f  %s", count.fdiv(requests), edge)
-        end
-      end
-    end
+  def note(tp)
+    return unless tp.path&.start_with?(LIB)
+    return @c_calls += 1 if tp.event == :c_call
+    @calls += 1
+    @files[tp.path] += 1
+    from = caller_locations(3, 1).first&.path.to_s # [0] the hook block, [1] the callee, [2] its caller
+    @edges[[from, tp.path]] += 1 unless from == tp.path
   end
 end
 
-if $PROGRAM_NAME == __FILE__
-  requests = 200
-  edges = false
-  OptionParser.new do |o|
-    o.on("--requests N", Integer) { |n| requests = n }
-    o.on("--edges") { edges = true }
-  end.parse!
-  Bench::CallPaths.new(requests, edges).run
+# One keep-alive connection to an in-process Heron.
+class KeepAliveClient
+  REQUEST = "GET / HTTP/1.1\r\nHost: bench\r\nUser-Agent: call_paths\r\nAccept: */*\r\n\r\n"
+
+  def initialize(port)
+    @socket = TCPSocket.new("127.0.0.1", port)
+    @buffer = +""
+  end
+
+  # Sends a request and reads its whole response.
+  # @return [String] the response's head.
+  def request
+    @socket.write(REQUEST)
+    head = read_until_head
+    read_body(Integer(head[/^content-length: *(\d+)/i, 1]))
+    head
+  end
+
+  def close = @socket.close
+
+  private
+
+  def read_until_head
+    @buffer << @socket.readpartial(16_384) until @buffer.include?("\r\n\r\n")
+    head, @buffer = @buffer.split("\r\n\r\n", 2)
+    head
+  end
+
+  def read_body(length)
+    @buffer << @socket.readpartial(16_384) while @buffer.bytesize < length
+    @buffer = @buffer.byteslice(length..)
+  end
+end
+
+options = { requests: 7, warmup: 50 }
+OptionParser.new do |o|
+  o.on("--requests N", Integer, "measured requests (the median is reported)") { |n| options[:requests] = n }
+  o.on("--warmup N", Integer, "requests before measuring") { |n| options[:warmup] = n }
+end.parse!(ARGV)
+Bench::ResultsPage.capture("call_paths.md")
+
+app = ->(_env) { [200, { "content-type" => "text/plain", "content-length" => "5" }, ["hello"]] }
+null = File.open(File::NULL, "w")
+config = Heron::Configuration.new(binds: ["tcp://127.0.0.1:0"], log_io: null, error_io: null, threads: 1,
+                                  profile: false, metrics: false, control_bind: nil)
+server = Heron::Server.new(app, config)
+server.bind
+thread = Thread.new { server.run }
+server.wait_until_running(10)
+client = KeepAliveClient.new(server.bound_ports.first)
+options[:warmup].times { client.request }
+
+# The window ends once every other thread has been blocked for two looks 2 ms apart: the
+# server has logged and settled the connection (it does so after writing the response) and
+# waits for the next request, well within keepalive_park_after (0.05 s), so nothing parks.
+settled = lambda do
+  quiet = 0
+  until quiet == 2
+    sleep 0.002
+    quiet = Thread.list.all? { |t| t == Thread.current || t.status != "run" } ? quiet + 1 : 0
+  end
+end
+counts = Array.new(options[:requests]) do
+  CallCount.new.trace do
+    client.request
+    settled.call
+  end
+end
+client.close
+server.stop
+thread.join(10)
+
+median = ->(values) { values.sort[values.size / 2] }
+relative = ->(path) { path.start_with?(ROOT) ? path.delete_prefix("#{ROOT}/") : "(#{path.empty? ? 'C' : File.basename(path)})" }
+summary = counts.sort_by(&:cross_file)[counts.size / 2]
+commit = `git -C #{ROOT} rev-parse --short HEAD 2>/dev/null`.strip
+puts "Heron at #{ROOT} (#{commit}), Ruby #{RUBY_VERSION}: one keep-alive HTTP/1.1 GET, hello world, " \
+     "#{options[:warmup]} warm-up requests, #{options[:requests]} measured"
+puts
+puts format("%-32s %8s %8s %8s", "", "median", "min", "max")
+{ "lib files entered" => ->(c) { c.files.size }, "calls into lib/" => :calls.to_proc,
+  "cross-file calls" => :cross_file.to_proc, "C calls from lib/" => :c_calls.to_proc }.each do |label, metric|
+  values = counts.map(&metric)
+  puts format("%-32s %8d %8d %8d", label, median.call(values), values.min, values.max)
+end
+puts
+puts "Files entered (calls), in the median request:"
+summary.files.sort_by { |path, n| [-n, path] }.each { |path, n| puts format("  %5d  %s", n, relative.call(path)) }
+puts
+puts "Cross-file calls by caller -> callee, in the median request:"
+summary.edges.sort_by { |edge, n| [-n, edge] }.each do |(from, to), n|
+  puts format("  %5d  %s -> %s", n, relative.call(from), relative.call(to))
 end

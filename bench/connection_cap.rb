@@ -23,8 +23,9 @@
 require "optparse"
 require "socket"
 require "tmpdir"
-require "fileutils"
 require "etc"
+require_relative "lib/options"
+require_relative "lib/report_file"
 require_relative "lib/servers"
 require_relative "lib/proc_fs"
 
@@ -48,18 +49,15 @@ module Bench
       @servers = servers
       @seconds = seconds
       @out = out
-      @dir = Dir.mktmpdir("heron-bench-connection-cap")
       @rows = []
     end
 
     def run
-      CASES.each do |kase|
-        @servers.each { |name| @rows << [kase.label, name, *measure(kase, name)].tap { |row| warn row.inspect } }
+      Dir.mktmpdir("heron-bench-connection-cap") do |dir|
+        @dir = dir
+        CASES.product(@servers).each { |kase, name| @rows << [kase.label, name, *measure(kase, name)].tap { |row| warn row.inspect } }
       end
-      File.write(@out, report)
-      puts report
-    ensure
-      FileUtils.rm_rf(@dir)
+      Bench::ReportFile.publish(@out, report)
     end
 
     private
@@ -81,10 +79,7 @@ module Bench
     end
 
     def start(name, kase, nofile, hard = Process.getrlimit(:NOFILE)[1])
-      port = ServerProcess.free_port
-      extra = name == "heron" ? kase.heron_extra : []
-      ServerProcess.new(Servers.argv(name, port, "bench/hello.ru", extra), port: port, rlimit_nofile: [nofile, hard].min,
-                        log: File.join(@dir, "#{name}.log"), chdir: ROOT).start
+      Servers.start(name, "bench/hello.ru", name == "heron" ? kase.heron_extra : [], dir: @dir, rlimit_nofile: [nofile, hard].min)
     end
 
     # One GET on a new connection every 50 ms (or as soon as the last one ended) for @seconds.
@@ -199,9 +194,9 @@ if $PROGRAM_NAME == __FILE__
   ARGV_TEXT = ARGV.join(" ")
   options = { servers: %w[heron puma], seconds: 10, out: File.join(Bench::ConnectionCap::ROOT, "bench/results/connection_cap.md") }
   OptionParser.new do |o|
-    o.on("--only LIST", Array) { |list| options[:servers] = list }
+    Bench::Options.only(o, %w[heron puma]) { |list| options[:servers] = list }
     o.on("--seconds N", Float) { |n| options[:seconds] = n }
-    o.on("--out FILE") { |file| options[:out] = file }
+    Bench::Options.out(o) { |path| options[:out] = path }
   end.parse!
   Bench::ConnectionCap.new(**options).run
 end

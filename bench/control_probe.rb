@@ -14,6 +14,7 @@ require "rbconfig"
 require "socket"
 require "tmpdir"
 require_relative "../test/support/free_port"
+require_relative "lib/clock"
 require_relative "lib/results_page"
 
 Bench::ResultsPage.capture("control_probe.md") if $PROGRAM_NAME == __FILE__
@@ -53,14 +54,14 @@ class ControlProbe
   end
 
   def probe(port)
-    started = clock
+    started = Bench::Clock.now
     socket = TCPSocket.new("127.0.0.1", port)
     socket.write("GET /health/live HTTP/1.1\r\nhost: localhost:#{port}\r\n\r\n")
     data = +""
     while socket.wait_readable(15) && (chunk = socket.read_nonblock(4096, exception: false))
       data << chunk if chunk.is_a?(String)
     end
-    data.start_with?("HTTP/1.1 200") ? clock - started : nil
+    data.start_with?("HTTP/1.1 200") ? Bench::Clock.now - started : nil
   ensure
     socket&.close
   end
@@ -86,8 +87,6 @@ class ControlProbe
     end
     abort "heron did not answer on its control port"
   end
-
-  def clock = Process.clock_gettime(Process::CLOCK_MONOTONIC)
 end
 
 counts = [64, 1000]

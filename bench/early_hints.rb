@@ -11,6 +11,7 @@ require "optparse"
 require "stringio"
 require "etc"
 require_relative "../lib/heron"
+require_relative "lib/clock"
 require_relative "lib/proc_fs"
 
 seconds = 5
@@ -36,9 +37,7 @@ def measure(early_hints, send_hint, seconds)
   system("wrk -t1 -c4 -d1s #{url} > /dev/null") # warm-up
   GC.start
   allocated, served = GC.stat(:total_allocated_objects), count
-  started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
-  system("wrk -t1 -c4 -d#{seconds}s #{url} > /dev/null")
-  elapsed = Process.clock_gettime(Process::CLOCK_MONOTONIC) - started
+  elapsed = Bench::Clock.elapsed { system("wrk -t1 -c4 -d#{seconds}s #{url} > /dev/null") }
   requests = count - served
   [(GC.stat(:total_allocated_objects) - allocated).fdiv(requests), requests, requests / elapsed]
 ensure

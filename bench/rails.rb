@@ -30,8 +30,12 @@ require "tmpdir"
 require "fileutils"
 require "etc"
 require "bundler"
+require_relative "lib/options"
+require_relative "lib/report_file"
 require_relative "lib/server_process"
 require_relative "lib/clock"
+require_relative "lib/heron_attack"
+require_relative "lib/machine"
 require_relative "lib/proc_fs"
 require_relative "lib/wrk"
 require_relative "rails_app/app_files"
@@ -41,7 +45,6 @@ require_relative "../test/support/postgres"
 # Runs the scenarios against each server and writes the markdown report.
 class RailsBench
   ROOT = File.expand_path("..", __dir__)
-  ATTACK = ["-I#{ROOT}/lib", "-I#{ROOT}/heron-attack/lib", "-e", 'require "heron/attack"; exit Heron::Attack::CLI.new(ARGV).run', "--"].freeze
   SERVERS = %w[heron puma puma-tuned falcon].freeze
   TIMEOUT = 30 # seconds heron attack waits for one answer (a typical router's limit); bounds each row
 
@@ -69,20 +72,19 @@ class RailsBench
       db_rows if @only.include?("db")
       json_rows if @only.include?("json")
     end
-    File.write(@out, markdown)
-    puts markdown
+    Bench::ReportFile.publish(@out, markdown)
   end
 
   private
 
   def parse(argv)
     OptionParser.new do |o|
-      o.on("--rates LIST", Array, "sleep rows' offered rates (default 10,100,300,1000)") { |v| @rates = v.map { |r| Integer(r) } }
+      Bench::Options.rates(o, @rates) { |rates| @rates = rates }
       o.on("--seconds N", Integer, "seconds per row (default 10)") { |v| @seconds = v }
       o.on("--only LIST", Array, "scenarios: sleep, db, json") { |v| @only = v }
       o.on("--servers LIST", Array, "servers: #{SERVERS.join(', ')}") { |v| @servers = v }
       o.on("--tuned-threads N", Integer, "puma-tuned's threads and pool (default 50)") { |v| @tuned = v }
-      o.on("--out FILE", "markdown output") { |v| @out = v }
+      Bench::Options.out(o) { |path| @out = path }
     end.parse!(argv)
   end
 
@@ -187,14 +189,10 @@ class RailsBench
 
   # @return [RailsApp::AttackRow]
   def attack(server, path, rate)
-    json = File.join(@app, "tmp/attack.json")
-    File.delete(json) if File.exist?(json)
     cpu = server.tree_cpu_seconds
-    args = [server.url(path), "--rate", rate.to_s, "--duration", @seconds.to_s, "--timeout", "#{TIMEOUT}s", "--json", json]
-    system(RbConfig.ruby, *ATTACK, *args, chdir: ROOT, out: File::NULL, exception: false)
-    raise "heron attack wrote no report for #{path} at #{rate}/s" unless File.exist?(json)
-
-    RailsApp::AttackRow.new(JSON.parse(File.read(json)), planned: rate * @seconds, cpu_seconds: server.tree_cpu_seconds - cpu)
+    args = [server.url(path), "--rate", rate.to_s, "--duration", @seconds.to_s, "--timeout", "#{TIMEOUT}s"]
+    report = Bench::HeronAttack.report(args, json: File.join(@app, "tmp/attack.json"))
+    RailsApp::AttackRow.new(report, planned: rate * @seconds, cpu_seconds: server.tree_cpu_seconds - cpu)
   end
 
   # @return [Array] req/s, requests per server CPU-second, the server's CPU and run-queue
@@ -209,7 +207,7 @@ class RailsBench
      r.p99_ms.round(1), r.errors]
   end
 
-  def loadavg = Bench::ProcFS.load_averages.join(" ")
+  def loadavg = Bench::Machine.load
 
   def loadavg1 = Bench::ProcFS.load_averages.first
 
@@ -232,11 +230,6 @@ class RailsBench
     "Not offered (the row before had more than 10% failures): #{@skipped.join('; ')}."
   end
 
-  def machine
-    cpu = Bench::ProcFS.cpu_model
-    "#{Etc.nprocessors} CPUs (#{cpu}), #{RUBY_DESCRIPTION}"
-  end
-
   def table(header, rows)
     ["| #{header.join(' | ')} |", "|#{'---|' * header.size}", *rows.map { |row| "| #{row.join(' | ')} |" }].join("\n")
   end
@@ -245,7 +238,7 @@ class RailsBench
     <<~MD
       # Rails 7.1 on PostgreSQL, production: Heron, Puma, Falcon
 
-      - Date: #{Time.now.utc.strftime('%Y-%m-%d %H:%M UTC')}; machine: #{machine}; load average at start #{@load_before}, at the end #{loadavg}
+      - Date: #{Time.now.utc.strftime('%Y-%m-%d %H:%M UTC')}; machine: #{Bench::Machine.summary}; load average at start #{@load_before}, at the end #{loadavg}
         (the machine is shared: each row gives the 1-minute load average when it started; prefer the per-CPU-second columns).
       - Command: `HERON_RAILS_GEM_HOME=… bundle exec ruby bench/rails.rb #{@argv_text}`; #{versions}.
       - App: bench/rails_app/app_files.rb (a generated-style API app: `pool: <%= ENV.fetch("RAILS_MAX_THREADS") { 5 } %>`,

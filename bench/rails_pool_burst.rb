@@ -17,6 +17,7 @@ require "rbconfig"
 require_relative "../test/support/rails_burst_app"
 require_relative "../test/support/postgres"
 require_relative "../test/support/free_port"
+require_relative "lib/clock"
 
 module Bench
   # Runs each server on each database through both scenarios and prints one row per run.
@@ -55,7 +56,7 @@ module Bench
         RailsBurstApp.write(dir, yml)
         File.write(File.join(dir, "config/heron.rb"), how) if how.is_a?(String)
         port = FreePort.free_port
-        env = env.merge(RailsBurstApp.env(@gem_home, environment), "RUBYLIB" => File.join(ROOT, "lib"))
+        env = env.merge(RailsApp.env(@gem_home, environment), "RUBYLIB" => File.join(ROOT, "lib"))
         pid = unbundled { Process.spawn(env, *argv(how, port, environment), chdir: dir, %i[out err] => File.join(dir, "server.log"), pgroup: true) }
         begin
           wait_up(port)
@@ -81,21 +82,21 @@ module Bench
     end
 
     def wait_up(port)
-      deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + 120
+      deadline = Bench::Clock.now + 120
       begin
         get(port, "/up")
       rescue SystemCallError, IOError
-        raise "server did not come up" if Process.clock_gettime(Process::CLOCK_MONOTONIC) > deadline
+        raise "server did not come up" if Bench::Clock.now > deadline
         sleep 0.2
         retry
       end
     end
 
     def fire(port, scenario)
-      started = clock
+      started = Bench::Clock.now
       holds = Array.new(HOLDS) { Thread.new { timed { get(port, "/hold") } } }
       naps = scenario == :mixed ? Array.new(NAPS) { Thread.new { timed { get(port, "/nap?of=0") } } } : []
-      { holds: holds.map(&:value), naps: naps.map(&:value), total: clock - started }
+      { holds: holds.map(&:value), naps: naps.map(&:value), total: Bench::Clock.now - started }
     end
 
     def row(server, database, scenario, result)
@@ -113,11 +114,11 @@ module Bench
     end
 
     def timed
-      started = clock
+      started = Bench::Clock.now
       code = yield.code
-      [code, clock - started]
+      [code, Bench::Clock.now - started]
     rescue StandardError => e
-      [e.class.name, clock - started]
+      [e.class.name, Bench::Clock.now - started]
     end
 
     def get(port, path)
@@ -125,8 +126,6 @@ module Bench
     end
 
     def seconds(value) = format("%.1f s", value)
-
-    def clock = Process.clock_gettime(Process::CLOCK_MONOTONIC)
   end
 end
 

@@ -23,6 +23,7 @@ require "optparse"
 require "rbconfig"
 require "time"
 require "tmpdir"
+require_relative "lib/clock"
 require_relative "lib/deployment_configs"
 require_relative "lib/proc_fs"
 require_relative "lib/results_page"
@@ -235,9 +236,9 @@ class ScaleOut
   end
 
   def wait(what, timeout: 60)
-    deadline = monotonic + timeout
+    deadline = Bench::Clock.now + timeout
     until yield
-      raise "timed out waiting until #{what}" if monotonic > deadline
+      raise "timed out waiting until #{what}" if Bench::Clock.now > deadline
       sleep 0.2
     end
   end
@@ -252,7 +253,7 @@ class ScaleOut
                            "--per-request", "--json", @report, "--csv", File.join(@dir, "attack.csv"),
                            log: @requests)
     wait("the attack starts") { File.size?(@requests) }
-    @t0 = monotonic - 1.0 / @options[:rate] # the first line arrives about one request after the start
+    @t0 = Bench::Clock.now - 1.0 / @options[:rate] # the first line arrives about one request after the start
     pid
   end
 
@@ -267,11 +268,11 @@ class ScaleOut
   end
 
   def phase(name)
-    from = now
+    from = since_start
     yield
     pause(1) unless name == "tail" # the requests a change touched have completed
-    @phases << { name: name, from: from, to: name == "tail" ? DURATION : now }
-    warn format("%6.1fs  %s done", now, name)
+    @phases << { name: name, from: from, to: name == "tail" ? DURATION : since_start }
+    warn format("%6.1fs  %s done", since_start, name)
   end
 
   def hot_restart(host)
@@ -310,12 +311,11 @@ class ScaleOut
   def pause(seconds) = sleep(seconds)
 
   def pause_until(second)
-    sleep([second - now, 0].max)
+    sleep([second - since_start, 0].max)
   end
 
-  def now = monotonic - @t0
-
-  def monotonic = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+  # @return [Float] seconds since the load began.
+  def since_start = Bench::Clock.now - @t0
 
   def report
     results = File.readlines(@requests).filter_map do |line|

@@ -30,14 +30,17 @@ require "optparse"
 require "rbconfig"
 require "tmpdir"
 require "etc"
+require_relative "lib/options"
+require_relative "lib/report_file"
 require_relative "lib/server_process"
 require_relative "lib/clock"
+require_relative "lib/heron_attack"
+require_relative "lib/machine"
 require_relative "lib/proc_fs"
 
 # Runs the rows and writes the markdown report.
 class SlowRequests
   ROOT = File.expand_path("..", __dir__)
-  ATTACK = ["-Ilib", "-Iheron-attack/lib", "-e", 'require "heron/attack"; exit Heron::Attack::CLI.new(ARGV).run', "--"].freeze
   SERVER = %w[bundle exec exe/heron -q -e production --control-bind tcp://127.0.0.1:0].freeze
 
   def initialize(argv)
@@ -60,15 +63,14 @@ class SlowRequests
       gc_row(dir, @server_env) if @server_env
       row("h2load (connection per request)", @cross_check, dir) { |url| h2load(url, @cross_check, dir) } if @cross_check
     end
-    File.write(@out, markdown)
-    puts markdown
+    Bench::ReportFile.publish(@out, markdown)
   end
 
   private
 
   def parse(argv)
     OptionParser.new do |o|
-      o.on("--rates LIST", Array, "offered rates (default 1000,2000,5000)") { |v| @rates = v.map { |r| Integer(r) } }
+      Bench::Options.rates(o, @rates) { |rates| @rates = rates }
       o.on("--duration SECONDS", Integer, "seconds per row (default 10)") { |v| @duration = v }
       o.on("--processes N", Integer, "heron attack --processes (default 2)") { |v| @processes = v }
       o.on("--max-connections N", Integer, "the server's max_connections (default 12000)") { |v| @max_connections = v }
@@ -77,7 +79,7 @@ class SlowRequests
       o.on("--gc-init-slots N", Integer, "add a row with the server's RUBY_GC_HEAP_INIT_SLOTS=N") { |v| @gc_init_slots = v }
       o.on("--server-env LIST", Array, "add a row with these K=V in the server's environment") { |v| @server_env = pairs(v) }
       o.on("--attack-env LIST", Array, "run heron attack with these K=V in its environment") { |v| @attack_env = pairs(v) }
-      o.on("--out FILE", "markdown output") { |v| @out = v }
+      Bench::Options.out(o) { |path| @out = path }
     end.parse!(argv)
   end
 
@@ -145,9 +147,8 @@ class SlowRequests
     json = File.join(dir, "attack-#{rate}.json")
     @attack_command = "#{@attack_env&.map { |k, v| "#{k}=#{v} " }&.join}heron attack URL --rate R --duration #{@duration} " \
                       "--processes #{@processes} --json FILE"
-    args = [url, "--rate", rate.to_s, "--duration", @duration.to_s, "--processes", @processes.to_s, "--json", json]
-    system(@attack_env || {}, RbConfig.ruby, *ATTACK, *args, chdir: ROOT, out: File::NULL, exception: false)
-    r = JSON.parse(File.read(json))
+    args = [url, "--rate", rate.to_s, "--duration", @duration.to_s, "--processes", @processes.to_s]
+    r = Bench::HeronAttack.report(args, json: json, env: @attack_env || {})
     failed = r.dig("requests", "errors") + r.dig("requests", "sent") - r.dig("requests", "ok")
     [r.dig("rate", "achieved").round, *%w[p50 p99 max].map { |p| r.dig("latency_ms", "corrected", p).round }, failed,
      r.dig("lateness_ms", "p50"), r.dig("lateness_ms", "p99").round(1), r.dig("generator", "cpu_us_per_request"),
@@ -173,14 +174,7 @@ class SlowRequests
     [((rows.size - 1) * 1e6 / (starts[1] - starts[0])).round, at.call(0.5), at.call(0.99), at.call(1.0), failed, "-", "-", "-", "-"]
   end
 
-  def loadavg
-    Bench::ProcFS.load_averages.join(" ")
-  end
-
-  def machine
-    cpu = Bench::ProcFS.cpu_model
-    "#{Etc.uname[:sysname]} #{Etc.uname[:release]}, #{Etc.nprocessors} CPUs (#{cpu}), #{RUBY_DESCRIPTION}"
-  end
+  def loadavg = Bench::Machine.load
 
   def markdown
     header = "| tool | max_connections | offered /s | achieved /s | p50 ms | p99 ms | max ms | errors | " \
@@ -190,7 +184,7 @@ class SlowRequests
       # Slow requests: 1 s sleeps in one Heron process
 
       - Date: #{Time.now.utc.strftime('%Y-%m-%d %H:%M UTC')}
-      - Machine: #{machine}; load average (1/5/15 min) at start #{@load_before}, at the end #{loadavg}.
+      - Machine: #{Bench::Machine.summary}; load average (1/5/15 min) at start #{@load_before}, at the end #{loadavg}.
         The server and the load generator share the machine; other jobs were running.
       - Command: `bundle exec ruby bench/slow_requests.rb #{@argv_text}`
       - Server (fresh for each row): `#{@server_command}` (`bench/sleep.ru`: `sleep 1`, then "ok"); RSS after start #{(@start_rss.to_i / 1024.0).round} MB.

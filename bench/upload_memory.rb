@@ -16,9 +16,11 @@
 #     [--apps /buffer,/read] [--out FILE]
 require "optparse"
 require "tmpdir"
-require "fileutils"
+require_relative "lib/options"
+require_relative "lib/report_file"
 require_relative "lib/servers"
-require_relative "lib/proc_fs"
+require_relative "lib/body_file"
+require_relative "lib/machine"
 
 module Bench
   # Runs the cases and writes bench/results/upload_memory.md.
@@ -39,21 +41,18 @@ module Bench
       @concurrency = concurrency
       @servers = servers
       @out = out
-      @dir = Dir.mktmpdir("heron-bench-upload-memory")
       @rows = []
     end
 
     def run
-      file = body_file(UPLOAD_MIB)
-      @apps.each do |path|
-        @concurrency.each do |count|
-          @servers.each { |variant| @rows << [path, count, variant, *measure(variant, path, count, file)].tap { |row| warn row.inspect } }
+      Dir.mktmpdir("heron-bench-upload-memory") do |dir|
+        @dir = dir
+        file = body_file(UPLOAD_MIB)
+        @apps.product(@concurrency, @servers).each do |path, count, variant|
+          @rows << [path, count, variant, *measure(variant, path, count, file)].tap { |row| warn row.inspect }
         end
       end
-      File.write(@out, report)
-      puts report
-    ensure
-      FileUtils.rm_rf(@dir)
+      Bench::ReportFile.publish(@out, report)
     end
 
     private
@@ -72,17 +71,10 @@ module Bench
 
     def start(variant)
       name, extra, = VARIANTS.fetch(variant)
-      port = ServerProcess.free_port
-      ServerProcess.new(Servers.argv(name, port, "bench/uploads.ru", extra), port: port,
-                        log: File.join(@dir, "#{variant}.log"), chdir: ROOT).start
+      Servers.start(name, "bench/uploads.ru", extra, dir: @dir, label: variant)
     end
 
-    # A sparse file of zeros of the given size.
-    def body_file(mebibytes)
-      path = File.join(@dir, "#{mebibytes}mib.bin")
-      File.open(path, "wb") { |f| f.truncate(mebibytes * MIB) } unless File.exist?(path)
-      path
-    end
+    def body_file(mebibytes) = BodyFile.zeros(@dir, mebibytes * MIB)
 
     # Sends `count` uploads at once, each from its own curl, and checks each answer is the size.
     def upload(server, path, file, count, curl = [])
@@ -100,7 +92,7 @@ module Bench
 
         #{Time.now.utc.strftime('%Y-%m-%d %H:%M')} UTC, `bundle exec ruby bench/upload_memory.rb #{ARGV_TEXT}`,
         Heron at #{`git -C #{ROOT} rev-parse --short HEAD`.strip}, Ruby #{RUBY_VERSION}, #{Etc.nprocessors} cores
-        (load average #{Bench::ProcFS.load_averages.join(' ')} at the end). Each row: a fresh
+        (load average #{Machine.load} at the end). Each row: a fresh
         server, a 1 MiB warm-up upload, then N concurrent uploads of #{UPLOAD_MIB} MiB (Content-Length,
         curl `-T`, no `Expect`). `heron` has the defaults (`body_memory_limit` 256 MiB per reactor
         thread, `body_spool_threshold` 128 KiB); `heron-unlimited` is `--body-memory-limit unlimited`
@@ -122,9 +114,9 @@ if $PROGRAM_NAME == __FILE__
   options = { concurrency: [1, 4, 16], servers: Bench::UploadMemory::DEFAULT_VARIANTS, out: File.join(Bench::UploadMemory::ROOT, "bench/results/upload_memory.md") }
   OptionParser.new do |o|
     o.on("--concurrency LIST", Array) { |list| options[:concurrency] = list.map(&:to_i) }
-    o.on("--only LIST", Array) { |list| options[:servers] = list }
+    Bench::Options.only(o, Bench::UploadMemory::VARIANTS.keys) { |list| options[:servers] = list }
     o.on("--apps LIST", Array) { |list| options[:apps] = list }
-    o.on("--out FILE") { |file| options[:out] = file }
+    Bench::Options.out(o) { |path| options[:out] = path }
   end.parse!
   Bench::UploadMemory.new(**options).run
 end

@@ -18,7 +18,9 @@
 require "optparse"
 require "tmpdir"
 require "fileutils"
+require_relative "lib/options"
 require_relative "lib/servers"
+require_relative "lib/body_file"
 require_relative "lib/results_page"
 
 Bench::ResultsPage.capture("uploads.md") if $PROGRAM_NAME == __FILE__
@@ -90,18 +92,9 @@ module Bench
       server&.stop
     end
 
-    def start(name)
-      port = ServerProcess.free_port
-      ServerProcess.new(Servers.argv(name, port, "bench/uploads.ru", EXTRA.fetch(name)), port: port,
-                        log: File.join(@dir, "#{name}.log"), chdir: File.expand_path("..", __dir__)).start
-    end
+    def start(name) = Servers.start(name, "bench/uploads.ru", EXTRA.fetch(name), dir: @dir)
 
-    # A file of zeros (sparse, so a GB costs no disk writes) of the given size.
-    def body_file(megabytes)
-      path = File.join(@dir, "#{megabytes}mb.bin")
-      File.open(path, "wb") { |f| f.truncate(megabytes * 1024 * 1024) } unless File.exist?(path)
-      path
-    end
+    def body_file(megabytes) = BodyFile.zeros(@dir, megabytes * 1024 * 1024)
 
     # Sends `count` uploads, `concurrency` at a time, and checks each answer is the byte count.
     def upload(server, kase, file, count, concurrency)
@@ -123,7 +116,7 @@ if $PROGRAM_NAME == __FILE__
   options = { servers: %w[heron puma falcon], rounds: 1 }
   OptionParser.new do |o|
     o.on("--rounds N", Integer) { |n| options[:rounds] = n }
-    o.on("--only LIST", Array) { |list| options[:servers] = list }
+    Bench::Options.only(o, Bench::Uploads::EXTRA.keys) { |list| options[:servers] = list }
   end.parse!
   Bench::Uploads.new(**options).run
 end

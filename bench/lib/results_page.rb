@@ -1,7 +1,7 @@
 # frozen_string_literal: true
 
 require "etc"
-require_relative "proc_fs"
+require_relative "machine"
 
 module Bench
   # Writes what a benchmark script prints into its results page in bench/results/, so every
@@ -19,9 +19,11 @@ module Bench
 
     # Tees $stdout from here on and, when the script exits successfully, writes what it printed
     # into the page between the markers, under a line with the date, command and load average.
+    # Nothing is written when the script was asked for its help.
     # @param page [String] the page's file name in bench/results/.
     # @return [void]
     def capture(page)
+      return if ARGV.intersect?(%w[-h --help]) # a help text is not a run
       command = "bundle exec ruby #{$PROGRAM_NAME.sub("#{File.expand_path('../..', __dir__)}/", '')} #{ARGV.join(' ')}".strip
       started = [Time.now.utc, loadavg]
       tee = Tee.new($stdout)
@@ -53,7 +55,7 @@ module Bench
       MD
     end
 
-    def loadavg = ProcFS.load_averages.join(" ")
+    def loadavg = Machine.load
 
     # Writes to the real $stdout and keeps a copy.
     class Tee

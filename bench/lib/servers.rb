@@ -26,5 +26,19 @@ module Bench
       else raise ArgumentError, "unknown server #{name}"
       end
     end
+
+    # Starts one of them on a free port from the repository's root, logging to `dir/LABEL.log`.
+    # @param name [String] as for {.argv}.
+    # @param app [String] the rackup file, relative to the root.
+    # @param extra [Array<String>] more options for that server.
+    # @param dir [String] where its log goes.
+    # @param label [String] the log's name.
+    # @param options [Hash] more for {ServerProcess#initialize} (rlimit_nofile:, env:).
+    # @return [ServerProcess] started (it answers on its port).
+    def start(name, app, extra = [], dir:, label: name, **options)
+      port = ServerProcess.free_port
+      ServerProcess.new(argv(name, port, app, extra), port: port, log: File.join(dir, "#{label}.log"),
+                                                      chdir: File.expand_path("../..", __dir__), **options).start
+    end
   end
 end

@@ -330,37 +330,21 @@ module Heron
     end
 
     def hot_restart
-      return @logger.warn("SIGUSR2 ignored: a hot restart is under way") if @hot_restart
-      return if @stopping
-      @notifier.reloading
-      @hot_restart = Launcher::HotRestart.new(@binder.by_key.merge(@control.handover), @logger).start
+      return if Launcher::HotRestart.ignored?(@logger, under_way: !@hot_restart.nil?, stopping: @stopping)
+      @hot_restart = Launcher::HotRestart.new(@binder, @control, @notifier, @logger, role: "master").start
     end
 
     def hot_restart_answer
       answer = @hot_restart.poll or return
       restart = @hot_restart
-      restart.close
       @hot_restart = nil
-      return handed_over if answer == :ready
-      restart.cancelled? ? hot_restart_cancelled(restart) : hot_restart_failed
+      restart.finish(5) if restart.conclude(answer, status) { handed_over } == :cancelled
     end
 
-    def hot_restart_cancelled(restart)
-      @logger.info("hot restart cancelled by the stop: the new master (pid #{restart.pid}) ended before serving")
-      restart.finish(5)
-    end
-
+    # The new master is the service now: this one drains.
     def handed_over
-      @logger.info("hot restart: the new master serves; draining this one")
-      @binder.handed_over!
-      @control.handed_over!
       @handed_over = true
       stop("TERM")
-    end
-
-    def hot_restart_failed
-      @logger.error("hot restart failed: the new process exited before serving; this one keeps serving")
-      @notifier.ready(status: status)
     end
   end
 end

@@ -95,34 +95,14 @@ module Heron
 
     # Runs on the signal handler's thread: waits for the new process, then drains this one.
     def hot_restart(server, binder, control)
-      return @logger.warn("SIGUSR2 ignored: a hot restart is under way") if @restarting
-      return @logger.warn("SIGUSR2 ignored: this server is stopping") if server.draining?
+      return if HotRestart.ignored?(@logger, under_way: @restarting, stopping: server.draining?)
       @restarting = true
-      @notifier.reloading
-      restart = @restart = HotRestart.new(binder.by_key.merge(control.handover), @logger).start
+      restart = @restart = HotRestart.new(binder, control, @notifier, @logger, role: "process").start
       restart.cancel if server.draining? # a stop that came while it was being spawned
-      return handed_over(server, binder, control) if restart.wait == :ready
-      restart.cancelled? ? restart_cancelled(restart) : restart_failed
+      outcome = restart.conclude(restart.wait, "serving") { server.stop(graceful: true) }
+      @restarting = false if outcome == :failed
     ensure
       restart&.close
-    end
-
-    # The control listener closes first: from now on the new process answers health checks.
-    def handed_over(server, binder, control)
-      @logger.info("hot restart: the new process serves; draining this one")
-      control.handed_over!
-      binder.handed_over!
-      server.stop(graceful: true)
-    end
-
-    def restart_cancelled(restart)
-      @logger.info("hot restart cancelled by the stop: the new process (pid #{restart.pid}) ends before serving")
-    end
-
-    def restart_failed
-      @restarting = false
-      @logger.error("hot restart failed: the new process exited before serving; this one keeps serving")
-      @notifier.ready(status: "serving")
     end
 
     def load_metrics

@@ -112,7 +112,7 @@ class PoolWaitTest < Minitest::Test
       RailsBurstApp.write(dir, database_yml)
       File.write(File.join(dir, "config/heron.rb"), heron_rb) if heron_rb
       port = free_port
-      env = env.merge(RailsBurstApp.env(@gem_home, environment))
+      env = env.merge(RailsApp.env(@gem_home, environment))
       argv = [RbConfig.ruby, File.join(ROOT, "exe/heron"), "-e", environment, "--no-metrics", "-b", "tcp://127.0.0.1:#{port}", "config.ru"]
       serving(env, argv, chdir: dir) do |log|
         up = get_when_up(port, "/up", log)

@@ -5,6 +5,7 @@ require "tmpdir"
 require "json"
 require_relative "../support/install_helper"
 require_relative "../support/postgres"
+require_relative "../support/rails_app"
 
 # A real Rails 7.1 API app with ActiveRecord, started with `heron` (Rails is not in the bundle:
 # bin/setup-rails installs it into tmp/rails-gems and bin/test points HERON_RAILS_GEM_HOME at it).
@@ -16,29 +17,10 @@ class RailtieTest < Minitest::Test
   include InstallHelper
 
   REQUESTS = 200
+  ROUTES = 'get "/hold/:id" => "holds#show"; get "/boot" => "holds#boot"'
 
   APP = {
-    "config/application.rb" => <<~'RUBY',
-      require "rails"
-      require "active_record/railtie"
-      require "action_controller/railtie"
-      require "heron" # what Bundler.require does for `gem "heron"`
-      BOOT_ID = "#{Process.pid}-#{Process.clock_gettime(Process::CLOCK_MONOTONIC, :nanosecond)}"
-      class HeronRailtieCheck < Rails::Application
-        config.load_defaults 7.1
-        config.api_only = true
-        config.root = File.expand_path("..", __dir__)
-        config.eager_load = false
-        config.secret_key_base = "x" * 64
-        config.hosts.clear
-        config.logger = ActiveSupport::Logger.new(File.expand_path("../log/app.log", __dir__))
-        routes.append do
-          get "/hold/:id" => "holds#show"
-          get "/boot" => "holds#boot"
-        end
-      end
-    RUBY
-    "config/environment.rb" => %(require_relative "application"\nRails.application.initialize!\n),
+    "config/initializers/boot_id.rb" => 'BOOT_ID = "#{Process.pid}-#{Process.clock_gettime(Process::CLOCK_MONOTONIC, :nanosecond)}"',
     "config/database.yml" => <<~YAML,
       development:
         adapter: sqlite3
@@ -50,7 +32,6 @@ class RailtieTest < Minitest::Test
         pool: 5
         checkout_timeout: 60
     YAML
-    "config.ru" => %(require_relative "config/environment"\nrun Rails.application\n),
     "app/models/current.rb" => "class Current < ActiveSupport::CurrentAttributes\n  attribute :request_id\nend\n",
     "app/controllers/holds_controller.rb" => <<~'RUBY',
       class HoldsController < ActionController::API
@@ -114,13 +95,6 @@ class RailtieTest < Minitest::Test
   def test_rails_server_dash_u_heron_restarts_on_restart_txt
     Dir.mktmpdir("heron-rails") do |dir|
       write_app(dir)
-      File.write(File.join(dir, "bin/rails"), <<~RUBY)
-        #!#{RbConfig.ruby}
-        $LOAD_PATH.unshift(#{File.join(ROOT, 'lib').inspect})
-        APP_PATH = File.expand_path("../config/application", __dir__)
-        require "rails/commands"
-      RUBY
-      File.chmod(0o755, File.join(dir, "bin/rails"))
       File.write(File.join(dir, "config/heron.rb"), "metrics false # its fixed development port may be taken\n")
       port = free_port
       serving(rails_env("development"), %W[bin/rails server -u heron -b 127.0.0.1 -p #{port}], chdir: dir) do |log|
@@ -145,9 +119,7 @@ class RailtieTest < Minitest::Test
 
   private
 
-  def rails_env(environment)
-    { "RAILS_ENV" => environment, "GEM_HOME" => @gem_home, "GEM_PATH" => [@gem_home, *Gem.path].join(File::PATH_SEPARATOR) }
-  end
+  def rails_env(environment) = RailsApp.env(@gem_home, environment)
 
   def with_rails_app(environment, env)
     Dir.mktmpdir("heron-rails") do |dir|
@@ -186,11 +158,5 @@ class RailtieTest < Minitest::Test
     nil
   end
 
-  def write_app(dir)
-    APP.each do |path, text|
-      FileUtils.mkdir_p(File.dirname(File.join(dir, path)))
-      File.write(File.join(dir, path), text)
-    end
-    %w[tmp log db bin].each { |sub| FileUtils.mkdir_p(File.join(dir, sub)) }
-  end
+  def write_app(dir) = RailsApp.write(dir, railties: %w[active_record action_controller], routes: ROUTES, files: APP)
 end

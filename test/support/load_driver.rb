@@ -2,6 +2,7 @@
 
 require "json"
 require "net/http"
+require_relative "../../lib/heron/clock"
 
 # The core's own load for its restart tests (the core's tests run without heron-attack): an open
 # loop of GETs at a fixed rate, each on a new connection in a thread of its own, so a slow answer
@@ -10,6 +11,8 @@ require "net/http"
 # requests sent, answers by status, errors by class with a few samples) when every request has
 # ended.
 class LoadDriver
+  include Heron::Clock
+
   TIMEOUT = 20 # seconds a request may take: a restart under a loaded machine can be slow
   SAMPLES = 5
 
@@ -60,8 +63,6 @@ class LoadDriver
       end
     end
   end
-
-  def now = Process.clock_gettime(Process::CLOCK_MONOTONIC)
 end
 
 if $PROGRAM_NAME == __FILE__

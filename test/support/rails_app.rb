@@ -7,7 +7,7 @@ require "rbconfig"
 # Writes a small real Rails 7.1 API app into a directory, for tests that start it with `heron`,
 # `rackup -s heron` or `bin/rails server -u heron`. Rails itself comes from
 # HERON_RAILS_GEM_HOME (bin/setup-rails fills it); {#rails_env} points a child process at it.
-# Used with InstallHelper (its #write_files and #serving).
+# Used with InstallHelper (its #serving); {.write} and {.env} serve code that does not include it.
 module RailsApp
   LIB = File.expand_path("../../lib", __dir__)
   # For heron-profiler's Rails tests: the app runs as one with heron-profiler in its Gemfile's
@@ -42,17 +42,23 @@ module RailsApp
     @gem_home = ENV["HERON_RAILS_GEM_HOME"] or skip "Rails is not installed (bin/setup-rails installs it; bin/test runs it)"
   end
 
+  # Writes the app into `dir`.
   # @param dir [String]
   # @param railties [Array<String>] e.g. ["active_record", "action_controller"].
   # @param routes [String] the body of `routes.append { }`.
   # @param files [Hash{String => String}] more files (controllers, database.yml), by path.
   # @return [String] dir
-  def write_rails_app(dir, railties:, routes:, files: {})
+  def write_rails_app(dir, railties:, routes:, files: {}) = RailsApp.write(dir, railties: railties, routes: routes, files: files)
+
+  # The same as {#write_rails_app}, for code that does not include the module (bench scripts,
+  # other fixtures).
+  # @return [String] dir
+  def self.write(dir, railties:, routes:, files: {})
     requires = railties.map { |name| %(require "#{name}/railtie") }.join("\n")
     app = <<~RUBY
       require "rails"
       #{requires}
-      require "heron"
+      require "heron" # what Bundler.require does for `gem "heron"`
       class HeronTestApp < Rails::Application
         config.load_defaults 7.1
         config.api_only = true
@@ -64,13 +70,24 @@ module RailsApp
         routes.append { #{routes} }
       end
     RUBY
-    write_files(dir, { "config/application.rb" => app,
-                       "config/environment.rb" => %(require_relative "application"\nRails.application.initialize!\n),
-                       "config.ru" => %(require_relative "config/environment"\nrun Rails.application\n),
-                       "bin/rails" => bin_rails, **files })
+    { "config/application.rb" => app, "config/environment.rb" => %(require_relative "application"\nRails.application.initialize!\n),
+      "config.ru" => %(require_relative "config/environment"\nrun Rails.application\n), "bin/rails" => bin_rails, **files }.each do |path, text|
+      FileUtils.mkdir_p(File.dirname(File.join(dir, path)))
+      File.write(File.join(dir, path), text)
+    end
     File.chmod(0o755, File.join(dir, "bin/rails"))
     %w[tmp/pids log db].each { |sub| FileUtils.mkdir_p(File.join(dir, sub)) }
     dir
+  end
+
+  # @return [String] bin/rails for an app that finds Heron in this checkout's lib/.
+  def self.bin_rails
+    <<~RUBY
+      #!#{RbConfig.ruby}
+      $LOAD_PATH.unshift(#{LIB.inspect})
+      APP_PATH = File.expand_path("../config/application", __dir__)
+      require "rails/commands"
+    RUBY
   end
 
   # Serves the QUERIES_APP with a launcher (`config/heron.rb`: no metrics, no control listener).
@@ -88,8 +105,12 @@ module RailsApp
   # @param environment [String] RAILS_ENV.
   # @param profiler [Boolean] whether heron-profiler is on the app's load path.
   # @return [Hash{String => String, nil}] the environment of a child process that runs the app.
-  def rails_env(environment, profiler: false)
-    { "RAILS_ENV" => environment, "GEM_HOME" => @gem_home, "GEM_PATH" => [@gem_home, *Gem.path].join(File::PATH_SEPARATOR),
+  def rails_env(environment, profiler: false) = RailsApp.env(@gem_home, environment, profiler: profiler)
+
+  # @param gem_home [String] where bin/setup-rails installed Rails.
+  # @return [Hash{String => String, nil}] as {#rails_env}, for code that does not include the module.
+  def self.env(gem_home, environment, profiler: false)
+    { "RAILS_ENV" => environment, "GEM_HOME" => gem_home, "GEM_PATH" => [gem_home, *Gem.path].join(File::PATH_SEPARATOR),
       "RUBYLIB" => (PROFILER_LIB if profiler) }
   end
 
@@ -103,16 +124,5 @@ module RailsApp
     when :rackup then [RbConfig.ruby, "-I", LIB, File.join(@gem_home, "bin/rackup"), "-s", "heron", "-o", host, "-p", port.to_s, "config.ru"]
     else %W[bin/rails server -u heron -b #{host} -p #{port}]
     end
-  end
-
-  private
-
-  def bin_rails
-    <<~RUBY
-      #!#{RbConfig.ruby}
-      $LOAD_PATH.unshift(#{LIB.inspect})
-      APP_PATH = File.expand_path("../config/application", __dir__)
-      require "rails/commands"
-    RUBY
   end
 end

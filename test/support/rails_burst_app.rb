@@ -1,42 +1,15 @@
 # frozen_string_literal: true
 
-require "fileutils"
+require_relative "rails_app"
 
 # The Rails 7.1 API app that test/heron/pool_wait_test.rb and bench/rails_pool_burst.rb serve
-# (issue 27): its config/database.yml is the one `rails new` writes (pool 5, checkout_timeout
-# left at 5 s), and its controller holds a connection (`/hold`) or sleeps without the database
-# (`/nap`). Rails itself comes from HERON_RAILS_GEM_HOME (bin/setup-rails).
+# (issue 27), written by {RailsApp.write}: its config/database.yml is the one `rails new` writes
+# (pool 5, checkout_timeout left at 5 s), and its controller holds a connection (`/hold`) or
+# sleeps without the database (`/nap`). Rails itself comes from HERON_RAILS_GEM_HOME
+# (bin/setup-rails); {RailsApp.env} is the environment its server runs with.
 module RailsBurstApp
+  ROUTES = 'get "/hold" => "posts#hold"; get "/nap" => "posts#nap"; get "/up" => "posts#up"; get "/pool" => "posts#pool"'
   APP = {
-    "config/application.rb" => <<~'RUBY',
-      require "rails"
-      require "active_model/railtie"
-      require "active_record/railtie"
-      require "action_controller/railtie"
-      require "heron" # what Bundler.require does for `gem "heron"`
-
-      module BurstApp
-        class Application < Rails::Application
-          config.load_defaults 7.1
-          config.api_only = true
-          # Not generated: what the generated environment files and credentials would give.
-          config.eager_load = false
-          config.secret_key_base = "x" * 64
-          config.hosts.clear
-          config.logger = ActiveSupport::Logger.new(File.expand_path("../log/app.log", __dir__))
-        end
-      end
-    RUBY
-    "config/routes.rb" => <<~'RUBY',
-      Rails.application.routes.draw do
-        get "/hold" => "posts#hold"
-        get "/nap" => "posts#nap"
-        get "/up" => "posts#up"
-        get "/pool" => "posts#pool"
-      end
-    RUBY
-    "config/environment.rb" => %(require_relative "application"\nRails.application.initialize!\n),
-    "config.ru" => %(require_relative "config/environment"\nrun Rails.application\n),
     "app/models/application_record.rb" => "class ApplicationRecord < ActiveRecord::Base\n  primary_abstract_class\nend\n",
     "app/models/post.rb" => "class Post < ApplicationRecord\nend\n",
     "app/controllers/posts_controller.rb" => <<~'RUBY',
@@ -127,17 +100,7 @@ module RailsBurstApp
   # @param database_yml [String] SQLITE_YML or POSTGRES_YML (or a variant).
   # @return [void]
   def write(dir, database_yml)
-    APP.merge("config/database.yml" => database_yml).each do |path, text|
-      FileUtils.mkdir_p(File.dirname(File.join(dir, path)))
-      File.write(File.join(dir, path), text)
-    end
-    %w[tmp log db].each { |sub| FileUtils.mkdir_p(File.join(dir, sub)) }
-  end
-
-  # @param gem_home [String] where bin/setup-rails installed Rails.
-  # @param environment [String] RAILS_ENV.
-  # @return [Hash] the environment a server of the app runs with.
-  def env(gem_home, environment)
-    { "RAILS_ENV" => environment, "GEM_HOME" => gem_home, "GEM_PATH" => [gem_home, *Gem.path].join(File::PATH_SEPARATOR) }
+    RailsApp.write(dir, railties: %w[active_record action_controller], routes: ROUTES,
+                        files: APP.merge("config/database.yml" => database_yml))
   end
 end

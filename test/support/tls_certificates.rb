@@ -1,12 +1,32 @@
 # frozen_string_literal: true
 
 require "openssl"
+require "socket"
 require "tmpdir"
 require "fileutils"
 require "uri"
 
 # Test certificates: a throwaway CA and server certificates it signs, written as PEM files.
 module TLSCertificates
+  # Connects to 127.0.0.1:port over TLS, verifying the server's certificate against `ca`, and
+  # yields the connected socket; both sockets are closed after the block.
+  # @param port [Integer]
+  # @param ca [String] the CA's PEM file.
+  # @yieldparam ssl [OpenSSL::SSL::SSLSocket]
+  # @return [Object] the block's value.
+  def self.connect(port, ca)
+    context = OpenSSL::SSL::SSLContext.new
+    context.set_params(verify_mode: OpenSSL::SSL::VERIFY_PEER, ca_file: ca)
+    tcp = TCPSocket.new("127.0.0.1", port)
+    ssl = OpenSSL::SSL::SSLSocket.new(tcp, context)
+    ssl.hostname = "127.0.0.1"
+    ssl.connect
+    yield ssl
+  ensure
+    ssl&.close
+    tcp&.close
+  end
+
   # A CA and leaf certificates for the given names, in a fresh directory.
   # @return [Hash] "ca" => path, and for each name: name => [cert_path, key_path].
   def self.make(dir, *names)

@@ -35,6 +35,7 @@ require_relative "profiler/sql/instrumentation"
 require_relative "profiler/records"
 require_relative "profiler/options"
 require_relative "profiler/middleware"
+require_relative "profiler/clock"
 
 module Heron
   # Per-request profiling: timings, SQL, allocations, CPU and GC per request, N+1 detection,
@@ -124,11 +125,11 @@ module Heron
       # @return [Object] the block's value.
       def step(name)
         profile = accounting.current or return yield
-        started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+        started = Profiler::Clock.now
         begin
           yield
         ensure
-          Steps.add(profile, name, (Process.clock_gettime(Process::CLOCK_MONOTONIC) - started) * 1000.0)
+          Steps.add(profile, name, Profiler::Clock.ms_since(started))
         end
       end
 

@@ -130,7 +130,7 @@ module Heron
       def reject(stream, status, message)
         @context.logger.rejected(status, message, @common.remote_addr)
         status, headers, body = Response::ErrorResponse.rack(status)
-        stream.send_headers([[":status", status.to_s], ["date", @context.date.now], *headers])
+        stream.send_headers([[":status", status.to_s], ["date", @context.date.value], *headers])
         stream.send_data(body.join, Protocol::HTTP2::END_STREAM)
         stream.send_reset_stream(Protocol::HTTP2::NO_ERROR) if stream.state == :half_closed_local
       rescue *QUIET

@@ -93,7 +93,7 @@ module Heron
       # The head's fields: the app's, checked and split by the HTTP/1 writer's rules
       # (Response::Head.fields), lower-cased, less those HTTP/2 forbids.
       def response_fields(status, headers)
-        app_fields(headers).unshift([":status", status.to_s], ["date", @context.date.now])
+        app_fields(headers).unshift([":status", status.to_s], ["date", @context.date.value])
       end
 
       def app_fields(headers)

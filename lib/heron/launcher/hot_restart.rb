@@ -17,15 +17,35 @@ module Heron
     # cancels the restart ({#cancel}): the stop is passed on to the new process, which ends
     # before it ever serves, and the old one waits for it ({#finish}) before it exits itself.
     # Nobody is left serving a port whose server was asked to stop.
+    #
+    # Single and cluster mode share it whole: the refusals ({.ignored?}), the start, and what
+    # follows the new process's answer ({#conclude}); they differ only in how they drain.
     class HotRestart
       READY = "ready\n"
 
-      # @param listeners [Hash{String => BasicSocket}] from {Binder#by_key}.
+      # Logs why a SIGUSR2 is ignored, if it is.
       # @param logger [Log::Logger]
+      # @param under_way [Boolean] whether a hot restart is already running.
+      # @param stopping [Boolean] whether this server is stopping.
+      # @return [Boolean] true when the signal is ignored.
+      def self.ignored?(logger, under_way:, stopping:)
+        reason = ("a hot restart is under way" if under_way) || ("this server is stopping" if stopping)
+        logger.warn("SIGUSR2 ignored: #{reason}") if reason
+        !reason.nil?
+      end
+
+      # @param binder [Binder] whose listening sockets are handed over.
+      # @param control [Control::Handle] whose listener is handed over.
+      # @param notifier [Systemd::Notifier]
+      # @param logger [Log::Logger]
+      # @param role [String] what the new process is, in log lines ("process", "master").
       # @param command [Array<String>] program and arguments to run.
-      def initialize(listeners, logger, command: Restart.argv)
-        @listeners = listeners
+      def initialize(binder, control, notifier, logger, role:, command: Restart.argv)
+        @binder = binder
+        @control = control
+        @notifier = notifier
         @logger = logger
+        @role = role
         @command = command
       end
 
@@ -37,11 +57,14 @@ module Heron
       # @return [Boolean] whether a stop cancelled this restart.
       def cancelled? = @cancelled == true
 
-      # Spawns the new process.
+      # Tells systemd this server reloads, and spawns the new process.
       # @return [HotRestart] self
       def start
+        @notifier.reloading
         @reader, writer = IO.pipe
-        @pid = Process.spawn(environment(writer), *@command, **redirects(writer), chdir: self.class.directory)
+        listeners = @binder.by_key.merge(@control.handover)
+        @pid = Process.spawn(environment(listeners, writer), *@command, **redirects(listeners, writer),
+                             chdir: self.class.directory)
         @logger.info("hot restart: started pid #{@pid}; waiting for it to serve")
         self
       ensure
@@ -61,6 +84,23 @@ module Heron
       def wait
         @reader.wait_readable
         poll || wait
+      end
+
+      # Acts on the new process's answer, closing the pipe. Ready: the control listener closes
+      # first (from now on the new process answers health checks), then the listening sockets, and
+      # the block drains this process. Cancelled by a stop, or failed: logged; after a failure
+      # this process keeps serving and tells systemd so.
+      # @param answer [Symbol] from {#poll} or {#wait}.
+      # @param status [String] the status systemd is told after a failure.
+      # @yield once the new process serves: stop this one gracefully.
+      # @return [Symbol] :ready, :cancelled or :failed.
+      def conclude(answer, status)
+        close
+        return handed_over { yield } if answer == :ready
+        return cancelled if cancelled?
+        @logger.error("hot restart failed: the new #{@role} exited before serving; this one keeps serving")
+        @notifier.ready(status: status)
+        :failed
       end
 
       # Passes a stop on to the new process (as TERM: a second one stops it at once, as it would
@@ -134,15 +174,28 @@ module Heron
 
       private
 
-      def environment(writer)
-        fds = @listeners.to_h { |key, io| [io.fileno.to_s, key] }
+      def handed_over
+        @logger.info("hot restart: the new #{@role} serves; draining this one")
+        @control.handed_over!
+        @binder.handed_over!
+        yield
+        :ready
+      end
+
+      def cancelled
+        @logger.info("hot restart cancelled by the stop: the new #{@role} (pid #{@pid}) ends before serving")
+        :cancelled
+      end
+
+      def environment(listeners, writer)
+        fds = listeners.to_h { |key, io| [io.fileno.to_s, key] }
         # WATCHDOG_PID names this process; without it the new one pings systemd's watchdog itself.
         { "HERON_LISTEN_FDS" => JSON.generate(fds), "HERON_READY_FD" => writer.fileno.to_s, "WATCHDOG_PID" => nil }
       end
 
       # By descriptor number: a TLS listener is a delegator, not an IO.
-      def redirects(writer)
-        [*@listeners.values, writer].to_h { |io| [io.fileno, io.fileno] }
+      def redirects(listeners, writer)
+        [*listeners.values, writer].to_h { |io| [io.fileno, io.fileno] }
       end
     end
   end

@@ -13,7 +13,7 @@ module Heron
       end
 
       # @return [String] the current time in IMF-fixdate form, e.g. "Sun, 22 Nov 2026 01:02:03 GMT".
-      def now
+      def value
         second = Process.clock_gettime(Process::CLOCK_REALTIME, :second)
         return @value if second == @second
         @second = second
@@ -23,7 +23,7 @@ module Heron
 
       # @return [String] the whole header line, "date: ...\r\n" (frozen, made once a second).
       def line
-        now
+        value
         @line
       end
     end

@@ -28,6 +28,41 @@ class HeronConfigSettingsTest < Minitest::Test
     end
   end
 
+  def test_every_declaration_keeps_the_tables_rules
+    assert_empty Settings.faults, "a `shown:` only where the default's display would not say it; one-line docs " \
+                                  "of at most #{Settings::DOC_LIMIT} characters (explanations go in the docs' prose)"
+  end
+
+  def test_a_shown_that_repeats_the_default_and_a_long_doc_are_faults
+    setting = Heron::Config::Setting.new(name: :demo, default: 30.0, type: [:duration], shown: "`30`", doc: "x" * 161)
+    assert_equal ["`shown:` repeats the default", "doc is 161 characters, over 160"], setting.faults(160)
+    assert_equal ["doc is not one line"], Heron::Config::Setting.new(name: :demo, default: nil, doc: "a\nb").faults(160)
+    assert_equal "`65536` (64 KiB)", Heron::Config::Setting.new(default: 64 * 1024, usage: "demo BYTES").shown
+  end
+
+  # Settings of one family sit in one group of the docs: the logging ones under Logging, and so on.
+  FAMILIES = { /\Alog|_io\z|\Aquiet\z/ => "Logging", /\Aworker_|\Aworkers\z/ => "Processes and concurrency",
+               /\Acontrol_/ => "The control listener, health checks and `heron ctl`",
+               /\Ahttp2/ => "Proxies and HTTP behaviour", /\A(max|discard|prebuffer)_body|\Abody_(spool|memory)|\Arewindable/ => "Request bodies" }.freeze
+
+  def test_each_family_of_settings_sits_in_its_group
+    FAMILIES.each do |pattern, group|
+      Settings::ALL.select { |setting| setting.name.match?(pattern) }.each do |setting|
+        assert_equal group, setting.group, "#{setting.name} belongs with the others of its family"
+      end
+    end
+  end
+
+  def test_each_setting_has_one_owner_and_the_owners_share_no_group
+    plugins = Settings::PLUGINS.map { |plugin| plugin[:gem] }
+    assert Settings::ALL.none?(&:owner), "the core's table declares only the core's settings"
+    assert_empty Settings::ALL.map(&:name) & Settings::PLUGINS.flat_map { |plugin| plugin[:names] }
+    Settings.all.select(&:owner).each do |setting|
+      assert_includes plugins, setting.owner
+      refute_includes Settings::ALL.map(&:group), setting.group, "#{setting.name} is listed under its gem's own heading"
+    end
+  end
+
   def test_configuration_cli_and_dsl_come_from_the_table
     names = Settings.all.map(&:name)
     assert_equal names, Heron::Configuration::DEFAULTS.keys

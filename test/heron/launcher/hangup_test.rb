@@ -9,18 +9,7 @@ require_relative "../../support/tls_certificates"
 class HangupTest < Minitest::Test
   APP = "run lambda { |env| [200, { 'content-type' => 'text/plain' }, [Process.pid.to_s]] }\n"
 
-  def serial(port, ca)
-    context = OpenSSL::SSL::SSLContext.new
-    context.set_params(verify_mode: OpenSSL::SSL::VERIFY_PEER, ca_file: ca)
-    tcp = TCPSocket.new("127.0.0.1", port)
-    ssl = OpenSSL::SSL::SSLSocket.new(tcp, context)
-    ssl.hostname = "127.0.0.1"
-    ssl.connect
-    ssl.peer_cert.serial
-  ensure
-    ssl&.close
-    tcp&.close
-  end
+  def serial(port, ca) = TLSCertificates.connect(port, ca) { |ssl| ssl.peer_cert.serial }
 
   # @param serving [Integer] processes that reload on their own (each logs it): a worker that has
   #   not yet done so still presents the old certificate, which the new CA file rejects.

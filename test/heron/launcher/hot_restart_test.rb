@@ -95,17 +95,10 @@ class HotRestartTest < Minitest::Test
   end
 
   def served_certificate(port, ca)
-    context = OpenSSL::SSL::SSLContext.new
-    context.set_params(verify_mode: OpenSSL::SSL::VERIFY_PEER, ca_file: ca)
-    tcp = TCPSocket.new("127.0.0.1", port)
-    ssl = OpenSSL::SSL::SSLSocket.new(tcp, context)
-    ssl.hostname = "127.0.0.1"
-    ssl.connect
-    ssl.write("GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-    [ssl.peer_cert.serial, ssl.read[/\r\n\r\n(\d+)\z/, 1].to_i]
-  ensure
-    ssl&.close
-    tcp&.close
+    TLSCertificates.connect(port, ca) do |ssl|
+      ssl.write("GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+      [ssl.peer_cert.serial, ssl.read[/\r\n\r\n(\d+)\z/, 1].to_i]
+    end
   end
 
   def test_a_tls_listener_is_handed_over_and_the_new_process_loads_new_certificates

@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require_relative "clock"
+
 module Heron
   module Profiler
     # Wraps a request's `rack.after_reply` callables in place to time them: from the first one
@@ -27,10 +29,10 @@ module Heron
       end
 
       def run(callable)
-        @started ||= Process.clock_gettime(Process::CLOCK_MONOTONIC)
+        @started ||= Clock.now
         callable.call
       ensure
-        @done.call((Process.clock_gettime(Process::CLOCK_MONOTONIC) - @started) * 1000.0) if (@pending -= 1).zero?
+        @done.call(Clock.ms_since(@started)) if (@pending -= 1).zero?
       end
     end
   end

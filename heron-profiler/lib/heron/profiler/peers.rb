@@ -5,6 +5,7 @@ require "socket"
 require "tmpdir"
 require "fileutils"
 require_relative "peers/listener"
+require_relative "clock"
 
 module Heron
   module Profiler
@@ -102,12 +103,12 @@ module Heron
 
       def read_answer(io)
         answer = +""
-        deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + TIMEOUT
+        deadline = Clock.now + TIMEOUT
         loop do
           chunk = io.read_nonblock(65_536, exception: false)
           return answer if chunk.nil?
           next answer << chunk unless chunk == :wait_readable
-          left = deadline - Process.clock_gettime(Process::CLOCK_MONOTONIC)
+          left = deadline - Clock.now
           return nil if left <= 0 || !io.wait_readable(left) || answer.bytesize > MAX_ANSWER
         end
       end

@@ -25,6 +25,15 @@ class ProfilerSettingsTest < Minitest::Test
     end
   end
 
+  # The rules Heron's table keeps (test/heron/config/settings_test.rb), checked here too: the
+  # core's suite runs without this gem, so only this suite sees its declarations.
+  def test_its_declarations_keep_the_tables_rules
+    faults = Heron::Config::Settings.faults.select { |fault| Heron::Profiler::Settings::ALL.any? { |setting| fault.start_with?("#{setting[:name]}:") } }
+    assert_empty faults
+    assert_equal ["heron-profiler"], Heron::Config::Settings.all.select(&:owner).map(&:group).uniq,
+                 "its settings are listed under its own heading, in its README"
+  end
+
   def test_each_directive_sets_its_setting
     {
       'profile_path "/_p"' => [:profile_path, "/_p"], "profile_sample 20" => [:profile_sample, 20],

@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require_relative "../clock"
+
 module Heron
   module Profiler
     class Flamegraph
@@ -55,15 +57,11 @@ module Heron
         end
 
         def enter
-          @edges << now if @edges.size.even?
+          @edges << Clock.now(:microsecond) if @edges.size.even?
         end
 
         def leave
-          @edges << now if @edges.size.odd?
-        end
-
-        def now
-          Process.clock_gettime(Process::CLOCK_MONOTONIC, :microsecond)
+          @edges << Clock.now(:microsecond) if @edges.size.odd?
         end
       end
     end

@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require_relative "../clock"
+
 module Heron
   module Profiler
     module Sql
@@ -23,12 +25,11 @@ module Heron
         def log_connection_yield(sql, conn, args = nil)
           recorder = Profiler.recorder
           return super unless recorder.recording?
-          started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+          started = Clock.now
           begin
             super
           ensure
-            elapsed = (Process.clock_gettime(Process::CLOCK_MONOTONIC) - started) * 1000.0
-            recorder.record(sql, elapsed, :sequel, skip: 1)
+            recorder.record(sql, Clock.ms_since(started), :sequel, skip: 1)
           end
         end
       end
