@@ -26,10 +26,18 @@ module Heron
       # cap; JSON at 256 connections, wrk's p99: 5.6-7.1 ms at 16, 4.4-5.2 ms at 32.
       STARTS_PER_TURN = 32
 
-      # A worker's wake-up (an Async::Notification: signalling it queues the worker for the
-      # loop's next turn and does not switch to it), and the job handed to it (nil until one is).
-      # One per worker, kept across its jobs.
-      Waiter = Struct.new(:wake, :job)
+      # An idle worker: its fiber, and the job handed to it (nil until one is). One per worker,
+      # kept across its jobs.
+      #
+      # Workers wait with the fiber scheduler's `block` and are woken with its `unblock`, the
+      # calls Ruby's own Mutex and Queue use, not with an Async::Notification: both queue the
+      # worker for the loop's next turn without switching to it (an Async::Condition would
+      # switch), but a Notification costs 5 objects and about twice the time per hand-off
+      # (bench/wakeups.rb: 3.0 against 6.5 µs, a loop turn included, bench/results/wakeups.md),
+      # and a burst of connections is a hand-off each, plus one per parked connection that wakes
+      # (5,000 new connections a second at bench/slow_requests.rb's top rate). The parking lot's
+      # timer, woken only when the lot stops being empty, waits on a Notification.
+      Waiter = Struct.new(:fiber, :job)
       private_constant :Waiter
 
       # @param root [Async::Task] the parent of the workers.
@@ -38,7 +46,6 @@ module Heron
         @idle = [] # idle workers' Waiters, the most recently idle last
         @pending = [] # jobs waiting for a worker
         @starts_left = 0
-        @spawn = Async::Notification.new # wakes the spawner (see #wake_spawner)
         @spawner_woken = false
         @root.async(transient: true, annotation: "heron connection workers") { spawn_workers }
       end
@@ -64,26 +71,26 @@ module Heron
 
       def hand(waiter, job)
         waiter.job = job
-        waiter.wake.signal
+        Fiber.scheduler.unblock(nil, waiter.fiber)
       end
 
       # New workers are started by one transient task, at the loop's next turn after jobs were
-      # queued for them: starting a task switches to it. (A signal while the spawner is busy is
-      # lost, but it looks at the pending jobs before it waits again.)
+      # queued for them: starting a task switches to it.
       def wake_spawner
         return if @spawner_woken
         @spawner_woken = true
-        @spawn.signal
+        Fiber.scheduler.unblock(nil, @spawner)
       end
 
       # Starts workers for pending jobs: up to STARTS_PER_TURN in one turn of the loop (each new
       # worker starts the next before running its job, so they all start in this turn), then
       # looks again at the next turn while jobs are still pending.
       def spawn_workers
+        @spawner = Fiber.current
         loop do
           @spawner_woken = false
           if @pending.empty?
-            @spawn.wait until @spawner_woken
+            Fiber.scheduler.block(nil, nil) until @spawner_woken
           else
             spawn_turn
           end
@@ -106,7 +113,7 @@ module Heron
       # each: a fiber's stack pages stay dirty once touched, and 10,000 idle connections opened
       # 500 at a time, each with its own worker, cost 6.4 KiB of RSS per connection instead of 3.
       def work(task, job)
-        waiter = Waiter.new(Async::Notification.new, nil)
+        waiter = Waiter.new(Fiber.current, nil)
         while job
           start_worker if @starts_left.positive? && !@pending.empty?
           job.call
@@ -128,7 +135,7 @@ module Heron
         return nil if @idle.size >= MAX_IDLE
         @idle << waiter
         waiting = true
-        waiter.wake.wait until waiter.job
+        Fiber.scheduler.block(nil, nil) until waiter.job
         taken = waiter.job
         waiter.job = nil
         taken
