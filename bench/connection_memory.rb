@@ -63,9 +63,9 @@ module Bench
       log = File.join(Dir.tmpdir, "connection_memory-#{name}-#{kind}.log")
       server = ServerProcess.new(argv.call(port), port: port, log: log, chdir: ROOT, rlimit_nofile: nofile).start
       warm(port)
-      before = settled_rss(server)
+      before = server.settled_rss_kb
       sockets = kind == :idle ? open_idle(port) : open_slow(port)
-      after = settled_rss(server)
+      after = server.settled_rss_kb
       warn "#{name} #{kind}: #{sockets.size} connections, RSS #{before} -> #{after} KiB"
       (after - before).fdiv(sockets.size)
     ensure
@@ -94,17 +94,6 @@ module Bench
         socket = Socket.tcp("127.0.0.1", port, connect_timeout: 5)
         socket.write(SLOW_HEAD)
         socket
-      end
-    end
-
-    # RSS once two readings a second apart differ by less than 1%.
-    def settled_rss(server)
-      previous = server.rss_kb
-      loop do
-        sleep 1
-        current = server.rss_kb
-        return current if (current - previous).abs < previous / 100
-        previous = current
       end
     end
   end

@@ -25,6 +25,7 @@ require "etc"
 require_relative "lib/server_process"
 require_relative "lib/clock"
 require_relative "lib/proc_fs"
+require_relative "lib/self_signed"
 
 module Bench
   # Runs the TLS rows and prints the table.
@@ -64,23 +65,9 @@ module Bench
 
     private
 
-    # A self-signed EC P-256 certificate for 127.0.0.1 and localhost (h2load does not verify).
+    # A self-signed certificate for 127.0.0.1 and localhost (h2load does not verify).
     def certificate(dir)
-      key = OpenSSL::PKey::EC.generate("prime256v1")
-      cert = OpenSSL::X509::Certificate.new
-      cert.version = 2
-      cert.serial = 1
-      cert.subject = cert.issuer = OpenSSL::X509::Name.parse("/CN=localhost")
-      cert.public_key = key
-      cert.not_before = Time.now - 60
-      cert.not_after = Time.now + 86_400
-      factory = OpenSSL::X509::ExtensionFactory.new(cert, cert)
-      cert.add_extension(factory.create_extension("subjectAltName", "DNS:localhost,IP:127.0.0.1"))
-      cert.sign(key, OpenSSL::Digest.new("SHA256"))
-      paths = [File.join(dir, "cert.pem"), File.join(dir, "key.pem")]
-      File.write(paths[0], cert.to_pem)
-      File.write(paths[1], key.private_to_pem)
-      paths
+      SelfSigned.write(dir)
     end
 
     def server_argv(name, port, cert, key)

@@ -30,6 +30,10 @@ Gem::Specification.new do |spec|
 
   # Nothing of the server: heron-attack installs alone on a load box.
   spec.add_dependency "async", ">= 2.24", "< 3"
+  # --http2: framing, flow control and HPACK (the core depends on it too, for serving HTTP/2).
+  spec.add_dependency "protocol-http2", ">= 0.22", "< 1"
+  # ws:// and wss:// load: WebSocket framing and masking.
+  spec.add_dependency "protocol-websocket", ">= 0.17", "< 1"
   # Bundled (no longer default) gems from Ruby 3.4: --hdr-log and --csv. (HTML escaping uses
   # cgi/escape, which Ruby 3.5/4.0 keeps when it drops the rest of cgi.)
   spec.add_dependency "base64", ">= 0.1", "< 1"

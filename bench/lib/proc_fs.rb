@@ -4,9 +4,10 @@ require "etc"
 
 module Bench
   # The reader of /proc (Linux) for the bench scripts and the tests: a process's state, parent,
-  # CPU time, resident memory and open descriptors, a process group's CPU time, the load average
-  # and the CPU model. A process that exits while it is read counts as nothing (0 or nil), not as
-  # an error. (Machine-wide CPU time from /proc/stat is {CpuStat}'s and {CpuTime}'s.)
+  # CPU time, resident memory (and its shared and private parts) and open descriptors, a process
+  # group's CPU time, the load average and the CPU model. A process that exits while it is read
+  # counts as nothing (0 or nil), not as an error. (Machine-wide CPU time from /proc/stat is
+  # {CpuStat}'s and {CpuTime}'s.)
   module ProcFS
     TICKS = Etc.sysconf(Etc::SC_CLK_TCK).to_f
     private_constant :TICKS
@@ -52,6 +53,18 @@ module Bench
       File.read("/proc/#{pid}/status")[/^VmRSS:\s+(\d+)/, 1].to_i
     rescue Errno::ENOENT, Errno::ESRCH
       0
+    end
+
+    # @param pid [Integer]
+    # @return [Hash{String => Integer}] /proc/PID/smaps_rollup's totals in KiB ("Rss", "Pss",
+    #   "Shared_Clean", "Shared_Dirty", "Private_Clean", "Private_Dirty", ...); empty once it exited.
+    def smaps_rollup(pid)
+      File.foreach("/proc/#{pid}/smaps_rollup").each_with_object({}) do |line, totals|
+        name, kib = line.match(/\A(\w+):\s+(\d+) kB/)&.captures
+        totals[name] = kib.to_i if name
+      end
+    rescue Errno::ENOENT, Errno::ESRCH
+      {}
     end
 
     # @param pid [Integer]

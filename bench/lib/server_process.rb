@@ -68,6 +68,18 @@ module Bench
     # Resident set size in KiB, from /proc/PID/status.
     def rss_kb = ProcFS.rss_kb(@pid)
 
+    # {#rss_kb} once two readings a second apart differ by less than `tolerance` (a fraction);
+    # with `tree`, {#tree_rss_kb} (a server that forks its workers, as Falcon does).
+    def settled_rss_kb(tolerance: 0.01, tree: false)
+      previous = tree ? tree_rss_kb : rss_kb
+      loop do
+        sleep 1
+        current = tree ? tree_rss_kb : rss_kb
+        return current if (current - previous).abs < previous * tolerance
+        previous = current
+      end
+    end
+
     # User plus system CPU seconds of the server process (all its threads), from /proc/PID/stat.
     def cpu_seconds = ProcFS.cpu_seconds(@pid)
 

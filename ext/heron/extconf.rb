@@ -1,7 +1,8 @@
 # frozen_string_literal: true
 
 # Builds Heron's core C classes: Heron::HTTPParser, Heron::Response::Head,
-# Heron::Connection::IdleSet, Heron::Log::RequestId and Heron::Server::EnvTemplate (heron_ext.c
+# Heron::Connection::IdleSet, Heron::Log::RequestId, Heron::Server::EnvTemplate and
+# Heron::WebSocket::Mask (heron_ext.c
 # lists them). The profiler's
 # are in heron-profiler/ext/heron_profiler (the heron-profiler gem).
 #

@@ -7,6 +7,7 @@
  *   Heron::Connection::IdleSet  heron_connection_idle_set.c (epoll, for parked connections)
  *   Heron::Log::RequestId   heron_log_request_id.c (generate and assign; the rest is Ruby)
  *   Heron::Server::EnvTemplate  heron_server_env_template.c (with_room; the rest is Ruby)
+ *   Heron::WebSocket::Mask  heron_websocket_mask.c (unmasking client frames)
  *
  * The profiler's C classes are the heron-profiler gem's extension
  * (heron-profiler/ext/heron_profiler), loaded only when profiling is on.
@@ -17,6 +18,7 @@
 #include "heron_connection_idle_set.h"
 #include "heron_log_request_id.h"
 #include "heron_server_env_template.h"
+#include "heron_websocket_mask.h"
 
 /* Called by Ruby when heron/heron_ext.so is required. */
 void Init_heron_ext(void);
@@ -29,4 +31,5 @@ void Init_heron_ext(void)
   Init_Heron_Connection_IdleSet(mHeron);
   Init_Heron_Log_RequestId(mHeron);
   Init_Heron_Server_EnvTemplate(mHeron);
+  Init_Heron_WebSocket_Mask(mHeron);
 }

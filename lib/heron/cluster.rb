@@ -4,6 +4,7 @@ require_relative "cluster/worker"
 require_relative "control"
 require_relative "cluster/channel"
 require_relative "cluster/memory"
+require_relative "cluster/refork"
 require_relative "launcher/hot_restart"
 require_relative "systemd/notifier"
 require_relative "clock"
@@ -17,7 +18,9 @@ module Heron
   #   `worker_boot_timeout`; replaces one above `worker_max_memory` gracefully, one at a time;
   # - TERM/INT: graceful stop (a second one: immediate); QUIT: immediate stop;
   #   USR2: hot restart; USR1: phased restart (without preload); HUP: reopen the log file, here
-  #   and in the workers; TTIN/TTOU: one worker more or fewer.
+  #   and in the workers; TTIN/TTOU: one worker more or fewer;
+  # - with `refork_after`: promotes a warmed worker to mold and replaces the workers with ones
+  #   forked from it (after that many requests, once; URG or `heron ctl refork`: again).
   #
   # Status readers ({#pid}, {#booted_at}, {#restarts}, {#workers}) are what a control endpoint reads.
   class Cluster
@@ -83,7 +86,8 @@ module Heron
     # @return [Hash] the master's counts for the control listener's stats document.
     def stats
       { workers: @workers.size, worker_pids: @workers.keys, restarts: @restarts,
-        parked_connections: @workers.each_value.sum(&:parked) }
+        parked_connections: @workers.each_value.sum(&:parked), mold_pid: @refork&.mold&.pid,
+        requests_by_worker: @workers.transform_values(&:served) }
     end
 
     private
@@ -123,12 +127,14 @@ module Heron
       # Trapped before the first fork: a stop that arrives while workers are being forked (a
       # hot restart cancelled during boot) is queued, not an exception in the middle of a fork.
       SIGNALS.each { |signal| trap(signal) { wake(signal) } }
+      start_refork if @config.refork_after
       @worker_count.times { |index| spawn(index) }
     end
 
     def spawn(index, replaces: nil)
       worker = @template.call(index)
       worker.replaces = replaces
+      return if @refork&.order(worker) # forked by the mold: adopted once it says its pid
       # Never while the control thread runs one of its fibers: the child would crash in GC.
       @control.quiesced { worker.spawn(@alive_reader, @channel, close: master_only_ios, hooks: @log_file) }
       @workers[worker.pid] = worker
@@ -137,7 +143,8 @@ module Heron
     # The master's ends of its pipes: a worker holding the alive pipe's write end would never
     # see it close when the master dies.
     def master_only_ios
-      [@alive_writer, @wake_reader, @wake_writer, @channel.reader, @hot_restart&.reader, *@readiness&.ios].compact
+      [@alive_writer, @wake_reader, @wake_writer, @channel.reader, @hot_restart&.reader, *@readiness&.ios,
+       *@workers.each_value.map(&:link), *@refork&.links].compact
     end
 
     def wake(signal)
@@ -146,7 +153,7 @@ module Heron
     end
 
     def supervise
-      until @stopping && @workers.empty? && @hot_restart.nil?
+      until @stopping && @workers.empty? && @hot_restart.nil? && @refork&.pids.to_a.empty?
         wait_for_events
         handle(@signals.shift) until @signals.empty?
         reap
@@ -158,7 +165,8 @@ module Heron
       readers = [@wake_reader, @channel.reader, @hot_restart&.reader].compact
       ready, = IO.select(readers, nil, nil, @stopping ? 0.1 : TICK)
       @wake_reader.read_nonblock(64, exception: false) if ready&.include?(@wake_reader)
-      @channel.read.each { |pid, connections, parked| heartbeat(pid, connections, parked) }
+      @channel.read.each { |pid, connections, parked, served| heartbeat(pid, connections, parked, served) }
+      @channel.notes.each { |kind, *numbers| mold_note(kind, *numbers) } if @refork
       hot_restart_answer if @hot_restart
     end
 
@@ -169,6 +177,7 @@ module Heron
       when "USR1" then phased_restart
       when "HUP" then reopen_logs
       when "TTIN", "TTOU" then resize(signal == "TTIN" ? 1 : -1)
+      when "URG" then refork_on_demand
       end
     end
 
@@ -181,12 +190,14 @@ module Heron
       @logger.info("#{graceful ? 'graceful' : 'immediate'} stop (SIG#{signal})")
       @hot_restart&.cancel
       @workers.each_value { |worker| worker.signal(graceful ? "TERM" : "QUIT") }
+      @refork&.signal(graceful ? "TERM" : "QUIT")
     end
 
-    def heartbeat(pid, connections, parked)
+    def heartbeat(pid, connections, parked, served = 0)
       worker = @workers[pid] or return
-      first = worker.beat(connections, parked)
+      first = worker.beat(connections, parked, served)
       serving(worker) if first
+      refork(worker, "it answered #{served} requests") if @refork&.due?(served)
     end
 
     # A worker's first heartbeat: it accepts connections now.
@@ -194,6 +205,7 @@ module Heron
       old = worker.replaces
       worker.replaces = nil
       retire(old, "replaced by pid #{worker.pid}") if old
+      next_replacement if !old && !@replacements.empty? # a refork's first worker (no one to retire)
       announce_ready if !@announced && @workers.each_value.count(&:serving?) >= @worker_count
     end
 
@@ -217,7 +229,7 @@ module Heron
 
     def reap
       while (pid, status = Process.wait2(-1, Process::WNOHANG))
-        worker = @workers.delete(pid) or next
+        worker = @workers.delete(pid) or (not_a_worker(pid) && next)
         @exporter&.worker_exited(pid)
         @readiness&.worker_exited unless @handed_over
         exited(worker, status)
@@ -287,7 +299,7 @@ module Heron
     end
 
     def busy_replacing?
-      @workers.each_value.any? { |worker| worker.replaces || worker.retiring }
+      @workers.each_value.any? { |worker| worker.replaces || worker.retiring } || (@refork && !@refork.idle?)
     end
 
     def phased_restart
@@ -304,7 +316,7 @@ module Heron
       return if busy_replacing?
       worker = @replacements.shift
       return phased_restart_done unless worker
-      @workers.key?(worker.pid) ? replace(worker, "phased restart") : next_replacement
+      @workers.key?(worker.pid) ? replace(worker, @phasing ? "phased restart" : "refork") : next_replacement
     end
 
     def phased_restart_done
@@ -345,6 +357,56 @@ module Heron
     def handed_over
       @handed_over = true
       stop("TERM")
+    end
+
+    # Reforking (`refork_after`): the master becomes a child subreaper before the first fork.
+    def start_refork
+      @refork = Refork.new(@config.refork_after, @logger)
+      trap("URG") { wake("URG") } if @refork.enabled?
+    end
+
+    def refork_on_demand
+      return @logger.warn("SIGURG ignored: reforking is off (set refork_after)") unless @refork&.enabled?
+      worker = @workers.each_value.select(&:serving?).reject(&:retiring).max_by(&:served)
+      return @logger.warn("refork ignored: no serving worker to promote") unless worker
+      refork(worker, "asked for")
+    end
+
+    # Takes `worker` out of the pool to become the mold (it drains; its place is filled once the
+    # mold is ready).
+    def refork(worker, reason)
+      return @logger.warn("refork ignored: the cluster is stopping or replacing workers") if @stopping || busy_replacing?
+      @logger.info("refork (#{reason}): worker #{worker.index} (pid #{worker.pid}) becomes the mold")
+      @workers.delete(worker.pid) if @refork.promote(worker)
+    end
+
+    def mold_note(kind, *numbers)
+      case kind
+      when "mold" then mold_ready(numbers.first)
+      when "adopt" then adopt(*numbers)
+      end
+    end
+
+    # The new mold replaces the old one, fills its own place, then every worker in turn.
+    def mold_ready(pid)
+      molds = @refork.ready(pid) or return
+      mold, old = molds
+      old&.signal("TERM")
+      @replacements = @workers.values.reject(&:retiring).sort_by(&:index)
+      spawn(mold.index) unless @stopping
+    end
+
+    def adopt(index, pid)
+      worker = @refork.adopt(index, pid)
+      @workers[pid] = worker if worker
+      @refork.lost.each { |lost| spawn(lost.index, replaces: lost.replaces) unless @stopping }
+    end
+
+    # A process the master waited for that is not in @workers: the mold or a worker becoming
+    # one, whose places are filled again; or a child of a worker the subreaper adopted.
+    def not_a_worker(pid)
+      @refork&.exited(pid, stopping: @stopping)&.each { |worker| spawn(worker.index, replaces: worker.replaces) }
+      true
     end
   end
 end

@@ -12,6 +12,10 @@ require_relative "response/error_response"
 require_relative "exchange"
 require_relative "response/early_hints"
 require_relative "http2/connection"
+require_relative "upgrade/handshake"
+require_relative "upgrade/session"
+require_relative "websocket/codec"
+require_relative "sse/codec"
 require_relative "clock"
 
 module Heron
@@ -61,6 +65,7 @@ module Heron
     # when it is parked, else by stopping the fiber that waits on its client.
     # @return [void]
     def evict
+      return if @session # never chosen (see Server::Eviction): not idle, not waiting for a request
       @spot.evict or @task&.stop
     end
 
@@ -72,6 +77,7 @@ module Heron
     # @param fresh [Boolean] also close a connection that never sent a request.
     def stop_if_idle(fresh: false)
       return @http2.drain if @http2
+      return @session.shutdown if @session
       return if @spot.close_if_idle(fresh)
       @task&.stop if @idle && (@kept_alive || fresh)
     end
@@ -110,12 +116,27 @@ module Heron
       @spot.linger
     end
 
+    # An upgraded connection parked between messages (Server::Parking::Spot#park_until): its
+    # socket is readable; its session reads and handles what came.
+    # @return [Symbol, nil] :parked when it parked again; else the connection is closed.
+    def readable = @session.resume
+
+    # An upgraded connection's deadline passed (its ping, or the wait for the client's close).
+    # @return [Symbol, nil] :parked when it parked again; else the connection is closed.
+    def expired = @session.expire
+
+    # A parked upgraded connection is closed from outside (the reactor is ending, or its session
+    # asked): its session closes the socket and runs on_close.
+    # @return [void]
+    def abandoned = @session.abandon
+
     # Framing (see Heron::Exchange): writes the response as HTTP/1.1, unless the app took the
     # socket (full hijack); the connection is kept only while not draining and no
     # `100 Continue` is still owed.
     # @return [Symbol] :done or :hijacked.
     def write(request, status, headers, body)
       return :hijacked if @hijacked
+      return upgrade(request, headers) if upgrading?(request, status)
       request.keepalive &&= !@listener.draining? && !@expectation.pending?
       result = @writer.write(request, status, headers, body)
       @hijacked = true if result == :hijacked
@@ -182,6 +203,7 @@ module Heron
         end
         first = false
         respond(request)
+        return parked = open_session if @session
         break if @hijacked
         break unless request.keepalive && request.input.finished? || settle(request)
         request = @expectation = @pace = recycle # an idle keep-alive connection holds no finished request
@@ -257,6 +279,7 @@ module Heron
       input = Request::RewindableInput.new(input, threshold: @config.body_spool_threshold) if @config.rewindable_input?
       @env.complete(env, input, started)
       env["rack.hijack"] = @hijack
+      (kind = Upgrade::Handshake.kind(env)) and env["rack.upgrade?"] = kind
       send_continue(expect) if expect.pending? && @config.continue_mode == :eager
       @expectation = expect
       request = @spare&.reuse(env, input, @parser.keepalive?, @parser.http_minor, started)
@@ -367,6 +390,41 @@ module Heron
       nil
     rescue Heron::TimeoutError, SystemCallError, IOError
       nil
+    end
+
+    # `rack.upgrade` (the API Iodine and Agoo define): the app set a handler for a request that
+    # can be upgraded, and its status is not a redirection or an error. Its body is not sent.
+    def upgrading?(request, status)
+      env = request.env
+      env["rack.upgrade"] && env["rack.upgrade?"] && status.to_i < 300
+    end
+
+    # Writes the head that switches the connection (see Upgrade::Handshake) and makes the
+    # session that serves it from now on (started by #open_session, once the exchange is over).
+    # @return [Symbol] :done
+    def upgrade(request, headers)
+      env = request.env
+      kind = env["rack.upgrade?"]
+      head = Upgrade::Handshake.head(kind, env, Response::Head.normalize(headers), @context.date.line)
+      request.status = kind == :websocket ? 101 : 200
+      request.keepalive = false
+      request.upgraded = true
+      @socket.write(head, @config.write_timeout)
+      codec = kind == :websocket ? WebSocket::Codec.new(@config.websocket_max_message_size) : SSE::Codec.new
+      @session = Upgrade::Session.new(@spot, @listener.mailbox, @socket.io, codec, env["rack.upgrade"],
+                                      Upgrade::Handshake.lasting_env(env), @context)
+      :done
+    end
+
+    # The upgraded connection's life: what served HTTP is dropped (an idle WebSocket costs only
+    # what it keeps), then on_open and the messages, parked between them.
+    # @return [Symbol, nil] :parked, or nil once the connection is closed.
+    def open_session
+      @idle = false
+      @client_since = nil
+      @task = nil
+      @exchange = @writer = @env = @parser = @spare = @hint_writer = @hijack = @expectation = @pace = @empty_input = nil
+      @session.open(@socket.buffered? ? @socket.consume(@socket.buffered_bytes) : nil)
     end
 
     # Full hijack: the app owns the socket from here; it is also left in `rack.hijack_io`, where

@@ -13,7 +13,7 @@ class SetupTest < Minitest::Test
 
   SETUP = File.join(ProcessHelper::ROOT, "bin/setup")
   # Everything the suite uses that a fresh machine lacks, as bin/setup names it.
-  PACKAGES = %w[wrk curl nghttp2-client chromium nginx-light haproxy iproute2 prometheus systemd valgrind ruby-rspec clang
+  PACKAGES = %w[wrk curl nghttp2-client chromium nginx-light haproxy iproute2 prometheus systemd valgrind ruby-rspec clang npm
                 libclang-rt-14-dev libsqlite3-dev libyaml-dev libssl-dev libpq-dev ruby-dev postgresql
                 default-jre-headless libhdrhistogram-java stress-ng].freeze
 

@@ -14,11 +14,18 @@ module NginxHelper
     skip "needs root to run nginx's worker as www-data" unless Process.uid.zero?
     flunk "nginx is not installed (bin/setup installs it)" unless File.executable?(NGINX)
     port = TCPServer.open("127.0.0.1", 0) { |server| server.addr[1] }
-    conf = File.join(dir, "nginx.conf")
-    File.write(conf, nginx_conf(dir, port, locations))
-    pid = Process.spawn(NGINX, "-c", conf, "-p", dir, out: File::NULL, err: File::NULL)
-    Timeout.timeout(ProcessHelper::PATIENCE) { sleep 0.05 until nginx_listening?(port) }
-    yield port
+    run_nginx(dir, nginx_conf(dir, port, locations), [port]) { yield port }
+  end
+
+  # Runs nginx with the config text `conf` in `dir` until the block returns, once every port
+  # answers.
+  # @param ports [Array<Integer>] the ports the config listens on.
+  def run_nginx(dir, conf, ports)
+    path = File.join(dir, "nginx.conf")
+    File.write(path, conf)
+    pid = Process.spawn(NGINX, "-c", path, "-p", dir, "-e", File.join(dir, "error.log"), out: File::NULL, err: File::NULL)
+    Timeout.timeout(ProcessHelper::PATIENCE) { sleep 0.05 until ports.all? { |port| nginx_listening?(port) } }
+    yield
   ensure
     if pid
       Process.kill(:QUIT, pid)

@@ -37,7 +37,7 @@ module Heron
       end
 
       # Records one tick of `reactor` and sends a beat if every reactor is fresh.
-      # @param reactor [#connection_count, #parked_count]
+      # @param reactor [#connection_count, #parked_count, #served]
       # @return [void]
       def beat(reactor)
         now = Clock.now
@@ -45,7 +45,7 @@ module Heron
           @ticks[reactor] = now
           [@ticks.each_value.all? { |tick| now - tick < @stale_after }, @ticks.keys]
         end
-        @channel.beat(reactors.sum(&:connection_count), reactors.sum(&:parked_count)) if fresh
+        @channel.beat(reactors.sum(&:connection_count), reactors.sum(&:parked_count), reactors.sum(&:served)) if fresh
       end
     end
   end

@@ -156,6 +156,13 @@ module Heron
         @port_given = set(:port, number, "port")
       end
 
+      # Puma's `fork_worker`: reforking from a warmed worker, Heron's `refork_after`.
+      # @param after_requests [Integer]
+      # @return [Integer]
+      def fork_worker(after_requests = 1000)
+        set(:refork_after, after_requests, "fork_worker")
+      end
+
       # Puma's plugins: `:tmp_restart` and `:systemd` are what Heron does anyway; others are refused.
       # @param name [Symbol, String]
       # @return [nil]

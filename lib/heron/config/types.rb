@@ -42,6 +42,14 @@ module Heron
         integer(value, label, 1, "a positive integer or unlimited")
       end
 
+      # @param value [Integer, String, nil] the raw value; nil means off.
+      # @param label [String] the setting's name for the error message.
+      # @return [Integer, nil] a whole number >= 0, or nil.
+      def optional_count(value, label)
+        return nil if value.nil? || value == false
+        integer(value, label, 0, "a non-negative integer or nil")
+      end
+
       # @param value [Integer, String] the raw value.
       # @param label [String] the setting's name for the error message.
       # @return [Integer] a TCP port, 0 (any free port) to 65535.

@@ -16,7 +16,7 @@ module Heron
     #
     #   heron ctl stats                      # the stats document (JSON)
     #   heron ctl backtraces                 # every thread and task, with where each waits
-    #   heron ctl restart|phased-restart|reopen-logs|stop|halt
+    #   heron ctl restart|phased-restart|reopen-logs|refork|stop|halt
     #
     # The address is `--control-url`, else the one the server started in this directory recorded
     # in its `control_state` file (tmp/heron-control.json unless the config file says otherwise),

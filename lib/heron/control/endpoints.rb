@@ -21,7 +21,7 @@ module Heron
     # and not another site's web page ({SameOrigin}: 403 otherwise); with `control_token` set,
     # they also need `Authorization: Bearer TOKEN`. Health checks and metrics need neither.
     class Endpoints
-      ACTIONS = { "restart" => "USR2", "phased-restart" => "USR1", "reopen-logs" => "HUP",
+      ACTIONS = { "restart" => "USR2", "phased-restart" => "USR1", "reopen-logs" => "HUP", "refork" => "URG",
                   "stop" => "TERM", "halt" => "QUIT" }.freeze
       JSON_TYPE = { "content-type" => "application/json" }.freeze
       TEXT_TYPE = { "content-type" => "text/plain; charset=utf-8" }.freeze

@@ -8,6 +8,7 @@ require_relative "header_block"
 require_relative "session"
 require_relative "env_builder"
 require_relative "framing"
+require_relative "../upgrade/handshake"
 require_relative "../request"
 require_relative "../request/rewindable_input"
 require_relative "../clock"
@@ -75,12 +76,14 @@ module Heron
       end
 
       # Starts a graceful stop: GOAWAY, no new streams, and the connection closes once the open
-      # ones are done (at once when there are none).
+      # ones are done (at once when there are none). A `rack.upgrade` SSE stream, which would
+      # never be done, is ended (Upgrade::StreamSession#shutdown: on_shutdown, then the end).
       # @return [void]
       def drain
         return if @draining || @session.nil? || @session.closed?
         @draining = true
         goaway(Protocol::HTTP2::NO_ERROR)
+        @session.streams.each_value { |stream| stream.watcher&.shutdown if stream.respond_to?(:watcher) }
         @task.stop if @running.zero?
       end
 
@@ -116,7 +119,9 @@ module Heron
       def start(stream)
         started = Clock.now
         input = input(stream)
-        request = Request.new(@common.complete(@env.build(stream.request_headers), input, started), input, true, 1, started)
+        env = @common.complete(@env.build(stream.request_headers), input, started)
+        env["rack.upgrade?"] = :sse if Upgrade::Handshake.kind(env) == :sse # no WebSockets over HTTP/2 (RFC 8441)
+        request = Request.new(env, input, true, 1, started)
         @running += 1
         @task.async(annotation: "heron http2 stream") { run(stream, request) }
       rescue EnvBuilder::Malformed

@@ -19,6 +19,11 @@ module Heron
 
       CONNECTION_SPECIFIC = %w[connection keep-alive proxy-connection transfer-encoding upgrade].freeze
       PSEUDO = %w[:method :scheme :authority :path].freeze
+      # Env keys of the field names seen, per process (three new strings per field per request
+      # otherwise); bounded: emptied when full.
+      KEYS = {} # rubocop:disable Style/MutableConstant -- the cache itself
+      MAX_KEYS = 512
+      private_constant :KEYS, :MAX_KEYS
 
       # @param common [Request::EnvBuilder] the connection's env builder.
       def initialize(common)
@@ -83,7 +88,10 @@ module Heron
       def key_for(name)
         return "CONTENT_TYPE" if name == "content-type"
         return "CONTENT_LENGTH" if name == "content-length"
-        "HTTP_#{name.upcase.tr('-', '_')}"
+        KEYS[name] || begin
+          KEYS.clear if KEYS.size >= MAX_KEYS
+          KEYS[name.dup.freeze] = "HTTP_#{name.upcase.tr('-', '_')}".freeze
+        end
       end
 
       def join(name, first, value) = name == "cookie" ? "#{first}; #{value}" : "#{first}, #{value}"

@@ -7,6 +7,8 @@ require_relative "../response/head"
 require_relative "../response/early_hints"
 require_relative "../timeout_error"
 require_relative "body_stream"
+require_relative "../upgrade/handshake"
+require_relative "../upgrade/stream_session"
 
 module Heron
   module HTTP2
@@ -47,6 +49,7 @@ module Heron
       # drops the response.
       # @return [void]
       def write(request, status, headers, body)
+        return event_stream(request, headers) if @env["rack.upgrade"] && @env["rack.upgrade?"] == :sse && status.to_i < 300
         send_response(request, status.to_i, headers, body)
         reset(Protocol::HTTP2::NO_ERROR) if request.error && @stream.state == :half_closed_local
       end
@@ -85,6 +88,7 @@ module Heron
         request.status = status # the head is valid: from here on it goes out
         request.headers = headers
         return @stream.send_headers(fields, Protocol::HTTP2::END_STREAM) if bodiless
+        return request.bytes = send_whole(fields, body) if whole?(body)
         @stream.send_headers(fields)
         request.bytes = send_body(body)
         @stream.send_data("", Protocol::HTTP2::END_STREAM)
@@ -102,6 +106,22 @@ module Heron
         fields
       end
 
+      # A body of Strings (an Array) that fits in one DATA frame within the windows.
+      def whole?(body)
+        body.is_a?(Array) && body.all?(String) && body.sum(&:bytesize) <= @stream.available_frame_size
+      end
+
+      # HEADERS and the whole body in one DATA frame that ends the stream, sent in one write.
+      # @return [Integer] bytes of body sent.
+      def send_whole(fields, body)
+        data = body.size == 1 ? body.first : body.join
+        @stream.connection.batch do
+          @stream.send_headers(fields)
+          @stream.send_data(data, Protocol::HTTP2::END_STREAM)
+        end
+        data.bytesize
+      end
+
       def send_body(body)
         sent = 0
         writer = ->(chunk) { sent += send_chunk(chunk.to_s.b) }
@@ -109,6 +129,24 @@ module Heron
         elsif body.respond_to?(:call) then body.call(BodyStream.new(@stream.input, writer))
         end
         sent
+      end
+
+      # `rack.upgrade` SSE: a `text/event-stream` head, then the handler's events until the app
+      # or the client ends the stream (Upgrade::StreamSession), in this stream's fiber.
+      def event_stream(request, headers)
+        headers = Response::Head.normalize(headers).reject { |name, _| name.start_with?("rack.") || name == "content-length" }
+        headers["content-type"] ||= "text/event-stream"
+        headers["cache-control"] ||= "no-cache"
+        request.status = 200
+        request.headers = headers
+        @stream.send_headers(response_fields(200, headers))
+        sent = 0
+        session = Upgrade::StreamSession.new(@stream, ->(chunk) { sent += send_chunk(chunk) }, @env["rack.upgrade"],
+                                             Upgrade::Handshake.lasting_env(@env), @context.logger)
+        @stream.watcher = session
+        session.run
+        request.bytes = sent
+        @stream.send_data("", Protocol::HTTP2::END_STREAM) unless @stream.closed?
       end
 
       # Sends a chunk as DATA frames as the windows allow.

@@ -35,14 +35,12 @@ module Heron
       def initialize(limit:, timeout:, consumed:, budget: nil)
         @chunks = []
         @offset = 0
-        @reader = StringIO.new("".b)
         @limit = limit
         @timeout = timeout
         @consumed = consumed
         @budget = budget
         @received = 0
         @done = false
-        @arrived = Async::Notification.new
       end
 
       # Adds a DATA frame's bytes (the connection's fiber).
@@ -52,7 +50,7 @@ module Heron
         @received += data.bytesize
         raise Request::Input::TooLarge, "request body exceeds #{@limit} bytes" if @limit && @received > @limit
         @chunks << (data.frozen? ? data.dup : data).force_encoding(Encoding::BINARY) unless data.empty?
-        @arrived.signal
+        @arrived&.signal
       end
 
       # Marks the end of the body (END_STREAM), or its loss (`error`: the stream was reset).
@@ -60,7 +58,7 @@ module Heron
       def finish(error = nil)
         @error ||= error
         @done = true
-        @arrived.signal
+        @arrived&.signal
       end
 
       # Reads like IO#read: all of the rest when `length` is nil, else up to `length` bytes.
@@ -125,10 +123,11 @@ module Heron
       # resizes and fills it in place).
       def read_into(length, buffer)
         chunk = next_chunk or return buffer.clear && nil
-        @reader.string = chunk
-        @reader.pos = @offset
-        @reader.read(length, buffer)
-        @reader.string = EMPTY
+        reader = (@reader ||= StringIO.new("".b))
+        reader.string = chunk
+        reader.pos = @offset
+        reader.read(length, buffer)
+        reader.string = EMPTY
         advance(chunk, buffer.bytesize)
         buffer
       end
@@ -169,6 +168,8 @@ module Heron
       end
 
       def wait
+        # made on the first wait: most requests (a GET) have their whole body, or none, at once
+        @arrived ||= Async::Notification.new
         Async::Task.current.with_timeout(@timeout) { @arrived.wait }
       rescue Async::TimeoutError
         raise Heron::TimeoutError, "request body timed out"

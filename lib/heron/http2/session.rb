@@ -5,6 +5,8 @@ require "protocol/http2/framer"
 require "protocol/http2/stream"
 require_relative "stream"
 require_relative "flood_guard"
+require_relative "encoder"
+require_relative "decoder"
 
 module Heron
   module HTTP2
@@ -20,6 +22,7 @@ module Heron
       # @param running [#call] how many streams' apps are running now.
       def initialize(framer, max_streams:, new_stream:, running:)
         super(framer)
+        @encoder = Encoder.new
         @max_streams = max_streams
         @new_stream = new_stream
         @running = running
@@ -30,6 +33,32 @@ module Heron
       # Frame writes are whole: the socket may block mid-frame and another fiber may write
       # (protocol-http2 writes every frame inside this).
       def synchronize(&block) = @write_lock.synchronize(&block)
+
+      # Writes one frame and sends it, unless a {#batch} of this fiber's is open (the batch
+      # sends it with the rest).
+      # @param frame [Protocol::HTTP2::Frame]
+      def write_frame(frame)
+        write_frames { |framer| framer.write_frame(frame) }
+      end
+
+      # Writes frames (the block is given the framer) and sends them, as one {#batch}.
+      def write_frames
+        raise EOFError, "connection closed" unless @framer
+        return yield @framer if @write_lock.owned?
+        batch { yield @framer }
+      end
+
+      # Frames written in the block (by this fiber: stream sends go through #write_frame(s))
+      # leave together in one write once it ends. The block must not wait for anything but the
+      # socket: other fibers' writes wait for it.
+      # @return [Object] the block's value.
+      def batch
+        @write_lock.synchronize do
+          result = yield
+          @framer&.flush
+          result
+        end
+      end
 
       # A new stream, or REFUSED_STREAM when max_streams apps are running already.
       def accept_stream(stream_id)
@@ -45,6 +74,13 @@ module Heron
         return super unless id.odd? && id > @remote_stream_id && !@streams.key?(id) && @streams.size >= @max_streams
         @remote_stream_id = id
         refuse(id).receive_headers(frame)
+      end
+
+      # Decodes a header block (HTTP2::Decoder: Huffman-coded strings are remembered).
+      # @param data [String]
+      # @return [Array<Array(String, String)>]
+      def decode_headers(data)
+        Decoder.new(data, @decoder, table_size_limit: @local_settings.header_table_size).decode
       end
 
       # Counts resets against the flood limit.

@@ -6,7 +6,10 @@ require_relative "../clock"
 module Heron
   module HTTP2
     # The byte stream protocol-http2's framer reads and writes, over the connection's
-    # Connection::BufferedSocket (so bytes a client sent with its preface are not lost).
+    # Connection::BufferedSocket (so bytes a client sent with its preface are not lost). Writes
+    # are gathered until #flush (Session flushes after each frame or batch of frames, under its
+    # write lock): a frame's header and payload, and a response's HEADERS and DATA, leave in one
+    # system call rather than one per piece.
     class SocketStream
       include Clock
 
@@ -20,6 +23,7 @@ module Heron
         @read_timeout = read_timeout
         @header_timeout = header_timeout
         @deadline = nil
+        @out = String.new(encoding: Encoding::BINARY)
       end
 
       # Runs the block's reads against one deadline, as HTTP/1.1 reads a request head: a header
@@ -43,20 +47,28 @@ module Heron
         @socket.consume(length)
       end
 
-      # A client that takes no bytes for `write_timeout` loses the connection, as over HTTP/1.1:
-      # a frame may be half written, so nothing more can go out on it, and every stream ends.
+      # Adds bytes to what the next #flush sends.
       # @param data [String]
       # @return [Integer]
-      # @raise [Heron::TimeoutError] after closing the socket.
       def write(data)
+        @out << (data.encoding == Encoding::BINARY || data.ascii_only? ? data : data.b)
+        data.bytesize
+      end
+
+      # Sends what was written since the last flush. A client that takes no bytes for
+      # `write_timeout` loses the connection, as over HTTP/1.1: a frame may be half written, so
+      # nothing more can go out on it, and every stream ends.
+      # @return [void]
+      # @raise [Heron::TimeoutError] after closing the socket.
+      def flush
+        return if @out.empty?
+        data = @out
+        @out = String.new(encoding: Encoding::BINARY)
         @socket.write(data, @write_timeout)
       rescue Heron::TimeoutError
         @socket.close
         raise
       end
-
-      # Writes go out at once; nothing to flush.
-      def flush = nil
 
       # Closes after draining what the client still sends (bounded), so a GOAWAY just written is
       # not destroyed by a reset before the client reads it.

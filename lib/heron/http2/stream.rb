@@ -34,7 +34,6 @@ module Heron
         @on_request = on_request
         @body_limit = body_limit
         @body_timeout = body_timeout
-        @writable = Async::Notification.new
         self
       end
 
@@ -77,13 +76,17 @@ module Heron
 
       # Wakes a writer waiting for window (connection or stream).
       def window_updated(_size)
-        @writable.signal
+        @writable&.signal
         true
       end
+
+      # @return [#stream_closed, nil] told when the stream ends (a `rack.upgrade` SSE stream).
+      attr_accessor :watcher
 
       # The stream ended (sent, received or reset): the app's reads and writes stop waiting.
       def closed(error)
         @writable&.signal
+        @watcher&.stream_closed
         return unless @input
         @input.finish(error || (EOFError.new("stream closed") unless @input.finished?))
       end
@@ -94,6 +97,7 @@ module Heron
       def sendable(bytes, timeout)
         while (size = available_frame_size) <= 0
           raise EOFError, "stream closed" if closed?
+          @writable ||= Async::Notification.new # made on the first wait: most responses fit the window
           Async::Task.current.with_timeout(timeout) { @writable.wait }
         end
         [size, bytes].min

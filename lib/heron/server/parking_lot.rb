@@ -29,7 +29,7 @@ module Heron
       # cut in one turn queued 4,096 jobs ahead of every new connection's.
       EXPIRE_BATCH = 64
       # Lanes whose connections all wait the same time, so parking order is deadline order.
-      ORDERED = %i[fresh idle].freeze
+      ORDERED = %i[fresh idle upgraded].freeze
       private_constant :TICK, :EXPIRE_BATCH, :ORDERED
 
       # @return [Boolean] whether connections can be parked on this platform (epoll).
@@ -48,7 +48,7 @@ module Heron
         @io = IO.for_fd(@set.fileno, autoclose: false)
         # lane => { fileno => [connection, deadline] }. In the ORDERED lanes every connection
         # waits the same time, so parking order is deadline order and expiry looks at the oldest.
-        @lanes = { fresh: {}, idle: {}, body: {}, linger: {}, upgraded: {} }
+        @lanes = { fresh: {}, idle: {}, body: {}, linger: {}, upgraded: {}, closing: {} }
         @wake = Async::Notification.new # wakes the idle timer (see #schedule)
         @watcher = root.async(transient: true, annotation: "heron parking lot") { watch }
         @timer = root.async(transient: true, annotation: "heron parking timer") { tick }
@@ -63,8 +63,9 @@ module Heron
       # @param deadline [Float] monotonic time.
       # @param lane [Symbol] :fresh (no request yet: first_byte_timeout), :idle (between
       #   requests: keepalive_timeout), :body (a request waiting for its body: deadlines in any
-      #   order), :linger (closing after a 408: dropping what the client still sends) or
-      #   :upgraded (a connection its app took over, between messages: deadlines in any order).
+      #   order), :linger (closing after a 408: dropping what the client still sends), :upgraded
+      #   (a `rack.upgrade` WebSocket or SSE stream between messages: websocket_ping_interval) or
+      #   :closing (an upgraded connection waiting for the client's close frame: any order).
       # @return [void]
       def park(connection, io, deadline, lane)
         @lanes.fetch(lane)[io.fileno] = [connection, deadline]

@@ -12,6 +12,7 @@ require_relative "acceptor"
 require_relative "connection_registry"
 require_relative "parking"
 require_relative "connection_workers"
+require_relative "../upgrade/mailbox"
 require_relative "../clock"
 
 module Heron
@@ -150,6 +151,10 @@ module Heron
       # @param connection [Connection, nil]
       # @return [void]
       def closed(connection) = @registry.closed(connection)
+
+      # @return [Upgrade::Mailbox] where other threads hand writes to this loop's `rack.upgrade`
+      #   connections (made when the first one opens, on this loop's thread).
+      def mailbox = @mailbox ||= Upgrade::Mailbox.new(@root, @context.logger)
 
       private
 

@@ -31,6 +31,14 @@ class HeronConfigTypesTest < Minitest::Test
     assert_rejects :port, "http", '--x must be a port number (0-65535) (got "http")'
   end
 
+  def test_optional_count
+    assert_nil Types.optional_count(nil, "x")
+    assert_nil Types.optional_count(false, "x")
+    assert_equal 0, Types.optional_count("0", "x")
+    assert_equal 1000, Types.optional_count(1000, "x")
+    assert_rejects :optional_count, "-1", '--x must be a non-negative integer or nil (got "-1")'
+  end
+
   def test_optional_size
     assert_nil Types.optional_size(nil, "x")
     assert_nil Types.optional_size("unlimited", "x")

@@ -152,6 +152,23 @@ class HeronHTTP2ConnectionTest < Minitest::Test
     end
   end
 
+  # Each response's x-request-id is new: indexed, it would fill the client's HPACK table (and
+  # the server's) with values never seen again, evicting the fields that do repeat.
+  def test_fields_unique_to_each_response_are_not_indexed
+    with_server(ECHO) do |port, _server|
+      h2 = client(port)
+      streams = Array.new(20) { |i| h2.wait(h2.request("GET", "/u#{i}")).first }
+      ids = streams.map { |stream| stream.headers.to_h.fetch("x-request-id") }
+      assert_equal 20, ids.uniq.size
+      assert_equal(Array.new(20) { |i| "HTTP/2 GET /u#{i} http 0" }, streams.map(&:body))
+      table = h2.client.instance_variable_get(:@decoder).table
+      assert_empty table.select { |name, _| name == "x-request-id" }, table.inspect
+      assert_includes table.map(&:first), "content-type" # the repeating fields still are
+    ensure
+      h2&.close
+    end
+  end
+
   def test_rapid_reset_ends_the_connection_and_apps_never_pile_up
     running = Queue.new
     app = ->(_env) { running << 1; sleep 0.2; [200, {}, ["ok"]] }

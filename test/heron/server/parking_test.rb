@@ -4,7 +4,7 @@ require "test_helper"
 
 # Server::Parking's interface for a connection its app took over (an upgraded one): parked with
 # Spot#park_until on a real reactor's parking, over a real socket pair, it is woken in a worker
-# when its client writes and expired when its deadline passes.
+# when its client writes, expired when its deadline passes, and told when it is closed from outside.
 class ParkingTest < Minitest::Test
   # What an upgraded connection answers when its spot wakes it: it records the event and, when
   # readable, parks again until `again` (if given).
@@ -24,6 +24,11 @@ class ParkingTest < Minitest::Test
     def expired
       @events << [:expired]
       nil
+    end
+
+    def abandoned
+      @events << [:abandoned]
+      spot.io.close
     end
   end
 
@@ -54,7 +59,7 @@ class ParkingTest < Minitest::Test
       assert_equal 0, parking.size
     end
     assert ours.closed?
-    assert_empty owner.events
+    assert_equal [[:abandoned]], owner.events, "closed from outside, its owner is told"
   end
 
   private

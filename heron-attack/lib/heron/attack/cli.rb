@@ -65,7 +65,10 @@ module Heron
       def verdict(report)
         broken = report["thresholds"].select { |t| t["broken"] }
         broken.each { |t| @stderr.puts("heron attack: threshold broken: #{t['expression']} (actual #{t['actual'] || 'not measured'})") }
+        ws = report["websocket"]
+        return fail_with(4, "every WebSocket connection failed (#{ws['connections']} tried)") if ws && ws["opened"].zero?
         sent, ok = report["requests"].values_at("sent", "ok")
+        return fail_with(4, "no WebSocket message was echoed (#{sent} sent)") if ws && ok.zero?
         return fail_with(4, "every request failed (#{sent} sent, none succeeded)") if sent.positive? && ok.zero?
         broken.empty? ? 0 : 3
       end
@@ -83,7 +86,7 @@ module Heron
 
       def load_targets(options)
         settings = { headers: options.headers, body: options.body, keepalive: options.keepalive }
-        targets = options.targets_file ? TargetsFile.load(options.targets_file, **settings) : [Target.new(options.method, options.url, **settings)]
+        targets = options.targets_file ? TargetsFile.load(options.targets_file, **settings) : [Target.new(options.method, options.request_url, **settings)]
         TargetPicker.new(targets, mode: options.pick, seed: options.seed)
       end
 

@@ -5,6 +5,7 @@ require_relative "io_timeout"
 require_relative "connection"
 require_relative "tls_context"
 require_relative "deadlines"
+require_relative "resolver"
 
 module Heron
   module Attack
@@ -22,7 +23,7 @@ module Heron
         @keepalive = keepalive
         @tls = tls
         @idle = Hash.new { |hash, key| hash[key] = [] }
-        @addresses = {}
+        @resolver = Resolver.new
         @scratch = String.new(capacity: Connection::READ_SIZE, encoding: Encoding::BINARY)
       end
 
@@ -35,16 +36,12 @@ module Heron
         @deadlines.within { exchange(target) }
       end
 
-      # Resolves a target's host now, so a bad name fails before the attack starts. IPv4 is
-      # preferred: servers commonly bind 0.0.0.0, and "localhost" often resolves to ::1 first.
+      # Resolves a target's host now, so a bad name fails before the attack starts ({Resolver}).
       # @param target [Target]
       # @return [Addrinfo]
       # @raise [SocketError] when the name does not resolve.
       def resolve(target)
-        @addresses[target.origin] ||= begin
-          found = Addrinfo.getaddrinfo(target.uri.host, target.uri.port, nil, :STREAM)
-          found.find(&:ipv4?) || found.first
-        end
+        @resolver.resolve(target)
       end
 
       # Closes every idle connection and stops checking timeouts.

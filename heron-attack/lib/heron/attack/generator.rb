@@ -3,11 +3,13 @@
 require "async"
 require "async/condition"
 require_relative "client"
+require_relative "http2/client"
 require_relative "worker_pool"
 require_relative "recorder"
 require_relative "target_picker"
 require_relative "schedule"
 require_relative "clock"
+require_relative "plan_runner"
 
 module Heron
   module Attack
@@ -18,7 +20,7 @@ module Heron
     # coordinated-omission trap of closed-loop tools). With several processes, each one takes
     # every stride-th request from offset, so the due times interleave.
     class Generator
-      include Clock
+      include PlanRunner
 
       # @param targets [TargetPicker, Array<Target>] chooses each request's target (an Array is
       #   used round robin by weight).
@@ -32,12 +34,16 @@ module Heron
       # @param stride [Integer] @param offset [Integer] this process's share of the indexes.
       # @param output [IO, nil] where to print one line per request, or nil.
       # @param progress [Progress, nil] told about the run twice a second.
+      # @param max_streams [Integer, nil] speak HTTP/2 ({HTTP2::Client}) with this many streams per
+      #   connection over `connections` connections (1 when nil); requests beyond connections x
+      #   max_streams wait for a stream, as lateness. nil speaks HTTP/1.1.
       def initialize(targets, total:, rate: nil, schedule: nil, timeout: 30, keepalive: true, tls: nil, connections: nil,
-                     stride: 1, offset: 0, output: nil, progress: nil)
+                     stride: 1, offset: 0, output: nil, progress: nil, max_streams: nil)
         @picker = targets.is_a?(TargetPicker) ? targets : TargetPicker.new(targets)
         @schedule = schedule || Schedule.constant(rate.to_f, total / rate.to_f)
         @indexes = offset.step(total - 1, stride)
-        @client = Client.new(timeout: timeout, keepalive: keepalive, tls: tls)
+        @client = client(timeout, keepalive, tls, connections, max_streams)
+        connections = (connections || 1) * max_streams if max_streams
         @workers = WorkerPool.new(connections) { |index, due| perform(index, due) }
         @output = output
         @progress = progress
@@ -52,35 +58,20 @@ module Heron
         @picker.targets.each { |target| @client.resolve(target) }
       end
 
-      # Stops sending: requests not yet due are dropped; those in flight still finish. Safe to
-      # call from a signal handler.
-      # @return [void]
-      def stop
-        @stopping = true
-      end
-
-      # Runs the whole plan (or until {#stop}) and waits for every response.
-      # @param start [Float, nil] the monotonic time request 0 is due; now when nil.
-      # @return [Recorder]
-      def run(start = nil)
-        cpu = Process.clock_gettime(Process::CLOCK_PROCESS_CPUTIME_ID)
-        gc = GC.stat.values_at(:count, :time)
-        Sync do |task|
-          @recorder = Recorder.new(start || now)
-          reporter = @progress && task.async { report_progress }
-          schedule(task)
-          @finished.wait while @in_flight.positive?
-          @workers.stop
-          reporter&.stop
-          @progress&.finish
-          @client.close
-          @recorder.cpu = Process.clock_gettime(Process::CLOCK_PROCESS_CPUTIME_ID) - cpu
-          @recorder.gc_count, @recorder.gc_ms = GC.stat.values_at(:count, :time).zip(gc).map { |now, before| now - before }
-          @recorder
-        end
-      end
-
       private
+
+      # Sends every request of the plan and waits for every response.
+      def attack(task)
+        schedule(task)
+        @finished.wait while @in_flight.positive?
+        @workers.stop
+        @client.close
+      end
+
+      def client(timeout, keepalive, tls, connections, max_streams)
+        return Client.new(timeout: timeout, keepalive: keepalive, tls: tls) unless max_streams
+        HTTP2::Client.new(timeout: timeout, tls: tls, connections: connections || 1, max_streams: max_streams)
+      end
 
       def schedule(task)
         @indexes.each do |index|
@@ -124,13 +115,6 @@ module Heron
         @output&.write(line) if line
       rescue IOError, SystemCallError
         @output = nil
-      end
-
-      def report_progress
-        loop do
-          sleep(0.5)
-          @progress.update(@recorder, now)
-        end
       end
     end
   end

@@ -55,10 +55,21 @@ module Heron
         items = @runs.map do |label, report|
           plan, target = report.values_at("plan", "target")
           "<li><b>#{h(label)}</b>: #{h(target['method'])} #{h(target['url'] || target['targets_file'])} at " \
-            "#{plan['rate']}/s#{' (mean; the rate varied)' if report['load']}, #{plan['requests']} requests, " \
+            "#{plan['rate']}/s#{' (mean; the rate varied)' if report['load']}, #{plan['requests']} requests#{h(protocol(report))}, " \
             "started #{h(report['started_at'])}#{h(knee(report['knee']))}</li>"
         end
         "<ul>#{items.join}</ul>"
+      end
+
+      # HTTP/2's connections and streams; a WebSocket run's connections and connect latency.
+      def protocol(report)
+        plan, ws = report.values_at("plan", "websocket")
+        if ws
+          connect = ws["connect_ms"]
+          return format(", WebSocket: %d of %d connections opened (connect p50 %.2f ms, p99 %.2f ms), %d messages each",
+                        ws["opened"], ws["connections"], connect["p50"], connect["p99"], ws["messages_per_connection"])
+        end
+        plan["protocol"] == "h2" ? ", HTTP/2 over #{plan['connections']} connections x #{plan['max_streams']} streams" : ""
       end
 
       def knee(found)

@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require_relative "generator"
+require_relative "web_socket/generator"
 require_relative "target_picker"
 require_relative "progress_pipe"
 require_relative "progress_relay"
@@ -86,10 +87,18 @@ module Heron
       end
 
       def generator(offset, stride, progress = nil)
+        return web_socket_generator(offset, stride, progress) if @options.websocket?
         Generator.new(@targets.for_process(offset, @options.seed), schedule: @options.schedule, total: @options.total_requests,
                                 timeout: @options.timeout, keepalive: @options.keepalive, tls: @options.tls_context,
                                 connections: share(@options.connections, stride), stride: stride, offset: offset,
-                                output: @output, progress: progress)
+                                output: @output, progress: progress, max_streams: @options.http2 ? @options.max_streams : nil)
+      end
+
+      def web_socket_generator(offset, stride, progress)
+        plan = { connections: @options.connections, connect_rate: @options.connect_rate, rate: @options.message_rate,
+                 messages: @options.messages }
+        WebSocket::Generator.new(@targets.targets.first, message: @options.body || "heron attack", plan: plan, timeout: @options.timeout,
+                                                         tls: @options.tls_context, stride: stride, offset: offset, progress: progress)
       end
 
       def share(connections, stride)

@@ -14,6 +14,7 @@ module Heron
       MAX_PROCESSES = 256
       MAX_THRESHOLDS = 32
       MAX_COMPARE = 8
+      MAX_STREAMS = 10_000
       BANNER = "Usage: heron attack URL --rate R (--duration D | -n N) [options]\n" \
                "       heron attack URL --rate FROM..TO --duration D [options]\n" \
                "       heron attack URL --stages '30s:100,60s:1000,30s:0' [options]\n" \
@@ -52,6 +53,13 @@ module Heron
       attr_accessor :pick, :seed
       # @return [Array<Threshold>] the --fail-if conditions.
       attr_accessor :thresholds
+      # @return [Boolean] --http2: HTTP/2 (h2 over TLS, h2c with prior knowledge over TCP).
+      # @return [Integer] --max-streams: requests at once per HTTP/2 connection (default 100).
+      attr_accessor :http2, :max_streams
+      # @return [Float] ws://: connections opened per second (default 100).
+      # @return [Integer, nil] ws://: messages each connection sends (set by {#parse!}).
+      # @return [Float, nil] ws://: messages per second on each connection (the --rate given).
+      attr_accessor :connect_rate, :messages, :message_rate
       # @return [Boolean] --insecure: do not verify https certificates.
       # @return [String, nil] --cacert: the CA file https certificates are verified against.
       attr_accessor :insecure, :cacert
@@ -73,6 +81,9 @@ module Heron
         @pick = "round-robin"
         @seed = Random.new_seed % (2**31)
         @insecure = false
+        @http2 = false
+        @max_streams = 100
+        @connect_rate = 100.0
       end
 
       # @param argv [Array<String>]
@@ -94,6 +105,17 @@ module Heron
         validate!
       rescue OptionParser::ParseError => e
         raise UsageError, e.message
+      end
+
+      # @return [Boolean] whether the URL is ws:// or wss://: a WebSocket echo run.
+      def websocket?
+        @url.to_s.match?(%r{\Awss?://}i)
+      end
+
+      # @return [String, nil] the URL requests are built from: a ws:// URL as http://, wss:// as
+      #   https:// (the upgrade is an HTTP/1.1 request).
+      def request_url
+        websocket? ? @url.sub(/\Aws/i, "http") : @url
       end
 
       # @return [Integer] how many requests the whole run sends.
@@ -124,10 +146,15 @@ module Heron
         end
         o.on("-d", "--duration D", "how long to send: 10, 10s, 500ms, 2m") { |v| @duration = seconds(v) }
         o.on("-n", "--requests N", Integer, "how many requests to send") { |v| @requests = v }
-        o.on("-c", "--connections C", Integer, "cap on requests in flight (default: no cap)") { |v| @connections = v }
+        o.on("-c", "--connections C", Integer, "cap on requests in flight (default: no cap); with --http2, connections (default 1)") do |v|
+          @connections = v
+        end
         o.on("--processes N", Integer, "generator processes (default 1, at most #{MAX_PROCESSES})") { |v| @processes = v }
         o.on("--timeout T", "per-request timeout (default 30s)") { |v| @timeout = seconds(v) }
         o.on("--[no-]keepalive", "reuse connections (default on)") { |v| @keepalive = v }
+        o.on("--http2", "HTTP/2: h2 by ALPN for https://, h2c with prior knowledge for http://") { @http2 = true }
+        o.on("--max-streams N", Integer, "with --http2: requests at once per connection (default 100)") { |v| @max_streams = v }
+        o.on("--connect-rate R", Float, "ws://: WebSocket connections opened per second (default 100)") { |v| @connect_rate = v }
       end
 
       def request_options(o)
@@ -199,7 +226,8 @@ module Heron
         raise UsageError, "give a URL or --targets FILE" if @url.nil? && @targets_file.nil?
         raise UsageError, "give either a URL or --targets, not both" if @url && @targets_file
         raise UsageError, "give --insecure or --cacert, not both" if @insecure && @cacert
-        @tls_context = TLSContext.build(insecure: @insecure, cacert: @cacert) if @insecure || @cacert
+        alpn = @http2 ? ["h2"] : ["http/1.1"]
+        @tls_context = TLSContext.build(insecure: @insecure, cacert: @cacert, alpn: alpn) if @insecure || @cacert
       end
 
       def validate_load!
@@ -209,6 +237,37 @@ module Heron
         positive!(:processes, @processes)
         raise UsageError, "--processes must be at most #{MAX_PROCESSES}" if @processes > MAX_PROCESSES
         raise UsageError, "--timeout must be positive" unless @timeout.positive?
+        http2! if @http2
+        websocket! if websocket?
+      end
+
+      # ws://: --connections connections, each sending --rate messages a second for --duration
+      # (or -n messages); the plan's rate is the whole run's mean, openings included.
+      def websocket!
+        raise UsageError, "a ws:// URL takes --rate with --duration or -n (per connection), not --stages or a ramp" if @stages || @rate_range.uniq.size > 1
+        raise UsageError, "a ws:// URL takes neither --http2, -X, --no-keepalive nor --per-request" if @http2 || @method != "GET" || !@keepalive || @per_request
+        raise UsageError, "--connect-rate must be positive" unless @connect_rate.positive?
+        @connections ||= 1
+        raise UsageError, "a ws:// URL needs at least one connection per process (--connections >= --processes)" if @connections < @processes
+        websocket_plan!
+      end
+
+      def websocket_plan!
+        @message_rate = @rate
+        @messages = @requests || (@rate * @duration).floor
+        raise UsageError, "the run would send no messages" unless @messages.positive?
+        span = ((@connections - 1) / @connect_rate) + (@messages / @rate)
+        @requests = @connections * @messages
+        @rate = @requests / span
+        @schedule = Schedule.new([[span, @rate, @rate]])
+      end
+
+      def http2!
+        raise UsageError, "--no-keepalive does not apply to --http2 (streams share connections)" unless @keepalive
+        positive!(:"max-streams", @max_streams)
+        raise UsageError, "--max-streams must be at most #{MAX_STREAMS}" if @max_streams > MAX_STREAMS
+        @connections ||= 1
+        raise UsageError, "--http2 needs at least one connection per process (--connections >= --processes)" if @connections < @processes
       end
 
       def stages!

@@ -18,6 +18,9 @@ module Heron
       attr_reader :uncorrected
       # @return [Histogram] how late the generator sent each request, microseconds.
       attr_reader :lateness
+      # @return [Histogram] WebSocket runs: connect and upgrade time of each connection from when
+      #   it was due to open, microseconds (empty for HTTP).
+      attr_reader :connects
       # @return [Hash{Integer=>Integer}] responses by status code.
       attr_reader :statuses
       # @return [Hash{String=>Integer}] failures by {ErrorKind} kind.
@@ -50,6 +53,7 @@ module Heron
         @corrected = Histogram.new
         @uncorrected = Histogram.new
         @lateness = Histogram.new
+        @connects = Histogram.new
         @statuses = {}
         @errors = ErrorKind::KINDS.to_h { |kind| [kind, 0] }
         @error_samples = {}
@@ -87,6 +91,24 @@ module Heron
         slot[2] += 1 if status >= 400
       end
 
+      # Records a WebSocket connection that opened (upgraded).
+      # @param due [Float] when it was due to open. @param done [Float] when the 101 was read.
+      # @return [void]
+      def connected!(due, done)
+        @connects.record((done - due) * 1e6)
+      end
+
+      # Runs the block (the whole run) and records the CPU time and garbage collections it took.
+      # @return [Object] the block's value.
+      def measure
+        cpu = Process.clock_gettime(Process::CLOCK_PROCESS_CPUTIME_ID)
+        gc = GC.stat.values_at(:count, :time)
+        yield
+      ensure
+        @cpu = Process.clock_gettime(Process::CLOCK_PROCESS_CPUTIME_ID) - cpu
+        @gc_count, @gc_ms = GC.stat.values_at(:count, :time).zip(gc).map { |now, before| now - before }
+      end
+
       # Records a failed request.
       # @param due [Float] @param done [Float] monotonic times.
       # @param error [Exception]
@@ -114,7 +136,7 @@ module Heron
       # @param other [Recorder]
       # @return [self]
       def merge!(other)
-        [[@corrected, other.corrected], [@uncorrected, other.uncorrected], [@lateness, other.lateness]]
+        [[@corrected, other.corrected], [@uncorrected, other.uncorrected], [@lateness, other.lateness], [@connects, other.connects]]
           .each { |mine, theirs| mine.merge!(theirs) }
         merge_counts(other)
         merge_times(other)

@@ -51,7 +51,7 @@ module Heron
           "errors" => @recorder.errors.dup, "error_samples" => error_samples,
           "bytes" => { "in" => @recorder.bytes_in, "out" => @recorder.bytes_out },
           "timeline" => timeline, "percentile_curve" => curves, "histograms" => histograms,
-          "warnings" => warnings, "load" => load_table, "knee" => knee
+          "warnings" => warnings, "load" => load_table, "knee" => knee, "websocket" => websocket
         }
       end
 
@@ -66,7 +66,13 @@ module Heron
           "connections" => @options.connections, "processes" => @options.processes,
           "keepalive" => @options.keepalive, "timeout_s" => @options.timeout,
           "pick" => @options.pick, "seed" => @options.pick == "random" ? @options.seed : nil,
-          "stages" => @options.schedule.to_a }
+          "stages" => @options.schedule.to_a, "protocol" => protocol,
+          "max_streams" => @options.http2 ? @options.max_streams : nil }
+      end
+
+      def protocol
+        return "websocket" if @options.websocket?
+        @options.http2 ? "h2" : "http/1.1"
       end
 
       def requests
@@ -115,6 +121,14 @@ module Heron
       def latency
         { "corrected" => self.class.stats(@recorder.corrected),
           "uncorrected" => self.class.stats(@recorder.uncorrected) }
+      end
+
+      # ws:// runs: the connections and their connect (upgrade) latency; nil for HTTP.
+      def websocket
+        return nil unless @options.websocket?
+        { "connections" => @options.connections, "connect_rate" => @options.connect_rate,
+          "message_rate" => @options.message_rate, "messages_per_connection" => @options.messages,
+          "opened" => @recorder.connects.count, "connect_ms" => self.class.stats(@recorder.connects) }
       end
 
       def error_samples

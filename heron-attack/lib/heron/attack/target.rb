@@ -3,6 +3,7 @@
 require "uri"
 require_relative "usage_error"
 require_relative "version"
+require_relative "h2_headers"
 
 module Heron
   module Attack
@@ -32,11 +33,17 @@ module Heron
         @authority = "#{@uri.host}:#{@uri.port}".freeze
         @origin = "#{@uri.scheme}://#{@authority}".freeze
         @body_bytes = body.to_s.bytesize
+        @body = body&.b&.freeze
+        @headers = headers
         @bytes = build(headers, body, keepalive).freeze
       end
 
       # @return [Integer] the request body's size in bytes. @return [Integer] the pick weight.
       attr_reader :body_bytes, :weight
+      # @return [String, nil] the request body (binary).
+      attr_reader :body
+      # @return [Array<String>] the "Name: value" header lines given.
+      attr_reader :headers
 
       # @param url [String]
       # @return [URI::HTTP, URI::HTTPS]
@@ -52,6 +59,20 @@ module Heron
       # @return [String] the frozen request bytes (head and body).
       def to_bytes
         @bytes
+      end
+
+      # The request as an HTTP/2 header list, built once: the pseudo-headers, then the headers in
+      # lower case (a Host header becomes :authority; the HTTP/1 connection headers HTTP/2
+      # forbids are left out).
+      # @return [Array<Array(String, String)>] frozen.
+      def h2_headers
+        @h2_headers ||= H2Headers.new(self, @headers).to_a.freeze
+      end
+
+      # @return [String] the Host header's value: the host, with the port unless it is the
+      #   scheme's default.
+      def authority_header
+        @uri.port == @uri.default_port ? @uri.host : @authority
       end
 
       # @return [Boolean] whether a response to this request has no body (HEAD).
@@ -82,10 +103,6 @@ module Heron
         head << "Connection: close\r\n" unless keepalive
         head << "\r\n"
         head.b << body.to_s.b
-      end
-
-      def authority_header
-        @uri.port == @uri.default_port ? @uri.host : @authority
       end
     end
   end

@@ -22,11 +22,19 @@ module Heron
       private
 
       def heading
+        return web_socket_heading(@report["websocket"]) if @report["websocket"]
         plan = @report["plan"]
         span = plan["duration_s"] ? "for #{seconds(plan['duration_s'])}" : "for #{plan['requests']} requests"
         cap = plan["connections"] ? "at most #{plan['connections']} connections" : "no connection cap"
+        cap = "HTTP/2, #{plan['connections']} connections x #{plan['max_streams']} streams" if plan["protocol"] == "h2"
         "Heron attack: #{what} #{offered(plan)} #{span} " \
           "(#{plan['processes']} process#{'es' if plan['processes'] > 1}, #{cap})"
+      end
+
+      def web_socket_heading(ws)
+        "Heron attack: WebSocket #{@report['target']['url']}: #{ws['connections']} connections opened at " \
+          "#{number(ws['connect_rate'])}/s, each sending #{ws['messages_per_connection']} messages at #{number(ws['message_rate'])}/s " \
+          "(#{@report['plan']['processes']} process#{'es' if @report['plan']['processes'] > 1}; #{ws['opened']} opened)"
       end
 
       def offered(plan)
@@ -68,8 +76,14 @@ module Heron
         latency = @report["latency_ms"]
         ["Latency (ms)".ljust(14) + COLUMNS.map { |c| c.rjust(9) }.join,
          stats_row("corrected", latency["corrected"]), stats_row("uncorrected", latency["uncorrected"]),
-         stats_row("lateness", @report["lateness_ms"]),
+         stats_row("lateness", @report["lateness_ms"]), *connect_row,
          "  (corrected: from when each request was due; uncorrected: from when it was sent)"]
+      end
+
+      # ws:// runs: each connection's connect and upgrade time, from when it was due to open.
+      def connect_row
+        ws = @report["websocket"]
+        ws ? [stats_row("connect", ws["connect_ms"])] : []
       end
 
       def stats_row(name, stats)

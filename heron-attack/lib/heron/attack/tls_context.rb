@@ -14,13 +14,14 @@ module Heron
 
       # @param insecure [Boolean] skip certificate and host name verification.
       # @param cacert [String, nil] a PEM file of CA certificates to trust instead of the system's.
+      # @param alpn [Array<String>] the protocols offered by ALPN: ["h2"] for --http2.
       # @return [OpenSSL::SSL::SSLContext] a set-up (frozen) context (shared by every connection and, after
       #   a fork, by every generator process).
       # @raise [UsageError] when the CA file cannot be read or holds no certificate.
-      def self.build(insecure: false, cacert: nil)
+      def self.build(insecure: false, cacert: nil, alpn: ["http/1.1"])
         context = OpenSSL::SSL::SSLContext.new
         context.min_version = OpenSSL::SSL::TLS1_2_VERSION
-        context.alpn_protocols = ["http/1.1"]
+        context.alpn_protocols = alpn
         if insecure
           context.verify_mode = OpenSSL::SSL::VERIFY_NONE
         else

@@ -44,4 +44,14 @@ class HtmlReportTest < Minitest::Test
     assert_includes html, "Corrected latency against offered rate"
     assert_includes html, "; knee at 50.0/s offered (second 1, p99&gt;50ms)"
   end
+
+  def test_http2_and_websocket_runs_say_so
+    assert_includes Heron::Attack::HtmlReport.new([["h2", fixture_report("--http2", "-c", "2")]]).render,
+                    "100 requests, HTTP/2 over 2 connections x 100 streams,"
+    report = fixture_report
+    report["websocket"] = { "connections" => 4, "opened" => 3, "messages_per_connection" => 25,
+                            "connect_ms" => { "p50" => 1.5, "p99" => 9.25 } }
+    assert_includes Heron::Attack::HtmlReport.new([["ws", report]]).render,
+                    "WebSocket: 3 of 4 connections opened (connect p50 1.50 ms, p99 9.25 ms), 25 messages each"
+  end
 end

@@ -17,6 +17,9 @@ module Heron
         # Connection::BufferedSocket#linger_close).
         LINGER_SECONDS = 1.0
         LINGER_BYTES = 256 * 1024
+        # The lanes of upgraded connections (see #park_until).
+        UPGRADED = %i[upgraded closing].freeze
+        private_constant :UPGRADED
 
         # @return [#resume_first, #resume_requests, #time_out_body] the connection.
         attr_reader :connection
@@ -25,8 +28,8 @@ module Heron
         # @param connection [Object] called back when it wakes: `resume_first` (bytes came on a new
         #   connection), `resume_requests(request)` (its next request, or more of `request`'s body,
         #   came) and `time_out_body(request)` (the body did not come in time); each returns
-        #   :parked when it parked again. One parked with {#park_until} answers `readable` and
-        #   `expired` instead.
+        #   :parked when it parked again. One parked with {#park_until} answers `readable`,
+        #   `expired` and `abandoned` instead.
         # @param socket [Connection::BufferedSocket]
         # @param accepted_at [Float]
         # @param parkable [Boolean] whether it may park at all (see Parking#spot).
@@ -118,13 +121,17 @@ module Heron
         # For a connection that no longer speaks HTTP/1 (one upgraded by its app, between two
         # messages): parks it until its socket is readable, then calls its `readable` in a
         # connection worker, or until `deadline`, then its `expired` (each returns :parked when it
-        # parked again; otherwise the reactor counts the connection closed). A graceful stop does
-        # not close it (its owner decides); an eviction does.
+        # parked again; otherwise the reactor counts the connection closed); closed from outside
+        # while parked (an eviction, the reactor ending), its `abandoned`. A graceful stop does
+        # not close it (its owner decides).
         # @param deadline [Float] monotonic time.
+        # @param closing [Boolean] whether it waits for its client's close (a deadline of its own;
+        #   else every upgraded connection waits the same interval, so parking order is
+        #   deadline order).
         # @return [Symbol, nil] :parked, or nil when it cannot park (a TLS socket, no epoll, or
         #   parking is off): then it waits in its fiber.
-        def park_until(deadline)
-          @parkable ? park(:upgraded, deadline) : nil
+        def park_until(deadline, closing: false)
+          @parkable ? park(closing ? :closing : :upgraded, deadline) : nil
         end
 
         # Closes the connection now if it is parked (an eviction at max_connections).
@@ -151,7 +158,7 @@ module Heron
           end
           case lane
           when :linger then drop
-          when :upgraded then @connection.readable
+          when :upgraded, :closing then @connection.readable
           when :fresh then @connection.resume_first
           else @connection.resume_requests(request)
           end
@@ -162,7 +169,7 @@ module Heron
         # @return [Symbol, nil] :parked when it lingers.
         def expire
           request = @request
-          upgraded = :upgraded.equal?(@lane)
+          upgraded = UPGRADED.include?(@lane)
           @lane = @request = nil
           return @connection.expired if upgraded
           return @connection.time_out_body(request) if request
@@ -170,11 +177,13 @@ module Heron
           nil
         end
 
-        # Parking: it was taken out of the lot; closes the socket.
+        # Parking: it was taken out of the lot; closes the socket (an upgraded connection's
+        # session does, and runs its on_close).
         # @return [void]
         def close
+          upgraded = UPGRADED.include?(@lane)
           @lane = @request = nil
-          @socket.close
+          upgraded ? @connection.abandoned : @socket.close
         end
 
         private
