@@ -29,10 +29,11 @@ module Heron
 
     # @param io [BasicSocket] the accepted socket.
     # @param context [Server::Context] the app, configuration, logger and what connections share.
-    # @param listener [#draining?, #admit, #finished, #parking] told of each request (the reactor
-    #   thread): `draining?` whether to take another request, `admit(request)` before the app is
-    #   called (a response when the request is shed), `finished(request)` after the response;
-    #   `parking` the Server::Parking it waits for its client through (asked once, for its spot).
+    # @param listener [#draining?, #admit, #finished, #parking, #mailbox] told of each request (the
+    #   reactor thread): `draining?` whether to take another request, `admit(request)` before the
+    #   app is called (a response when the request is shed), `finished(request)` after the
+    #   response; `parking` the Server::Parking it waits for its client through (asked once, for
+    #   its spot); `mailbox` for an upgraded connection's writes from other threads.
     # @param accepted_at [Float] monotonic time of accept.
     # @param peer [String, nil] the client's address from a PROXY protocol header.
     def initialize(io, context, listener, accepted_at, peer: nil)
