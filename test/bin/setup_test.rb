@@ -13,7 +13,8 @@ class SetupTest < Minitest::Test
 
   SETUP = File.join(ProcessHelper::ROOT, "bin/setup")
   # Everything the suite uses that a fresh machine lacks, as bin/setup names it.
-  PACKAGES = %w[wrk curl nghttp2-client chromium nginx-light haproxy iproute2 prometheus systemd valgrind ruby-rspec clang npm
+  PACKAGES = %w[wrk curl nghttp2-client chromium nginx-light libnginx-mod-http-echo httperf haproxy iproute2 prometheus systemd valgrind
+                ruby-rspec clang npm
                 libclang-rt-14-dev libsqlite3-dev libyaml-dev libssl-dev libpq-dev ruby-dev postgresql
                 default-jre-headless libhdrhistogram-java stress-ng].freeze
 
@@ -60,6 +61,17 @@ class SetupTest < Minitest::Test
     assert_equal 1, status.exitstatus, out
     assert_match(/\Asetup: the suite needs these Debian packages; .*\n  #{PACKAGES.join(' ')}\n\z/, out)
     refute File.exist?(@calls), "apt-get is not run without root"
+  end
+
+  # The stand-ins replace the PATH's symlinks to the machine's programs; they never write through
+  # them (an earlier version of this test replaced the machine's /usr/bin/id with `echo 1000`).
+  def test_a_stand_in_leaves_the_machines_program_alone
+    program = File.join(@dir, "program")
+    File.write(program, "the machine's own")
+    File.symlink(program, File.join(@bin, "tool"))
+    stand_in(@bin, "tool", "echo stand-in")
+    assert_equal "the machine's own", File.read(program)
+    assert_equal "stand-in\n", Open3.capture2(File.join(@bin, "tool")).first
   end
 
   private

@@ -26,10 +26,12 @@ module FreshMachine
     dir
   end
 
-  # Writes an executable shell script `name` into `dir`.
+  # Writes an executable shell script `name` into `dir`, in place of the symlink to the machine's
+  # own program of that name if there is one (writing through it would replace, say, /usr/bin/id).
   # @return [String] its path.
   def stand_in(dir, name, script)
     path = File.join(dir, name)
+    FileUtils.rm_f(path)
     File.write(path, "#!/bin/sh\n#{script}\n")
     File.chmod(0o755, path)
     path

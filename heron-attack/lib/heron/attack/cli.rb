@@ -13,6 +13,8 @@ require_relative "html_report"
 require_relative "hdr_log"
 require_relative "csv_report"
 require_relative "compare_report"
+require_relative "core_sharing"
+require_relative "calibration"
 
 module Heron
   module Attack
@@ -33,7 +35,8 @@ module Heron
       def run
         options = Options.parse(@argv)
         return help(options) if options.help
-        options.compare ? compare(options) : attack(options)
+        return compare(options) if options.compare
+        options.calibrate ? calibrate(options) : attack(options)
       rescue UsageError => e
         fail_with(2, "#{e.message} (see heron attack --help)")
       rescue StandardError => e
@@ -49,15 +52,48 @@ module Heron
 
       def attack(options)
         targets = load_targets(options)
+        sharing = CoreSharing.new(targets.targets, options.processes)
+        sharing.placements # before the run: the target's processes as they are now
         started_at = Time.now
         progress = Progress.for(@stderr, total: options.total_requests)
         launcher = Launcher.new(options, targets, output: @stdout, progress: progress)
         recorder = on_interrupt(-> { launcher.stop }) { launcher.run }
         report = Summary.new(recorder, options, started_at: started_at).to_h
+        placed(report, sharing, options.process_count)
         report["thresholds"] = options.thresholds.map { |threshold| threshold.check(report) }
         write_reports(options, report)
         HdrLog.write(options.hdr_log, recorder, started_at) if options.hdr_log
         verdict(report)
+      end
+
+      # Adds where the generator ran against the target, and how --processes auto chose.
+      def placed(report, sharing, count)
+        report["placement"] = sharing.placements
+        report["plan"]["processes_auto"] = count&.note
+        report["warnings"].concat([count&.warning, *sharing.warnings].compact)
+      end
+
+      # `--calibrate URL`: the stepped search, a line per step, then the result, saved.
+      def calibrate(options)
+        targets = load_targets(options)
+        CoreSharing.new(targets.targets, 1).warnings.each { |w| @stdout.puts("warning: #{w}") }
+        @stdout.puts(format("Calibrating one generator process against %s: %.1fs steps, up to %.0f/s", options.url,
+                            options.calibrate_step, options.calibrate_max_rate))
+        client = { timeout: options.timeout, keepalive: options.keepalive, tls: options.tls_context, connections: options.connections,
+                   max_streams: options.http2 ? options.max_streams : nil }
+        result = Calibration.new(targets, max_rate: options.calibrate_max_rate, step: options.calibrate_step, client: client,
+                                          output: @stdout).run
+        Calibration.save(options.calibration, result)
+        calibrated(result, options)
+      end
+
+      def calibrated(result, options)
+        unless result["rate"].positive?
+          return fail_with(1, "one process did not sustain even the lowest step (#{result['steps'].first['rate'].round}/s); saved to #{options.calibration}")
+        end
+        @stdout.puts(format("Calibration: one process sustains %.0f/s on this machine (lateness p99 %.2f ms < %.0f ms); saved to %s",
+                            result["rate"], result["lateness_p99_ms"], Calibration::LATE_MS, options.calibration))
+        0
       end
 
       # Names every broken threshold on stderr; a run where nothing succeeded fails even without

@@ -91,7 +91,7 @@ module Heron
       def perform(index, due)
         target = @picker.for(index)
         sent = now
-        @recorder.sent!(due, sent, target.body_bytes)
+        @recorder.sent!(due, sent, target.body_bytes, @schedule.stage_index(index))
         print(outcome(index, due, sent, target))
       ensure
         @in_flight -= 1

@@ -5,6 +5,8 @@ require_relative "usage_error"
 require_relative "threshold"
 require_relative "schedule"
 require_relative "tls_context"
+require_relative "calibration"
+require_relative "process_count"
 
 module Heron
   module Attack
@@ -18,7 +20,10 @@ module Heron
       BANNER = "Usage: heron attack URL --rate R (--duration D | -n N) [options]\n" \
                "       heron attack URL --rate FROM..TO --duration D [options]\n" \
                "       heron attack URL --stages '30s:100,60s:1000,30s:0' [options]\n" \
-               "       heron attack --compare A.json B.json [C.json ...] [--html OUT.html]"
+               "       heron attack --compare A.json B.json [C.json ...] [--html OUT.html]\n" \
+               "       heron attack --calibrate URL [--rate MAX] [--duration STEP]"
+      CALIBRATE_MAX_RATE = 100_000.0
+      CALIBRATE_STEP = 2.0
 
       # @return [String, nil] the target URL (nil with --targets or --compare).
       attr_accessor :url
@@ -63,6 +68,12 @@ module Heron
       # @return [Boolean] --insecure: do not verify https certificates.
       # @return [String, nil] --cacert: the CA file https certificates are verified against.
       attr_accessor :insecure, :cacert
+      # @return [Boolean] --calibrate: measure one process's ceiling instead of attacking.
+      attr_accessor :calibrate
+      # @return [String] the calibration file (--calibration, or {Calibration.path}).
+      attr_writer :calibration
+      # @return [ProcessCount, nil] how --processes auto chose (set by {#parse!}).
+      attr_reader :process_count
       # @return [OpenSSL::SSL::SSLContext, nil] the https context when --insecure or --cacert was
       #   given (set by {#parse!}); nil lets the client verify against the system's CAs.
       attr_reader :tls_context
@@ -107,6 +118,21 @@ module Heron
         raise UsageError, e.message
       end
 
+      # @return [String] where the calibration is written (--calibrate) and read (--processes auto).
+      def calibration
+        @calibration || Calibration.path
+      end
+
+      # @return [Float] --calibrate's highest rate (--rate, or {CALIBRATE_MAX_RATE}).
+      def calibrate_max_rate
+        @rate_range ? @rate_range.last : CALIBRATE_MAX_RATE
+      end
+
+      # @return [Float] --calibrate's seconds per step (--duration, or {CALIBRATE_STEP}).
+      def calibrate_step
+        @duration || CALIBRATE_STEP
+      end
+
       # @return [Boolean] whether the URL is ws:// or wss://: a WebSocket echo run.
       def websocket?
         @url.to_s.match?(%r{\Awss?://}i)
@@ -149,7 +175,13 @@ module Heron
         o.on("-c", "--connections C", Integer, "cap on requests in flight (default: no cap); with --http2, connections (default 1)") do |v|
           @connections = v
         end
-        o.on("--processes N", Integer, "generator processes (default 1, at most #{MAX_PROCESSES})") { |v| @processes = v }
+        o.on("--processes N", "generator processes (default 1, at most #{MAX_PROCESSES}), or auto (from --calibrate)") do |v|
+          @processes = v == "auto" ? :auto : Integer(v, exception: false) || raise(UsageError, "--processes takes a number or auto, not #{v.inspect}")
+        end
+        o.on("--calibrate", "measure the highest rate one process sustains here (lateness p99 < 10ms); see docs") { @calibrate = true }
+        o.on("--calibration FILE", "where --calibrate writes and --processes auto reads (default #{Calibration.path.sub(Dir.home, '~')})") do |v|
+          @calibration = v
+        end
         o.on("--timeout T", "per-request timeout (default 30s)") { |v| @timeout = seconds(v) }
         o.on("--[no-]keepalive", "reuse connections (default on)") { |v| @keepalive = v }
         o.on("--http2", "HTTP/2: h2 by ALPN for https://, h2c with prior knowledge for http://") { @http2 = true }
@@ -212,7 +244,19 @@ module Heron
       def validate!
         return validate_compare! if @compare
         validate_target!
+        return validate_calibrate! if @calibrate
         validate_load!
+        self
+      end
+
+      def validate_calibrate!
+        raise UsageError, "--calibrate takes a URL, not --targets" unless @url
+        raise UsageError, "--calibrate takes no --stages, -n or --processes (it measures one process)" if @stages || @requests || @processes != 1
+        raise UsageError, "--calibrate takes --rate MAX, not a ramp" if @rate_range && @rate_range.first != @rate_range.last
+        raise UsageError, "--calibrate measures HTTP requests: give an http:// or https:// URL" if websocket?
+        raise UsageError, "--duration must be positive" if @duration && !@duration.positive?
+        http2! if @http2
+        @schedule = Schedule.constant(calibrate_max_rate, calibrate_step)
         self
       end
 
@@ -234,8 +278,7 @@ module Heron
         @stages ? stages! : rate!
         raise UsageError, "the run would send no requests" unless total_requests.positive?
         positive!(:connections, @connections) if @connections
-        positive!(:processes, @processes)
-        raise UsageError, "--processes must be at most #{MAX_PROCESSES}" if @processes > MAX_PROCESSES
+        processes!
         raise UsageError, "--timeout must be positive" unless @timeout.positive?
         http2! if @http2
         websocket! if websocket?
@@ -285,6 +328,15 @@ module Heron
         raise UsageError, "--duration must be positive" if @duration && !@duration.positive?
         @schedule = Schedule.new([[@duration || (@requests / from), from, to]])
         @rate = from == to ? from : @schedule.mean_rate
+      end
+
+      def processes!
+        if @processes == :auto
+          @process_count = ProcessCount.new(Calibration.load(calibration), @schedule.peak_rate, MAX_PROCESSES)
+          @processes = @process_count.count
+        end
+        positive!(:processes, @processes)
+        raise UsageError, "--processes must be at most #{MAX_PROCESSES}" if @processes > MAX_PROCESSES
       end
 
       def positive!(name, value)

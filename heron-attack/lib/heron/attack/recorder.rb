@@ -40,6 +40,9 @@ module Heron
       attr_reader :start
       # @return [Float, nil] when the first and last requests were sent and the last finished.
       attr_reader :first_sent, :last_sent, :last_done
+      # @return [Hash{Integer=>Array(Integer, Float)}] by stage of the plan (0-based): requests sent
+      #   that were due in it, and when the last of them was sent.
+      attr_reader :stage_sends
       # @return [Float] CPU seconds the generator process(es) used for the run.
       attr_accessor :cpu
       # @return [Integer] garbage collections in the generator process(es) during the run.
@@ -58,6 +61,7 @@ module Heron
         @errors = ErrorKind::KINDS.to_h { |kind| [kind, 0] }
         @error_samples = {}
         @timeline = {}
+        @stage_sends = {}
         @sent = @bytes_in = @bytes_out = 0
         @cpu = 0.0
         @gc_count = @gc_ms = 0
@@ -67,9 +71,11 @@ module Heron
       # @param due [Float] when it was due.
       # @param sent [Float] when it was written.
       # @param bytes [Integer] request body bytes.
+      # @param stage [Integer] the stage of the plan it was due in.
       # @return [void]
-      def sent!(due, sent, bytes)
+      def sent!(due, sent, bytes, stage = 0)
         @sent += 1
+        stage_sent(stage, 1, sent)
         @bytes_out += bytes
         @lateness.record((sent - due) * 1e6)
         @first_sent = sent if @first_sent.nil? || sent < @first_sent
@@ -141,10 +147,17 @@ module Heron
         merge_counts(other)
         merge_times(other)
         merge_timeline(other)
+        other.stage_sends.each { |stage, (count, last)| stage_sent(stage, count, last) }
         self
       end
 
       private
+
+      def stage_sent(stage, count, last)
+        entry = @stage_sends[stage] ||= [0, last]
+        entry[0] += count
+        entry[1] = last if last > entry[1]
+      end
 
       def finished(done)
         @last_done = done if @last_done.nil? || done > @last_done

@@ -79,6 +79,11 @@ module Heron
         @total / duration
       end
 
+      # @return [Float] the highest rate the plan offers at any time.
+      def peak_rate
+        @stages.map { |s| [s.from, s.to].max }.max
+      end
+
       # @return [Boolean] whether the rate ever changes.
       def varying?
         @stages.any? { |s| s.from != s.to } || @stages.map(&:from).uniq.size > 1
@@ -89,6 +94,23 @@ module Heron
       def due(index)
         stage = stage_for(index)
         stage.start + stage.time_for(index - stage.before)
+      end
+
+      # @param index [Integer] a request's index, 0 ... {#total}.
+      # @return [Integer] the stage (0-based) it is due in.
+      def stage_index(index)
+        stage_for(index)
+        @current
+      end
+
+      # The requests due in a stage: those whose index the stage's share of the integral covers
+      # (the last stage also takes any rounding remainder). A pause (rate 0) has none.
+      # @param stage [Integer] a stage's index.
+      # @return [Integer] how many requests are due in it.
+      def planned(stage)
+        s = @stages.fetch(stage)
+        last = stage == @stages.size - 1 ? total : [(s.before + s.count).ceil, total].min
+        [last - s.before.ceil, 0].max
       end
 
       # @param time [Float] seconds since the start.

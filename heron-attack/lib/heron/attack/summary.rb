@@ -3,6 +3,7 @@
 require "time"
 require_relative "histogram"
 require_relative "load_table"
+require_relative "stage_rates"
 
 module Heron
   module Attack
@@ -81,16 +82,16 @@ module Heron
           "errors" => @recorder.error_count, "success_ratio" => ratio(ok, @recorder.sent) }
       end
 
+      # Target and achieved rate over the same windows, stage by stage ({StageRates}); the
+      # run's figures cover only the stages that send.
       def rates
-        { "target" => @options.rate, "achieved" => achieved_rate, "throughput" => throughput }
+        overall = stage_rates.overall
+        { "target" => overall["target"], "achieved" => overall["achieved"], "throughput" => throughput,
+          "stages" => stage_rates.rows }
       end
 
-      # Requests after the first over the time from the plan's start to the last send: a late
-      # last request lowers it, a late first one cannot inflate it.
-      def achieved_rate
-        span = span(@recorder.start, @recorder.last_sent)
-        return nil unless span&.positive? && @recorder.sent > 1
-        ((@recorder.sent - 1) / span).round(3)
+      def stage_rates
+        @stage_rates ||= StageRates.new(@recorder, @options.schedule)
       end
 
       def throughput
@@ -183,9 +184,10 @@ module Heron
       end
 
       def rate_warning
-        rate = achieved_rate
-        return unless rate && rate < 0.99 * @options.rate
-        format("achieved rate %.2f/s is below 99%% of the target %.2f/s", rate, @options.rate)
+        worst = stage_rates.worst
+        return unless worst && worst["percent"] < 99
+        where = stage_rates.rows.size > 1 ? "stage #{worst['stage'] + 1}: " : ""
+        format("%sachieved rate %.2f/s is below 99%% of the target %.2f/s", where, worst["achieved"], worst["target"])
       end
 
       def errors_warning

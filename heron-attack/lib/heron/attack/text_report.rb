@@ -27,8 +27,9 @@ module Heron
         span = plan["duration_s"] ? "for #{seconds(plan['duration_s'])}" : "for #{plan['requests']} requests"
         cap = plan["connections"] ? "at most #{plan['connections']} connections" : "no connection cap"
         cap = "HTTP/2, #{plan['connections']} connections x #{plan['max_streams']} streams" if plan["protocol"] == "h2"
+        auto = plan["processes_auto"] ? " (#{plan['processes_auto']})" : ""
         "Heron attack: #{what} #{offered(plan)} #{span} " \
-          "(#{plan['processes']} process#{'es' if plan['processes'] > 1}, #{cap})"
+          "(#{plan['processes']} process#{'es' if plan['processes'] > 1}#{auto}, #{cap})"
       end
 
       def web_socket_heading(ws)
@@ -59,10 +60,25 @@ module Heron
         [row("Requests", "sent #{requests['sent']}", "responses #{requests['responses']}",
              "errors #{requests['errors']}", format("success %.2f%%", requests["success_ratio"] * 100)),
          row("Rate", "target #{number(rate['target'])}/s", "achieved #{number(rate['achieved'])}/s",
-             "throughput #{number(rate['throughput'])}/s"),
+             "throughput #{number(rate['throughput'])}/s"), *stage_rates(rate["stages"]),
          row("Duration", "attack #{seconds(duration['attack'])}", "wait #{seconds(duration['wait'])}",
              "total #{seconds(duration['total'])}"),
          row("Bytes", "in #{bytes['in']}", "out #{bytes['out']}"), generator]
+      end
+
+      # A line per stage of a plan with several: its own target and achieved rate (a pause,
+      # which sends nothing, is judged neither way).
+      def stage_rates(judged)
+        stages = @report.dig("plan", "stages") || []
+        return [] if judged.nil? || stages.size < 2
+        by_index = judged.to_h { |r| [r["stage"], r] }
+        stages.each_with_index.map do |stage, i|
+          span = format("%-16s", "#{seconds(stage['start_s'])}-#{seconds(stage['start_s'] + stage['duration_s'])}")
+          r = by_index[i]
+          next "  stage #{i + 1}".ljust(14) + "#{span}pause (or nothing sent): not judged" unless r
+          row("  stage #{i + 1}", "#{span}target #{number(r['target'])}/s", "achieved #{number(r['achieved'])}/s",
+              format("%.1f%%", r["percent"]))
+        end
       end
 
       def generator

@@ -10,7 +10,8 @@ module Heron
     # - p50, p75, p90, p95, p99, p99.9, mean, max: corrected latency, with a unit (us, ms, s);
     # - errors: requests without a success (transport errors and 4xx/5xx), as a percentage of
     #   those sent ("errors>0.1%") or a count ("errors>0");
-    # - rate: achieved send rate, as a percentage of the target ("rate<99%") or in req/s;
+    # - rate: achieved send rate, as a percentage of the target ("rate<99%": the sending stage
+    #   furthest below its own target, see {StageRates}) or in req/s (over the sending stages);
     # - throughput: successful responses per second.
     class Threshold
       LATENCY = %w[p50 p75 p90 p95 p99 p99.9 mean max].freeze
@@ -95,8 +96,9 @@ module Heron
       end
 
       def rate(report)
-        achieved, target = report["rate"].values_at("achieved", "target")
+        achieved, target, stages = report["rate"].values_at("achieved", "target", "stages")
         return achieved unless @unit == "%"
+        return stages.map { |stage| stage["percent"] }.min if stages && !stages.empty?
         achieved && target ? 100.0 * achieved / target : nil
       end
 

@@ -92,4 +92,16 @@ class OptionsTest < Minitest::Test
     assert_usage(/stage's rate must be/, "http://h/", "--stages", "1s:-5")
     assert_usage(/--knee takes p50, p99, max or errors/, "http://h/", "-r", "1", "-n", "1", "--knee", "rate<5%")
   end
+
+  def test_calibrate_takes_one_http_url_a_top_rate_and_a_step
+    calibrate = parse("--calibrate", "http://h/", "--rate", "5000", "-d", "500ms", "--calibration", "/tmp/c.json")
+    assert_equal [5000.0, 0.5, "/tmp/c.json"], [calibrate.calibrate_max_rate, calibrate.calibrate_step, calibrate.calibration]
+    defaults = parse("--calibrate", "http://h/")
+    assert_equal [100_000.0, 2.0], [defaults.calibrate_max_rate, defaults.calibrate_step]
+    assert_usage(/--calibrate takes a URL, not --targets/, "--calibrate", "--targets", "t.txt")
+    assert_usage(/takes no --stages, -n or --processes/, "--calibrate", "http://h/", "-n", "5")
+    assert_usage(/takes no --stages, -n or --processes/, "--calibrate", "http://h/", "--processes", "2")
+    assert_usage(/not a ramp/, "--calibrate", "http://h/", "--rate", "1..5")
+    assert_usage(/give an http:\/\/ or https:\/\/ URL/, "--calibrate", "ws://h/")
+  end
 end

@@ -62,6 +62,17 @@ class RecorderTest < Minitest::Test
     assert_in_delta 2.001, a.first_sent
   end
 
+  def test_sends_by_stage_merge_as_counts_and_the_latest_send
+    a = Recorder.new(0.0)
+    b = Recorder.new(0.0)
+    a.sent!(0.0, 0.1, 0, 0)
+    a.sent!(1.0, 1.4, 0, 2)
+    b.sent!(0.5, 0.6, 0, 0)
+    b.sent!(1.5, 1.3, 0, 2)
+    a.merge!(b)
+    assert_equal({ 0 => [2, 0.6], 2 => [2, 1.4] }, a.stage_sends)
+  end
+
   def test_marshal_round_trip
     copy = Marshal.load(Marshal.dump(sample_recorder(1.0, 0.0))) # rubocop:disable Security/MarshalLoad
     assert_equal 2, copy.sent

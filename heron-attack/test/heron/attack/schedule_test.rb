@@ -48,6 +48,14 @@ class ScheduleTest < Minitest::Test
                  "going back to an earlier index finds its stage again"
   end
 
+  def test_planned_requests_and_stage_of_each_index
+    schedule = Schedule.parse_stages("1s:0, 2s:10, 1s:0, 0.5s:3, 1s:2..4", SECONDS)
+    assert_equal [0, 20, 0, 2, 2], (0..4).map { |i| schedule.planned(i) } # 24.5 offered: 24 requests
+    assert_equal schedule.total, (0..4).sum { |i| schedule.planned(i) }
+    stages = (0...schedule.total).map { |i| schedule.stage_index(i) }
+    assert_equal [1, 3, 4].zip([20, 2, 2]).to_h, stages.tally, "each index in the stage that plans it"
+  end
+
   def test_parse_errors
     ["10", "10s", "10s:", "10s:-1", "10s:1..2..3", "10s:fast", "0s:10"].each do |bad|
       assert_raises(Heron::Attack::UsageError, bad) { Schedule.parse_stages(bad, SECONDS) }

@@ -47,7 +47,7 @@ class ThresholdTest < Minitest::Test
 
   def test_a_metric_the_run_did_not_measure_counts_as_broken
     report = fixture_report
-    report["rate"]["achieved"] = nil
+    report["rate"].merge!("achieved" => nil, "stages" => []) # nothing was sent
     result = Heron::Attack::Threshold.new("rate<50%").check(report)
     assert_nil result["actual"]
     assert result["broken"]
