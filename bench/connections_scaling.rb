@@ -2,7 +2,7 @@
 
 # Does Heron's cost per request hold as connections grow? One Heron process pinned to CPU 0, the
 # load tool pinned to CPU 1 (as bench/run.rb's "per core" set-ups), the connection counts taking
-# turns within each round against the same process. Reports per run: req/s, requests per server
+# turns within each round against the same process. Reports per run: req/s, wrk's p99, requests per server
 # CPU-second, the load tool's own CPU use (a tool at 100% of its CPU is the bottleneck, not the
 # server), the server's GC share and major GCs (bench/lib/gc_probe.rb), and per round the ratio
 # of the largest connection count to the smallest.
@@ -24,7 +24,7 @@ module Bench
   # See the file's comment.
   class ConnectionsScaling
     ROOT = File.expand_path("..", __dir__)
-    Run = Struct.new(:connections, :requests, :rps, :server_cpu_s, :tool_cpu_share, :gc, keyword_init: true)
+    Run = Struct.new(:connections, :requests, :rps, :p99_ms, :server_cpu_s, :tool_cpu_share, :gc, keyword_init: true)
 
     def initialize(argv)
       @app = "bench/json.ru"
@@ -79,8 +79,9 @@ module Bench
     def round(server, number)
       runs = @connections.map { |count| measure(server, count) }
       runs.each do |r|
-        puts format("round %d c=%-4d %8.0f req/s %8.0f req/cpu-s  %s CPU %3.0f%%  GC %4.1f%% of CPU, %d major, %d minor",
-                    number, r.connections, r.rps, r.requests / r.server_cpu_s, @tool, r.tool_cpu_share * 100,
+        puts format("round %d c=%-4d %8.0f req/s  p99 %7s ms %8.0f req/cpu-s  %s CPU %3.0f%%  GC %4.1f%% of CPU, %d major, %d minor",
+                    number, r.connections, r.rps, r.p99_ms ? format("%.1f", r.p99_ms) : "-",
+                    r.requests / r.server_cpu_s, @tool, r.tool_cpu_share * 100,
                     (r.gc&.share(r.server_cpu_s) || 0) * 100, r.gc&.major.to_i, r.gc&.minor.to_i)
       end
       first, last = runs.values_at(0, -1)
@@ -91,18 +92,19 @@ module Bench
       gc_before = @gc.sample(server.pid)
       cpu_before = server.cpu_seconds
       tool_before = Process.times
-      requests, rps = tool(server, count, @seconds)
+      requests, rps, p99 = tool(server, count, @seconds)
       tool_after = Process.times
       tool_cpu = tool_after.cutime + tool_after.cstime - tool_before.cutime - tool_before.cstime
-      Run.new(connections: count, requests: requests, rps: rps, server_cpu_s: server.cpu_seconds - cpu_before,
+      Run.new(connections: count, requests: requests, rps: rps, p99_ms: p99, server_cpu_s: server.cpu_seconds - cpu_before,
               tool_cpu_share: tool_cpu / @seconds, gc: GCStat.delta(gc_before, @gc.sample(server.pid)))
     end
 
-    # @return [Array(Integer, Float)] requests completed and req/s.
+    # @return [Array(Integer, Float, Float)] requests completed, req/s and wrk's p99 in ms (nil for h2load).
     def tool(server, count, seconds)
       if @tool == "wrk"
-        out = capture(Wrk.command(server.url, connections: count, seconds: seconds, threads: @threads, cpu: 1))
-        [out[/(\d+) requests in/, 1].to_i, out[/Requests\/sec:\s+([\d.]+)/, 1].to_f]
+        out = capture(Wrk.command(server.url, connections: count, seconds: seconds, threads: @threads, cpu: 1, latency: true))
+        result = Wrk.parse(out)
+        [result.requests, result.rps, result.p99_ms]
       else
         out = capture(%W[taskset -c 1 h2load --h1 -c#{count} -t#{@threads} -D#{seconds} #{server.url}])
         [out[/(\d+) succeeded/, 1].to_i, out[/finished in [\d.]+m?s, ([\d.]+) req\/s/, 1].to_f]

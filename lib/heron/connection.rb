@@ -27,24 +27,13 @@ module Heron
     CONTINUE = "HTTP/1.1 100 Continue\r\n\r\n"
     private_constant :CONTINUE
 
-    # Seconds a connection accepted before a graceful stop has, once the stop began, to send its
-    # first request.
-    FIRST_BYTE_GRACE = 1.0
-
-    # How long, and for how many bytes, a connection whose request body timed out while parked
-    # keeps dropping what its client still sends after the 408 (as BufferedSocket#linger_close).
-    LINGER_SECONDS = 1.0
-    LINGER_BYTES = 256 * 1024
-
     # @param io [BasicSocket] the accepted socket.
     # @param context [Server::Context] the app, configuration, logger and what connections share.
-    # @param listener [#draining?, #admit, #finished, #parking?, #park, #release, #hot_wait] told of each
-    #   request (the reactor thread): `draining?` whether to take another request,
-    #   `admit(request)` before the app is called (a response when the request is shed),
-    #   `finished(request)` after the response; `parking?` whether it can park connections,
-    #   `park(connection, io, deadline, lane)` to wait with no fiber (see Server::ParkingLot),
-    #   `release(connection, io)` to close a parked idle one, `hot_wait(quick) { }` to wait for
-    #   the next request in the fiber for a while (:busy when too many do and the client is not quick).
+    # @param listener [#draining?, #admit, #finished, #parking, #mailbox] told of each request (the
+    #   reactor thread): `draining?` whether to take another request, `admit(request)` before the
+    #   app is called (a response when the request is shed), `finished(request)` after the
+    #   response; `parking` the Server::Parking it waits for its client through (asked once, for
+    #   its spot); `mailbox` for an upgraded connection's writes from other threads.
     # @param accepted_at [Float] monotonic time of accept.
     # @param peer [String, nil] the client's address from a PROXY protocol header.
     def initialize(io, context, listener, accepted_at, peer: nil)
@@ -54,14 +43,10 @@ module Heron
       @socket = Connection::BufferedSocket.new(io, context.scratch_buffer)
       @exchange = Exchange.new(context, listener)
       @env = Request::EnvBuilder.new(context.env_template, io, @config, peer: peer)
-      @accepted_at = accepted_at
       @client_since = accepted_at # waiting for the client's first request
       @idle = true
       @task = Async::Task.current
-      @parkable = listener.parking? && @socket.parkable?
-      @prebuffer = @parkable && @config.prebuffer_body.positive?
-      @park_after = @config.keepalive_park_after if @parkable && @config.keepalive_park_after < @config.keepalive_timeout
-      @quick = false # whether the last request came quickly (see #next_request_ready)
+      @spot = listener.parking.spot(self, @socket, accepted_at) # where it waits for its client
     end
 
     # @return [Boolean] whether the connection is idle after serving at least one request (the
@@ -77,31 +62,25 @@ module Heron
     # @return [Integer] bytes received of what the connection waits for (see {#client_since}).
     def client_bytes = @socket.buffered_bytes
 
-    # Closes the connection to make room at max_connections (see Server::Eviction): at once
-    # when it is parked, else by stopping the fiber that waits on its client. One the parking
-    # lot has just handed to a worker (its bytes came or its deadline passed, and the job is
-    # queued) or whose expiry is running closes when that job starts or parks it again: before,
-    # nothing closed it, and the accept loop waited for some other connection to close, with
-    # the process idle, for up to the next dripper's cut (the 3-7 s outliers in
-    # bench/results/connection_cap.md).
+    # Closes the connection to make room at max_connections (see Server::Eviction): its spot
+    # closes it when it is parked, or when the job that wakes it starts or it would park again
+    # (Server::Parking::Spot#evict); else the fiber that waits on its client is stopped.
     # @return [void]
     def evict
       return if @session # never chosen (see Server::Eviction): not idle, not waiting for a request
-      @evicted = true
-      return @listener.release(self, @socket.io) if @parked
-      @task&.stop
+      @spot.evict or @task&.stop
     end
 
     # Closes the connection if it is between requests (graceful shutdown).
     # @return [void]
     # A connection accepted before the drain that has not sent its first request yet is left
-    # FIRST_BYTE_GRACE to send it (its client already sent it, most likely: the bytes follow the
+    # Server::Parking::FIRST_BYTE_GRACE to send it (its client already sent it, most likely: the bytes follow the
     # handshake) unless `fresh` says that time is up; closing it at once lost such requests.
     # @param fresh [Boolean] also close a connection that never sent a request.
     def stop_if_idle(fresh: false)
       return @http2.drain if @http2
       return @session.shutdown if @session
-      return @listener.release(self, @socket.io) if @parked == :idle || (@parked == :fresh && fresh)
+      return if @spot.close_if_idle(fresh)
       @task&.stop if @idle && (@kept_alive || fresh)
     end
 
@@ -111,41 +90,47 @@ module Heron
       @socket.handshake(@config.header_timeout) ? serve_first : close_socket(nil)
     end
 
-    # Serves a parked connection again (see Server::ParkingLot), in a new task, once its socket
-    # is readable: the next request of an idle one, or the request whose body it was waiting for.
+    # Serves a connection that parked before its first bytes, once they came (called by its
+    # Server::Parking::Spot, in a new task).
     # @return [Symbol, nil] :parked when it parked again; else the connection is closed.
-    def resume
-      return @session.resume if @session
-      return evicted if @evicted
+    def resume_first
       @task = Async::Task.current
-      kind = @parked
-      request = @waiting
-      @quick = now - @idle_since < @park_after if kind == :idle
-      @parked = @waiting = nil
-      return linger if :linger.equal?(kind)
-      kind == :fresh ? serve_first : serve_requests(false, request)
+      serve_first
     end
 
-    # Ends a parked connection whose deadline passed: an idle one closes, one whose request body
-    # stopped arriving gets 408 (the app was never called) and lingers parked (see #time_out_body).
-    # @return [Symbol, nil] :parked when it lingers; else the connection is closed.
-    def expire
-      return @session.expire if @session
-      return evicted if @evicted
-      request = @waiting
-      @parked = @waiting = nil
-      return time_out_body if request
-      @socket.close # an idle or silent connection, or a linger whose time is up
-      nil
+    # Serves a parked connection again once its socket is readable: the next request of an idle
+    # one, or more of the body `request` waits for (called by its Server::Parking::Spot, in a
+    # new task).
+    # @param request [Request, nil]
+    # @return [Symbol, nil] :parked when it parked again; else the connection is closed.
+    def resume_requests(request)
+      @task = Async::Task.current
+      serve_requests(false, request)
     end
 
-    # Closes a parked connection at once (the reactor is stopping, or it was evicted).
+    # A parked request's body stopped arriving in time: 408 (the app is never called), then the
+    # connection lingers parked, with no fiber (Server::Parking::Spot#linger).
+    # @param _request [Request] the request whose body it waited for.
+    # @return [Symbol, nil] :parked, or nil when the socket is closed already.
+    def time_out_body(_request = nil)
+      @task = nil
+      reject(408, "request body timed out")
+      @spot.linger
+    end
+
+    # An upgraded connection parked between messages (Server::Parking::Spot#park_until): its
+    # socket is readable; its session reads and handles what came.
+    # @return [Symbol, nil] :parked when it parked again; else the connection is closed.
+    def readable = @session.resume
+
+    # An upgraded connection's deadline passed (its ping, or the wait for the client's close).
+    # @return [Symbol, nil] :parked when it parked again; else the connection is closed.
+    def expired = @session.expire
+
+    # A parked upgraded connection is closed from outside (the reactor is ending, or its session
+    # asked): its session closes the socket and runs on_close.
     # @return [void]
-    def close_parked
-      return @session.abandon if @session
-      @parked = @waiting = nil
-      @socket.close
-    end
+    def abandoned = @session.abandon
 
     # Framing (see Heron::Exchange): writes the response as HTTP/1.1, unless the app took the
     # socket (full hijack); the connection is kept only while not draining and no
@@ -183,13 +168,12 @@ module Heron
 
     private
 
-    # A connection's first bytes: a plain one that has sent nothing yet parks until it does (so a
-    # burst of new connections holds no fibers while their requests travel); then HTTP/2 or the
-    # HTTP/1 request loop.
-    # Whether it parked is this call's own result, never @parked: once parked, the connection
-    # may be resumed by another worker (which clears @parked) before this fiber gets here.
+    # A connection's first bytes (it may park until they come: Server::Parking::Spot#wait_for_first);
+    # then HTTP/2 or the HTTP/1 request loop.
+    # Whether it parked is this call's own result: once parked, the connection may be resumed by
+    # another worker before this fiber gets here.
     def serve_first
-      return parked = park(:fresh) if @parkable && !@socket.buffered? && :wait_readable.equal?(@socket.fill_now)
+      return parked = let_go if @spot.wait_for_first
       case @config.http2 && HTTP2::Connection.wanted?(@socket, @config.first_byte_timeout, head_deadline)
       when true then return serve_http2
       when nil then return # nothing came in time
@@ -213,9 +197,9 @@ module Heron
     # given up its fiber; the socket stays open for {#resume}.
     def serve_requests(first, request = nil)
       while (request ||= next_request(first))
-        return parked = park(:idle) if :idle.equal?(request)
-        case @prebuffer && @parser.content_length && prebuffered_body
-        when :waiting then return parked = park_body(request)
+        return parked = let_go if :parked.equal?(request)
+        case @parser.content_length && @spot.wait_for_body(request, @parser.content_length, @expectation, @pace)
+        when :parked then return parked = let_go(request)
         when :gone then break # the client closed before its body was complete: the app is not called
         end
         first = false
@@ -223,7 +207,7 @@ module Heron
         return parked = open_session if @session
         break if @hijacked
         break unless request.keepalive && request.input.finished? || settle(request)
-        request = @expectation = @pace = recycle(request) # an idle keep-alive connection holds no finished request
+        request = @expectation = @pace = recycle # an idle keep-alive connection holds no finished request
       end
     rescue StandardError => e
       connection_failed(e)
@@ -231,99 +215,27 @@ module Heron
       close_socket(request) unless parked # (see #serve_first)
     end
 
-    # Hands the connection to the parking lot: an idle one until its keep-alive deadline (counted
-    # from the end of the last response), one waiting for its body until the body's next deadline
-    # (body_timeout, min_body_rate).
-    def park(kind, request = nil, deadline = nil)
-      return evicted if @evicted
-      @idle_since = now if kind == :idle # for #resume: was the client quick?
-      deadline ||= park_deadline(kind)
-      @parked = kind
-      @task = nil # the worker moves on; a reference would keep an ended worker's fiber stack
-      @parser = nil unless request # about 1 KiB; a parked request keeps it (its body's framing)
-      @parked_at = now if request # for min_body_rate: the wait counts once it ends (#prebuffered_body)
-      @waiting = request
-      @listener.park(self, @socket.io, deadline, kind)
-      :parked
-    end
-
-    def park_deadline(kind)
-      case kind
-      when :fresh then @accepted_at + first_byte_wait
-      when :idle then @idle_since + @config.keepalive_timeout - @park_after
-      when :linger then @linger_until
-      else now + (@pace ? @pace.next_wait : @config.body_timeout)
-      end
-    end
-
-    # Parks a request until more of its body comes. When its pace allows no more waiting
-    # (min_body_rate: the bytes that woke it came too late) it parks past its deadline: the
-    # parking lot answers it 408 at the pace it cuts slow clients (Server::ParkingLot::PACED).
-    def park_body(request)
-      park(:body, request)
-    rescue Heron::TimeoutError
-      park(:body, request, now)
-    end
-
-    # A parked request's body stopped arriving in time: 408 (the app is never called), then the
-    # connection lingers parked, with no fiber, until its client closes or LINGER_SECONDS pass.
-    # When thousands of slow clients are cut together (they all connected together), lingering
-    # in a fiber each held thousands of fibers and timers, and every new connection's fiber
-    # waited behind them.
-    # @return [Symbol, nil] :parked, or nil when the socket is closed already.
-    def time_out_body
+    # The connection parked: the worker moves on (a reference to its task would keep an ended
+    # worker's fiber stack), and an idle one drops its parser (about 1 KiB; a request waiting
+    # for its body keeps it, for its framing).
+    def let_go(request = nil)
       @task = nil
-      reject(408, "request body timed out")
-      return nil unless @socket.shut_write
-      @linger_until = now + LINGER_SECONDS
-      @linger_left = LINGER_BYTES
-      linger
-    end
-
-    # Drops what the client sent since; parks again while time and bytes are left, else closes.
-    def linger
-      dropped = @socket.drain_now(@linger_left)
-      return park(:linger) if dropped && (@linger_left -= dropped).positive? && now < @linger_until
-      @socket.close
-      nil
-    end
-
-    # Reads what has come of the request's body: the app is not called until `prebuffer_body`
-    # bytes of it (or all of it) are buffered, so a client that sends its body slowly waits
-    # parked, not in an app's fiber blocked in rack.input.read. Chunked bodies and
-    # `Expect: 100-continue` stream as before (the client waits for the app). Returns :waiting
-    # (park until more comes), :gone (the client closed first) or nil (call the app).
-    def prebuffered_body
-      return nil unless (want = body_wanted)
-      received = 0
-      while @socket.buffered_bytes < want
-        count = @socket.fill_now
-        break unless count.is_a?(Integer)
-        received += count
-      end
-      @pace&.waited(@parked_at ? now - @parked_at : 0, received)
-      @parked_at = nil
-      return :waiting if count.is_a?(Symbol)
-      :gone if count.nil?
-    end
-
-    def body_wanted
-      return nil unless (length = @parser.content_length)&.positive? && !@expectation.pending?
-      want = length < @config.prebuffer_body ? length : @config.prebuffer_body
-      want if @socket.buffered_bytes < want
+      @parser = nil unless request
+      :parked
     end
 
     # The client speaks HTTP/2 (ALPN h2, or the cleartext preface): the connection is its.
     def serve_http2
       @idle = false
+      deadline = head_deadline
       @client_since = nil
-      @http2 = HTTP2::Connection.new(@socket, @context, @exchange, @env, deadline: head_deadline)
+      @http2 = HTTP2::Connection.new(@socket, @context, @exchange, @env, deadline: deadline)
       @http2.serve
     end
 
     def next_request(first)
       started = wait_for_request(first) or return nil
-      return started if :idle.equal?(started)
+      return started if :parked.equal?(started)
       env = @env.fresh
       read_head(env, started) or return nil
       build_request(env, started)
@@ -345,47 +257,21 @@ module Heron
     end
 
     # Waits for the first byte of the next request. While nothing is buffered the connection is
-    # idle, so a graceful stop may close it. Returns :idle when a kept-alive connection is to
-    # park (see #next_request_ready).
+    # idle, so a graceful stop may close it. Returns :parked when a kept-alive connection parked
+    # (see Server::Parking::Spot#wait_for_next).
     def wait_for_request(first)
       @idle = !@socket.buffered?
       @kept_alive = !first
       @client_since = now unless first
-      ready = first ? @socket.buffered? || @socket.fill(first_byte_wait) : next_request_ready
-      return ready unless ready
-      return (@listener.draining? ? nil : :idle) if :idle.equal?(ready)
+      ready = first ? @socket.buffered? || @socket.fill(@spot.first_byte_wait) : @spot.wait_for_next
+      return ready if !ready || :parked.equal?(ready)
       @idle = false
-      @client_since = first ? @accepted_at : now
+      first ? @client_since : (@client_since = now) # the first request's wait began at the accept
     end
 
-    # A kept-alive connection between requests. The fiber first gives up its turn: a client that
-    # always has its next request ready would otherwise keep the loop here and starve every other
-    # connection. Once a drain has begun it takes no new request. If nothing has come, it waits
-    # in its fiber (keepalive_park_after when parking, else keepalive_timeout), so a client that
-    # sends its next request at once pays nothing, then gives :idle, to park. At most
-    # Server::ReactorThread::HOT_WAITS connections of a reactor wait in their fiber at once; the
-    # others park at once, so a burst of connections does not leave a fiber (and its stack
-    # pages) each; except a quick one (@quick: its last request came while it waited in its
-    # fiber, or within keepalive_park_after of parking), whose client is busy, not idle.
-    def next_request_ready
-      Fiber.scheduler.yield
-      return true if @socket.buffered?
-      return false if @listener.draining?
-      return @socket.fill(@config.keepalive_timeout) unless @park_after
-      ready = @socket.fill_now
-      return ready unless :wait_readable.equal?(ready)
-      ready = @listener.hot_wait(@quick) { @socket.readable?(@park_after) && @socket.fill(@config.header_timeout) }
-      @quick = ready.is_a?(Integer) # else it parks (the wake-up tells) or closes
-      ready == false || :busy.equal?(ready) ? :idle : ready
-    end
-
-    # The first request's head (or HTTP/2's preface) must be in by then, as HTTP/1.1's read_head.
-    def head_deadline = @accepted_at + @config.header_timeout
-
-    def first_byte_wait
-      return @config.first_byte_timeout unless @listener.draining?
-      [@config.first_byte_timeout, FIRST_BYTE_GRACE].min
-    end
+    # The first request's head (or HTTP/2's preface) must be in by then, as HTTP/1.1's read_head
+    # (while no request has been read, the connection's wait on its client began at the accept).
+    def head_deadline = @client_since + @config.header_timeout
 
     def build_request(env, started)
       length = body_length
@@ -414,10 +300,10 @@ module Heron
       request.env["rack.early_hints"] = Response::EarlyHints.new(request, @hint_writer)
     end
 
-    # Keeps the finished request's object, emptied, for the connection's next request, unless
-    # the listener still uses it (its after-reply callbacks are queued). Returns nil.
-    def recycle(request)
-      @spare = request.clear if @recyclable
+    # Empties the finished request's object kept for the connection's next request (see
+    # #respond). Returns nil.
+    def recycle
+      @spare&.clear
       nil
     end
 
@@ -457,7 +343,7 @@ module Heron
     def respond(request)
       @request = request # for hijack!, which sets its rack.hijack_io
       @client_since = nil # the server's turn: not to be evicted
-      @recyclable = !@exchange.respond(request, self)
+      @spare = @exchange.respond(request, self) ? nil : request # kept unless its callbacks still use it
     ensure
       @request = nil # an idle connection holds no finished request
     end
@@ -478,12 +364,6 @@ module Heron
     def connection_failed(error)
       @context.logger.error("connection closed after an unexpected error", error)
       @linger = true
-    end
-
-    # An evicted connection out of the parking lot (see #evict) closes instead of going on.
-    def evicted
-      close_parked
-      nil
     end
 
     # Also forgets the worker's task: the worker goes on to other connections, and a graceful
@@ -533,8 +413,8 @@ module Heron
       request.upgraded = true
       @socket.write(head, @config.write_timeout)
       codec = kind == :websocket ? WebSocket::Codec.new(@config.websocket_max_message_size) : SSE::Codec.new
-      @session = Upgrade::Session.new([self, @listener], @socket.io, codec, env["rack.upgrade"],
-                                      Upgrade::Handshake.lasting_env(env), @context, parkable: @parkable)
+      @session = Upgrade::Session.new(@spot, @listener.mailbox, @socket.io, codec, env["rack.upgrade"],
+                                      Upgrade::Handshake.lasting_env(env), @context)
       :done
     end
 

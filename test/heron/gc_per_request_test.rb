@@ -79,7 +79,7 @@ class GCPerRequestTest < Minitest::Test
       sockets = Array.new(count) { connect(port) }
       sockets.each { |s| s.write(REQUEST) }
       sockets.each { |s| read_json(s) }
-      wait_for_waiting_fibers(count, "next_request_ready")
+      wait_for_waiting_fibers(count, "wait_for_next")
       4.times { GC.start }
       kept = ObjectSpace.each_object(Hash).count { |h| h.key?("gc-per-request-marker") }
       assert_operator kept, :<=, count / 10, "responses kept alive by #{count} connections waiting for their next request"
@@ -105,7 +105,8 @@ class GCPerRequestTest < Minitest::Test
 
   def live_fibers = ObjectSpace.each_object(Fiber).count(&:alive?)
 
-  # Waits until `count` fibers wait in the given method of Heron::Connection.
+  # Waits until `count` fibers wait in the given method (of Heron::Connection, or its
+  # Server::Parking::Spot for the wait between requests).
   def wait_for_waiting_fibers(count, method = "read_head")
     wait_until("#{count} connections waiting in their fibers (#{method})") do
       ObjectSpace.each_object(Fiber).count { |f| f.alive? && f.backtrace&.any? { |l| l.include?("`#{method}'") } } >= count

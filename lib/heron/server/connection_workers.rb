@@ -26,7 +26,17 @@ module Heron
       # cap; JSON at 256 connections, wrk's p99: 5.6-7.1 ms at 16, 4.4-5.2 ms at 32.
       STARTS_PER_TURN = 32
 
-      # An idle worker: its fiber, and the job handed to it (nil until one is).
+      # An idle worker: its fiber, and the job handed to it (nil until one is). One per worker,
+      # kept across its jobs.
+      #
+      # Workers wait with the fiber scheduler's `block` and are woken with its `unblock`, the
+      # calls Ruby's own Mutex and Queue use, not with an Async::Notification: both queue the
+      # worker for the loop's next turn without switching to it (an Async::Condition would
+      # switch), but a Notification costs 5 objects and about twice the time per hand-off
+      # (bench/wakeups.rb: 3.0 against 6.5 µs, a loop turn included, bench/results/wakeups.md),
+      # and a burst of connections is a hand-off each, plus one per parked connection that wakes
+      # (5,000 new connections a second at bench/slow_requests.rb's top rate). The parking lot's
+      # timer, woken only when the lot stops being empty, waits on a Notification.
       Waiter = Struct.new(:fiber, :job)
       private_constant :Waiter
 
@@ -36,6 +46,7 @@ module Heron
         @idle = [] # idle workers' Waiters, the most recently idle last
         @pending = [] # jobs waiting for a worker
         @starts_left = 0
+        @spawner_woken = false
         @root.async(transient: true, annotation: "heron connection workers") { spawn_workers }
       end
 
@@ -89,7 +100,7 @@ module Heron
       def spawn_turn
         @starts_left = STARTS_PER_TURN
         start_worker
-        Fiber.scheduler.yield
+        Async::Task.current.yield
       end
 
       def start_worker
@@ -102,10 +113,11 @@ module Heron
       # each: a fiber's stack pages stay dirty once touched, and 10,000 idle connections opened
       # 500 at a time, each with its own worker, cost 6.4 KiB of RSS per connection instead of 3.
       def work(task, job)
+        waiter = Waiter.new(Fiber.current, nil)
         while job
           start_worker if @starts_left.positive? && !@pending.empty?
           job.call
-          job = task.children? ? nil : @pending.shift || next_job
+          job = task.children? ? nil : @pending.shift || next_job(waiter)
           forget_locals if job
         end
       end
@@ -119,14 +131,16 @@ module Heron
       end
 
       # Waits idle for a job (nil at once when MAX_IDLE workers are idle already).
-      def next_job
+      def next_job(waiter)
         return nil if @idle.size >= MAX_IDLE
-        waiter = Waiter.new(Fiber.current, nil)
         @idle << waiter
+        waiting = true
         Fiber.scheduler.block(nil, nil) until waiter.job
         taken = waiter.job
+        waiter.job = nil
+        taken
       ensure
-        forsake(waiter) if waiter && !taken
+        forsake(waiter) if waiting && !taken
       end
 
       # A worker stopped while idle leaves the idle list; a job handed to it before it could run

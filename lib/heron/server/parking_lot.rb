@@ -14,7 +14,9 @@ module Heron
     # the set's descriptor through the fiber scheduler and hands each socket that became readable
     # (or hung up) to `resume`, which serves it in a worker; one timer task sleeps until the
     # earliest deadline (or TICK) and hands each connection past its deadline to `expire`. A connection is
-    # in the lot until one of those, or {#remove}, takes it out.
+    # in the lot until one of those, or {#remove}, takes it out. Only Server::Parking, which
+    # decides what parks, in which lane and until when, uses it; what it parks is that owner's
+    # Server::Parking::Spot for the connection.
     class ParkingLot
       include Clock
 
@@ -56,7 +58,8 @@ module Heron
         @io = IO.for_fd(@set.fileno, autoclose: false)
         # lane => { fileno => [connection, deadline] }. In the ORDERED lanes every connection
         # waits the same time, so parking order is deadline order and expiry looks at the oldest.
-        @lanes = { fresh: {}, idle: {}, body: {}, linger: {}, upgraded: {} }
+        @lanes = { fresh: {}, idle: {}, body: {}, linger: {}, upgraded: {}, closing: {} }
+        @wake = Async::Notification.new # wakes the idle timer (see #schedule)
         @watcher = root.async(transient: true, annotation: "heron parking lot") { watch }
         @timer = root.async(transient: true, annotation: "heron parking timer") { tick }
       end
@@ -70,9 +73,9 @@ module Heron
       # @param deadline [Float] monotonic time.
       # @param lane [Symbol] :fresh (no request yet: first_byte_timeout), :idle (between
       #   requests: keepalive_timeout), :body (a request waiting for its body: deadlines in any
-      #   order), :linger (closing after a 408: dropping what the client still sends; or an
-      #   upgraded connection waiting for the client's close frame) or :upgraded (a `rack.upgrade`
-      #   WebSocket or SSE stream between messages: websocket_ping_interval).
+      #   order), :linger (closing after a 408: dropping what the client still sends), :upgraded
+      #   (a `rack.upgrade` WebSocket or SSE stream between messages: websocket_ping_interval) or
+      #   :closing (an upgraded connection waiting for the client's close frame: any order).
       # @return [void]
       def park(connection, io, deadline, lane)
         @lanes.fetch(lane)[io.fileno] = [connection, deadline]
@@ -113,19 +116,20 @@ module Heron
       # Makes the timer wake by `deadline` (within TICK) unless it wakes earlier already. An idle
       # timer (the lot was empty) is woken at the loop's next turn, never switched to: a
       # connection that parks must not lose its turn inside #park, or the socket could become
-      # readable and be served by another worker before the parking fiber has returned.
+      # readable and be served by another worker before the parking fiber has returned. So it
+      # waits on an Async::Notification, whose signal queues the waiter (an Async::Condition's
+      # would switch to it).
       def schedule(deadline)
         return if @wake_at && @wake_at <= deadline
         idle = @wake_at.nil?
         @wake_at = deadline
-        Fiber.scheduler.unblock(nil, @ticker) if idle
+        @wake.signal if idle
       end
 
       # One long-lived task (a task per deadline would be a fiber, and a fiber's stack, each).
       def tick
-        @ticker = Fiber.current
         loop do
-          Fiber.scheduler.block(nil, nil) until @wake_at
+          @wake.wait until @wake_at
           sleep((@wake_at - now).clamp(0, TICK))
           expire_due if @wake_at && @wake_at <= now
         end
@@ -141,7 +145,7 @@ module Heron
       def expire_due
         at = now
         due(at).each_slice(EXPIRE_BATCH).with_index do |batch, index|
-          Fiber.scheduler.yield if index.positive?
+          Async::Task.current.yield if index.positive?
           batch.each { |lane, fileno| expire(lane, fileno, at) }
         end
         following = ORDERED.filter_map { |name| @lanes[name].first&.last&.last }

@@ -2,62 +2,49 @@
 
 require "async"
 require_relative "../compat/io_timeout"
-require "set"
 require_relative "../connection"
 require_relative "../proxy_protocol"
 require_relative "../response/http_date"
 require_relative "callback_runner"
 require_relative "context"
-require_relative "accept_backoff"
 require_relative "load_shedder"
-require_relative "eviction"
-require_relative "../control/backlog"
-require_relative "parking_lot"
+require_relative "acceptor"
+require_relative "connection_registry"
+require_relative "parking"
 require_relative "connection_workers"
 require_relative "../upgrade/mailbox"
 require_relative "../clock"
 
 module Heron
   class Server
-    # One event loop (one Ruby thread): accepts from the shared listeners and runs each connection
-    # in a fiber of its own, up to its connection limit. Stops on request from any thread or a
-    # signal handler through a self-pipe: gracefully (drain) or immediately.
+    # One event loop (one Ruby thread): its Server::Acceptor accepts from the shared listeners,
+    # each connection runs in a fiber of a Server::ConnectionWorkers worker and is kept in the
+    # Server::ConnectionRegistry (the connection limit, eviction), idle ones wait in
+    # Server::Parking. The loop itself is the listener each connection reports its requests to
+    # (admission, the access log, after-reply callbacks), and stops on request from any thread or
+    # a signal handler through a self-pipe: gracefully (drain) or immediately.
     class ReactorThread
       include Clock
-
-      ACCEPT_BATCH = 256
-      private_constant :ACCEPT_BATCH
-
-      # Kept-alive connections of one loop that may wait for their next request in their fiber
-      # (keepalive_park_after) at once; more park at once, unless their client is quick (see
-      # {#hot_wait}). Bounds the fibers, and so the dirty fiber stacks the process keeps, that a
-      # burst of connections leaves behind.
-      HOT_WAITS = 64
 
       # @return [Server::CallbackRunner]
       attr_reader :callbacks
       # @return [Server::Context] what this loop's connections share.
       attr_reader :context
+      # @return [Server::Parking] whether, when and how this loop's connections wait with no fiber.
+      attr_reader :parking
 
       # @param server [Server] supplies app, config, logger, listeners and metrics.
       # @param max_connections [Integer] this loop's share of the connection limit.
       def initialize(server, max_connections)
         @server = server
-        @app = server.app
         @config = server.config
-        @logger = server.logger
-        @metrics = server.metrics
-        @max_connections = max_connections
         @context = Server::Context.new(server)
-        @connections = Set.new
+        @registry = Server::ConnectionRegistry.new(max_connections, server.metrics)
+        @parking = Server::Parking.new(@config, self)
         @shedder = Server::LoadShedder.new(@config)
-        @eviction = Server::Eviction.new
         @in_flight = 0
         @served = 0
-        @handshakes = 0 # connections still reading their PROXY header (they count towards the limit)
-        @hot_waits = 0
         @draining = false
-        @capacity = Async::Notification.new
         @wake_reader, @wake_writer = IO.pipe
       end
 
@@ -67,16 +54,15 @@ module Heron
       def run(&ready)
         Sync do |task|
           attach(task)
-          @workers = Server::ConnectionWorkers.new(task)
-          @parking = parking_lot(task)
-          accepts = @accepts = @server.listeners.map do |listener|
-            task.async(annotation: "heron accept") { accept_loop(listener) }
-          end
+          workers = Server::ConnectionWorkers.new(task)
+          @parking.start(task, workers)
+          @acceptor = Server::Acceptor.new(@registry, workers, @context.logger) { |io, proxy| serve(io, proxy) }
+          @acceptor.start(task, @server.listeners)
           ready&.call
           @server.heartbeat&.then { |heartbeat| task.async(annotation: "heron heartbeat") { heartbeat.run(self) } }
-          control_loop(accepts)
+          control_loop
         ensure
-          close_parked
+          @parking.close
           task.children&.each(&:stop)
         end
       ensure
@@ -90,8 +76,8 @@ module Heron
       # @return [Server::ReactorThread] self
       def attach(task, hold_callbacks: false)
         @root = task
-        @callbacks = Server::CallbackRunner.new(@logger, @config.after_reply_concurrency, observer: @metrics,
-                                                                                  hold: hold_callbacks)
+        @callbacks = Server::CallbackRunner.new(@context.logger, @config.after_reply_concurrency,
+                                                observer: @context.metrics, hold: hold_callbacks)
         self
       end
 
@@ -104,8 +90,7 @@ module Heron
         accepted = now
         peer = proxy && (handshake(io, proxy) or return)
         connection = Connection.new(io, @context, self, accepted, peer: peer)
-        @connections << connection
-        @metrics&.connection_opened
+        @registry.add(connection)
         parked = connection.serve == :parked
       ensure
         closed(connection) unless parked
@@ -126,7 +111,7 @@ module Heron
 
       # @return [Boolean] whether every accept loop still runs (false once one ended with an
       #   exception or was stopped other than by a drain); read by Cluster::Heartbeat.
-      def accepting? = @draining || (@accepts || []).all?(&:running?)
+      def accepting? = @draining || @acceptor.nil? || @acceptor.running?
 
       # Called by a connection before it calls the app; {#finished} balances it.
       # @param request [Request]
@@ -151,194 +136,43 @@ module Heron
         @in_flight -= 1
         @served += 1
         duration = now - request.started_at
-        @logger.access(request.env, request.status, request.bytes, duration) if request.status
-        @metrics&.request_finished(request.status || 0, duration, request.queue_seconds)
+        @context.logger.access(request.env, request.status, request.bytes, duration) if request.status
+        @context.metrics&.request_finished(request.status || 0, duration, request.queue_seconds)
         @callbacks.schedule(request, @root)
       end
 
       # @return [Integer] open connections on this loop.
-      def connection_count = @connections.size
-
-      # @return [Boolean] whether connections may wait without a fiber (only under {#run}, where
-      #   epoll exists and keepalive_park_after or prebuffer_body asks for it).
-      def parking? = !@parking.nil?
-
-      # Parks a connection with no fiber until its socket is readable (then it is resumed in a
-      # new task) or `deadline` passes (then it expires). See Server::ParkingLot#park.
-      # @param connection [Connection]
-      # @param io [BasicSocket]
-      # @param deadline [Float] monotonic time.
-      # @param lane [Symbol] see Server::ParkingLot#park.
-      # @return [void]
-      def park(connection, io, deadline, lane)
-        @parking.park(connection, io, deadline, lane)
-      end
-
-      # Runs the block (a connection waiting for its next request in its fiber) unless
-      # {HOT_WAITS} connections already are and this one's client is not quick. A quick client
-      # (its last request came within keepalive_park_after) is busy, not idle: parking it would
-      # cost a park and a wake-up per request (bench/results/connections_scaling.md) and save no
-      # fiber, as its next request needs one at once; it parks after keepalive_park_after as any.
-      # @param quick [Boolean] whether the connection's last request came within keepalive_park_after.
-      # @return [Object] the block's value, or :busy.
-      def hot_wait(quick = false)
-        return :busy if @hot_waits >= HOT_WAITS && !quick
-        begin
-          @hot_waits += 1
-          yield
-        ensure
-          @hot_waits -= 1
-        end
-      end
-
-      # Closes a parked connection now (graceful stop, eviction at the connection limit).
-      # @param connection [Connection]
-      # @param io [BasicSocket] its socket.
-      # @return [void]
-      def release(connection, io)
-        close_parked_connection(connection) if @parking.remove(io)
-      end
-
-      # Parks a parked connection again with another deadline and lane (an upgraded connection
-      # whose close began while it was parked now waits for its client's close frame).
-      # @param connection [Connection]
-      # @param io [BasicSocket] its socket.
-      # @param deadline [Float] monotonic time.
-      # @param lane [Symbol] see Server::ParkingLot#park.
-      # @return [Boolean] whether it was parked (else whoever took it out parks it next).
-      def repark(connection, io, deadline, lane)
-        return false unless @parking.remove(io)
-        @parking.park(connection, io, deadline, lane)
-        true
-      end
+      def connection_count = @registry.size
 
       # @return [Integer] connections parked on this loop (a subset of {#connection_count}).
-      def parked_count = @parking ? @parking.size : 0
+      def parked_count = @parking.size
+
+      # Called when a connection has ended (by {#serve}, and by Server::Parking for a parked one).
+      # @param connection [Connection, nil]
+      # @return [void]
+      def closed(connection) = @registry.closed(connection)
 
       # @return [Upgrade::Mailbox] where other threads hand writes to this loop's `rack.upgrade`
       #   connections (made when the first one opens, on this loop's thread).
-      def mailbox = @mailbox ||= Upgrade::Mailbox.new(@root, @logger)
+      def mailbox = @mailbox ||= Upgrade::Mailbox.new(@root, @context.logger)
 
       private
-
-      def parking_lot(task)
-        return nil unless Server::ParkingLot.supported?
-        return nil unless @config.keepalive_park_after < @config.keepalive_timeout || @config.prebuffer_body.positive?
-        Server::ParkingLot.new(task, resume: ->(connection) { @workers.run { resume(connection) } },
-                                     expire: ->(connection) { @workers.run { expired(connection) } })
-      end
-
-      # Serves a parked connection whose socket became readable.
-      def resume(connection)
-        parked = connection.resume == :parked
-      ensure
-        closed(connection) unless parked
-      end
-
-      def expired(connection)
-        parked = connection.expire == :parked # a request body timed out: it lingers parked
-      ensure
-        closed(connection) unless parked
-      end
-
-      # The reactor is ending: parked connections have no task to stop, so they are closed here.
-      def close_parked
-        @parking&.close&.each { |connection| close_parked_connection(connection) }
-      end
-
-      def close_parked_connection(connection)
-        connection.close_parked
-        closed(connection)
-      end
-
-      # Accepts everything pending (up to the free slots) before serving any of it: a new
-      # connection's task runs at once, so accepting one per turn of the loop would leave the last
-      # of a burst of connections waiting behind hundreds of requests on the first ones. No accept
-      # error ends this loop: out of descriptors (or anything else), it backs off and tries again.
-      def accept_loop(listener)
-        backoff = Server::AcceptBackoff.new(@logger)
-        proxy = ProxyProtocol.version_for(listener)
-        loop do
-          wait_for_room(listener)
-          batch, delay = accept_batch(listener, backoff)
-          hand_off(batch, proxy)
-          rest(delay) if delay
-        end
-      end
-
-      # Gives each accepted socket a fiber: a worker's (Server::ConnectionWorkers), at the loop's
-      # next turn, the whole batch in this one. A drain's stop waits until all of them are handed
-      # off: if it landed between two hand-offs, the sockets not yet handed off would be dropped
-      # and their clients reset. The workers are the root task's children, which a drain does not
-      # stop.
-      def hand_off(batch, proxy)
-        Async::Task.current.defer_stop do
-          batch.each { |io| @workers.run { serve(io, proxy) } }
-        end
-      end
-
-      # @return [Array(Array<BasicSocket>, Float)] the accepted sockets, and how long to wait
-      #   before the next attempt when accept failed.
-      def accept_batch(listener, backoff)
-        batch = []
-        listener.wait_readable
-        while @connections.size + @handshakes + batch.size < @max_connections && batch.size < ACCEPT_BATCH
-          io = listener.accept_nonblock(exception: false)
-          break if io == :wait_readable
-          batch << io
-        end
-        backoff.succeeded unless batch.empty?
-        [batch, nil]
-      rescue Errno::ECONNABORTED, Errno::EPROTO # that client gave up before it was accepted
-        [batch, nil]
-      rescue StandardError => e # EMFILE, ENFILE, ENOBUFS, ENOMEM, ...
-        [batch, backoff.failed(e)]
-      end
-
-      # Waits `seconds`, or less if one of this loop's connections closes (freeing a descriptor).
-      def rest(seconds)
-        Async::Task.current.with_timeout(seconds) { @capacity.wait }
-      rescue Async::TimeoutError
-        nil
-      end
-
-      # At the connection limit, waits until a client is waiting to be accepted and then makes
-      # room by closing the connections Server::Eviction chooses (idle keep-alive ones, else the
-      # slowest clients still sending their request), or, when none may be closed (every one is
-      # in the app), waits for one to close.
-      def wait_for_room(listener)
-        while @connections.size + @handshakes >= @max_connections
-          listener.wait_readable
-          @eviction.choose(@connections, now, Control::Backlog.queued(listener)).each(&:evict)
-          @capacity.wait if @connections.size + @handshakes >= @max_connections
-        end
-      end
 
       # @return [String, false] the client's address from the header, the socket's own peer when
       #   the proxy speaks for itself, or false (socket closed) when the header is bad or late.
       def handshake(io, version)
-        @handshakes += 1
-        ProxyProtocol.read(io, version, @config.header_timeout) || io.remote_address.ip_address
+        @registry.handshake { ProxyProtocol.read(io, version, @config.header_timeout) || io.remote_address.ip_address }
       rescue ProxyProtocol::Error, SystemCallError, IOError
         io.close
         false
-      ensure
-        @handshakes -= 1
-      end
-
-      def closed(connection)
-        @metrics&.connection_closed if connection
-        @connections.delete(connection)
-        @capacity.signal
-        @drained&.signal
       end
 
       # Waits for commands on the self-pipe: "g" starts a drain in its own task (so a later "i"
       # still interrupts it), "d" means the drain finished, "i" stops at once.
-      def control_loop(accepts)
+      def control_loop
         loop do
           case read_command
-          when "g" then @drainer ||= @root.async { drain(accepts) }
+          when "g" then @drainer ||= @root.async { drain }
           when "i", "d" then return
           end
         end
@@ -352,38 +186,30 @@ module Heron
 
       # Keeps serving for drain_delay, then stops accepting (the server closes the listeners once
       # every reactor thread has), closes idle connections and waits for the busy ones.
-      def drain(accepts)
+      def drain
         sleep(@config.drain_delay) if @config.drain_delay.positive?
         deadline = now + @config.shutdown_timeout
         @draining = true
-        accepts.each(&:stop)
+        @parking.drain
+        @acceptor.stop
         @server.stopped_accepting
-        @connections.to_a.each(&:stop_if_idle) # a parked connection closes (and leaves the set) at once
+        @registry.to_a.each(&:stop_if_idle) # a parked connection closes (and leaves the registry) at once
         @root.async { close_fresh_connections } # accepted before the stop, but still silent
         wait_for_connections(deadline)
         leftover = @callbacks.drain(deadline)
-        leftover.each { |name| @logger.warn("after-reply callback still running at shutdown: #{name}") }
+        leftover.each { |name| @context.logger.warn("after-reply callback still running at shutdown: #{name}") }
       ensure
         @wake_writer.write_nonblock("d", exception: false)
       end
 
       def close_fresh_connections
-        sleep(Connection::FIRST_BYTE_GRACE)
-        @connections.to_a.each { |connection| connection.stop_if_idle(fresh: true) }
+        sleep(Server::Parking::FIRST_BYTE_GRACE)
+        @registry.to_a.each { |connection| connection.stop_if_idle(fresh: true) }
       end
 
       def wait_for_connections(deadline)
-        @drained = Async::Notification.new
-        until @connections.empty? || (left = deadline - now) <= 0
-          wait_drained(left)
-        end
-        @logger.warn("#{@connections.size} connections still busy at shutdown timeout") unless @connections.empty?
-      end
-
-      def wait_drained(seconds)
-        @root.with_timeout(seconds) { @drained.wait }
-      rescue Async::TimeoutError
-        nil
+        return if @registry.wait_until_empty(deadline)
+        @context.logger.warn("#{@registry.size} connections still busy at shutdown timeout")
       end
     end
   end

@@ -10,7 +10,7 @@ require_relative "close_began"
 module Heron
   module Upgrade
     # A connection the app took with `rack.upgrade` (a WebSocket or an SSE stream), from its
-    # response head on. Between messages it waits parked (Server::ParkingLot, lane :upgraded),
+    # response head on. Between messages it waits parked (Server::Parking::Spot#park_until),
     # with no fiber: the connection's objects and this one are all it costs. When the socket is
     # readable a worker fiber reads what came, calls the handler's `on_message` for each whole
     # message in order, and parks it again; at its ping deadline it pings (a WebSocket that
@@ -22,7 +22,7 @@ module Heron
     # Whoever runs it (the request's fiber for {#open}, a worker for {#resume} and {#expire})
     # owns it until it parks again; {#open}, {#resume} and {#expire} return :parked, or nil once
     # the connection is closed (on_close has run). Anything else that ends it (a broken write,
-    # an overflow) while it is parked asks the listener to release it.
+    # an overflow) while it is parked has its spot evict it.
     class Session
       include Clock
 
@@ -43,26 +43,25 @@ module Heron
       # @return [Object] the handler the app set in `rack.upgrade`.
       attr_reader :handler
 
-      # @param owner [Array(Heron::Connection, #park, #release)] the connection and its
-      #   listener (the reactor thread: `park(connection, io, deadline, lane)`,
-      #   `release(connection, io)`). Where it cannot park (no epoll, parking off, TLS), the
-      #   connection waits in its fiber instead.
+      # @param spot [Server::Parking::Spot] the connection's spot: {#settle} parks it there
+      #   between messages (waking the connection's `readable`, `expired` or `abandoned`, which
+      #   come here). Where it cannot park (no epoll, parking off, TLS), the connection waits in
+      #   its fiber instead.
+      # @param mailbox [Upgrade::Mailbox] the reactor thread's, for writes from other threads.
       # @param io [BasicSocket] the raw socket.
       # @param codec [WebSocket::Codec, SSE::Codec]
       # @param handler [Object] the app's callback object.
       # @param env [Hash] the upgraded request's env.
       # @param context [Server::Context] configuration and logger.
-      # @param parkable [Boolean] whether the socket can wait in the parking lot.
-      def initialize(owner, io, codec, handler, env, context, parkable:)
-        @connection, @listener = owner
-        @parkable = parkable
+      def initialize(spot, mailbox, io, codec, handler, env, context)
+        @spot = spot
         @io = io
         @codec = codec
         @handler = handler
         @context = context
         @client = Client.new(self, env)
         @thread = Thread.current # the reactor thread: others hand their writes and closes to it
-        @mailbox = @listener.mailbox # made here, on the reactor thread, if it is the first
+        @mailbox = mailbox
         @state = :open # :closing once the server sent its close frame, :closed once it is over
         @pending_bytes = 0
         @heard = true # something came from the client since the last ping
@@ -220,9 +219,8 @@ module Heron
         return finish if @state == :closed
         closing = @state == :closing
         deadline = closing ? @close_by : now + @context.config.websocket_ping_interval
-        return wait_in_fiber(deadline) unless @parkable
+        return wait_in_fiber(deadline) unless @spot.park_until(deadline, closing: closing)
         @parked = true
-        @listener.park(@connection, @io, deadline, closing ? :linger : :upgraded)
         :parked
       end
 
@@ -232,7 +230,7 @@ module Heron
       # resume it, which parks it so in {#settle}); waiting in its fiber, that wait is cut short.
       def wait_for_close
         return unless @state == :closing
-        return @listener.repark(@connection, @io, @close_by, :linger) if @parked
+        return @spot.wait_for_close(@close_by) if @parked
         Fiber.scheduler.raise(@waiting, CloseBegan) if @waiting
       end
 
@@ -291,7 +289,7 @@ module Heron
       def terminate
         @state = :closed
         @out = nil
-        @listener.release(@connection, @io) if @parked
+        @spot.evict if @parked
         false
       end
 

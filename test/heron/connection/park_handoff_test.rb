@@ -4,43 +4,56 @@ require "test_helper"
 
 # A connection that parks gives up its socket: another worker may resume it before the parking
 # call has even returned, and the parking fiber must then leave the socket alone. The real
-# Server::ParkingLot no longer switches fibers inside #park (ParkingLotTest), so the listener
-# here makes the interleaving happen every time: its #park serves the connection in another
-# fiber and returns only once that fiber has answered the request. Before the fix the parking
-# fiber, back from #park, saw @parked cleared by the resume and closed the socket, so the
-# client's next request on the kept-alive connection found it closed.
+# Server::ParkingLot no longer switches fibers inside #park (ParkingLotTest), so the parking here
+# makes the interleaving happen every time: its #park serves the connection in another fiber and
+# returns only once that fiber has answered the request. Before the fix the parking fiber, back
+# from #park, saw its parked state cleared by the resume and closed the socket, so the client's
+# next request on the kept-alive connection found it closed.
 class ConnectionParkHandoffTest < Minitest::Test
   APP = ->(env) { [200, { "content-type" => "text/plain" }, [env["PATH_INFO"]]] }
 
-  # The listener interface of Heron::Connection (see Connection#initialize), with a #park that
-  # resumes the connection at once in a task of its own.
-  class ResumingListener
+  # A real Server::Parking whose #park resumes the connection at once in a task of its own
+  # (instead of handing its socket to a ParkingLot) and returns once it has been answered.
+  class ResumingParking < Heron::Server::Parking
     attr_reader :parks
 
-    def initialize
+    def initialize(config, listener)
+      super
       @parks = 0
+      @answered = listener.answered
+    end
+
+    def spot(connection, socket, accepted_at)
+      Spot.new(self, connection, socket, accepted_at, parkable: true)
+    end
+
+    def park(spot, _io, _deadline, _lane)
+      @parks += 1
+      return unless @parks == 1
+      Async do
+        spot.io.wait_readable
+        spot.resume
+      end
+      @answered.wait # the other worker has served the request: only now does #park return
+    end
+  end
+
+  # The listener interface of Heron::Connection (see Connection#initialize).
+  class Listener
+    attr_reader :answered, :parking
+
+    def initialize(config)
       @answered = Async::Notification.new
+      @parking = ResumingParking.new(config, self)
     end
 
     def draining? = false
     def admit(_request) = nil
-    def parking? = true
-    def hot_wait(_quick = false) = yield
-    def release(_connection, _io) = nil
+    def closed(_connection) = nil
 
     def finished(_request)
       @answered.signal
       nil
-    end
-
-    def park(connection, io, _deadline, _lane)
-      @parks += 1
-      return unless @parks == 1
-      Async do
-        io.wait_readable
-        connection.resume
-      end
-      @answered.wait # the other worker has served the request: only now does #park return
     end
   end
 
@@ -49,7 +62,7 @@ class ConnectionParkHandoffTest < Minitest::Test
     context = Heron::Server::Context.new(Heron::Server.new(Rack::Lint.new(APP), config))
     server = TCPServer.new("127.0.0.1", 0)
     client = TCPSocket.new("127.0.0.1", server.addr[1])
-    listener = ResumingListener.new
+    listener = Listener.new(config)
     responses = []
     Sync do
       connection = Heron::Connection.new(server.accept, context, listener, Process.clock_gettime(Process::CLOCK_MONOTONIC))
@@ -64,7 +77,7 @@ class ConnectionParkHandoffTest < Minitest::Test
       assert_equal :parked, connection.serve, "nothing had come when it was served: it parked"
     end
     assert_equal [[200, "/first"], [200, "/second"]], responses.map { |r| r&.values_at(0, 2) }
-    assert_equal 1, listener.parks
+    assert_equal 1, listener.parking.parks
   ensure
     server&.close
   end

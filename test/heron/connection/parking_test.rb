@@ -173,12 +173,12 @@ class ParkingTest < Minitest::Test
     end
   end
 
-  # Issue 20, point 3: past ReactorThread::HOT_WAITS connections waiting in their fiber, a
+  # Issue 20, point 3: past Server::Parking::HOT_WAITS connections waiting in their fiber, a
   # kept-alive connection parks at once, unless its client is quick (its last request came
   # within keepalive_park_after): such a client is busy, and parking it cost a park and a
   # wake-up per request at 256 wrk connections. Idle ones still park after keepalive_park_after.
   def test_busy_connections_past_the_hot_wait_cap_wait_in_their_fiber
-    count = Heron::Server::ReactorThread::HOT_WAITS + 16
+    count = Heron::Server::Parking::HOT_WAITS + 16
     # "Quick" is within 5 s: a loaded machine can take longer than a shorter keepalive_park_after
     # between two rounds, and its idle connections would then park too.
     with_server(ECHO, keepalive_park_after: 5) do |port, server|

@@ -15,6 +15,7 @@ class ConnectionWorkersTest < Minitest::Test
       assert_equal 1, fibers.size, "ran at the loop's next turn"
       assert_equal 1, workers.idle
       workers.run { fibers << Fiber.current }
+      assert_equal 1, fibers.size, "#run does not switch to an idle worker either (its wake-up is queued)"
       task.yield
       assert_equal 1, workers.idle
       task.children.each(&:stop)

@@ -65,7 +65,7 @@ class DrainTest < Minitest::Test
     early.write("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
     status, headers, body = read_response(early)
     assert_equal [200, "close", "ok"], [status, headers["connection"], body]
-    assert closed_by_server?(silent, timeout: Heron::Connection::FIRST_BYTE_GRACE + 3), "a silent one is closed after the grace"
+    assert closed_by_server?(silent, timeout: Heron::Server::Parking::FIRST_BYTE_GRACE + 3), "a silent one is closed after the grace"
     assert @server_thread.join(10)
   ensure
     [early, silent].each { |socket| socket&.close }
