@@ -31,7 +31,7 @@ Gem::Specification.new do |spec|
   spec.require_paths = ["lib"]
 
   # async: only its public API is used (Task#async/#with_timeout/#stop, Notification, Condition,
-  # Scheduler#yield), stable across 2.x. io-event comes with async and is not pinned here: Bundler
+  # Scheduler#yield, Scheduler#raise), stable across 2.x. io-event comes with async and is not pinned here: Bundler
   # picks the newest that supports the Ruby in use (1.11 on Ruby 3.1).
   spec.add_dependency "async", ">= 2.24", "< 3"
   spec.add_dependency "rack", ">= 2.2", "< 4"
