@@ -153,7 +153,9 @@ class ControlTest < Minitest::Test
     log, status = start_and_wait(HELD_APP, "--control-bind", "tcp://0.0.0.0:#{control}")
     assert_equal 1, status&.exitstatus, log
     assert_match(%r{could not start: control_bind tcp://0\.0\.0\.0:#{control} can be reached from other hosts, and control_token is not set}, log)
-    pid, = spawn_heron(HELD_APP, "--control-bind", "tcp://0.0.0.0:#{control}", "--control-token", "s3cret")
+    pid, _, log = spawn_heron(HELD_APP, "--control-bind", "tcp://0.0.0.0:#{control}", "--control-token", "s3cret")
+    # Where the listener went: another suite beside this one may have taken the port meanwhile.
+    control = Integer(eventually { File.read(log)[%r{control on tcp://[^ ]+:(\d+)}, 1] })
     eventually { http(control, "GET /health/live").first == 200 }
     assert_equal 401, http(control, "POST /control/stop", host: "127.0.0.1:#{control}").first
     refute Process.wait(pid, Process::WNOHANG)

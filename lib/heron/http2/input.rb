@@ -3,6 +3,7 @@
 require "async/notification"
 require "stringio"
 require_relative "../request/input"
+require_relative "../request/full_read"
 require_relative "../request/body_spool"
 require_relative "../timeout_error"
 
@@ -25,6 +26,8 @@ module Heron
     # in the reactor thread's Server::BodyBudget until the body fits, and the body counts there
     # until the Exchange has written the response (Exchange#release_input), as over HTTP/1.1.
     class Input
+      include Request::FullRead
+
       EMPTY = "".b.freeze
       private_constant :EMPTY
 
@@ -62,11 +65,13 @@ module Heron
         @arrived&.signal
       end
 
-      # Reads like IO#read: all of the rest when `length` is nil, else up to `length` bytes.
+      # What has arrived of the body, without waiting for `length` bytes (see
+      # Request::FullRead#read): all of the rest when `length` is nil, else at least one byte and
+      # at most `length`.
       # @param length [Integer, nil]
       # @param buffer [String, nil] filled with the result when given (its memory reused).
       # @return [String, nil] binary data; nil at the end of the body when a positive length was asked.
-      def read(length = nil, buffer = nil)
+      def read_part(length = nil, buffer = nil)
         return read_into(length, buffer) if buffer && length&.positive?
         data = length ? read_some(length) : read_all
         return data unless buffer

@@ -3,6 +3,7 @@
 require_relative "gc_pacer"
 require_relative "../timeout_error"
 require_relative "body_spool"
+require_relative "full_read"
 
 module Heron
   class Request
@@ -10,6 +11,8 @@ module Heron
     # whole before the app runs). Handles Content-Length and chunked bodies, the body-size limit,
     # the body read timeout, and a hook run on the first read (used to send `100 Continue`).
     class Input
+      include FullRead
+
       # Raised when a body grows past `max_body_size`; the connection answers 413.
       class TooLarge < StandardError
         # @return [Integer] the HTTP status this maps to.
@@ -52,11 +55,12 @@ module Heron
         @received = 0
       end
 
-      # Reads like IO#read: all of the rest when `length` is nil, else up to `length` bytes.
+      # What has arrived of the body, without waiting for `length` bytes (see FullRead#read): all
+      # of the rest when `length` is nil, else at least one byte and at most `length`.
       # @param length [Integer, nil]
       # @param buffer [String, nil] filled with the result when given.
       # @return [String, nil] binary data; nil at end of body when a positive length was asked.
-      def read(length = nil, buffer = nil)
+      def read_part(length = nil, buffer = nil)
         first_read
         return read_into(length, buffer) if buffer && length&.positive? && @pending.empty?
         return read_fresh(length) if @remaining && !buffer && length&.positive? && @pending.empty?
@@ -80,7 +84,7 @@ module Heron
       # Yields the body in chunks as it arrives.
       # @yieldparam chunk [String]
       def each
-        while (chunk = read(READ_CHUNK))
+        while (chunk = read_part(READ_CHUNK))
           yield chunk
         end
       end
@@ -214,7 +218,7 @@ module Heron
       def spooled_rest
         spool = Request::BodySpool.new(@budget.threshold)
         chunk = String.new(capacity: SPOOL_CHUNK, encoding: Encoding::BINARY)
-        spool.write(chunk) while read(SPOOL_CHUNK, chunk)
+        spool.write(chunk) while read_part(SPOOL_CHUNK, chunk)
         hold(spool.size)
         data = spool.read
         handed_out(data.bytesize)

@@ -3,6 +3,7 @@
 require "stringio"
 require "tempfile"
 require_relative "gc_pacer"
+require_relative "full_read"
 
 module Heron
   class Request
@@ -12,6 +13,8 @@ module Heron
     # Tempfile (as Puma does), so memory stays bounded whatever the body's size. The connection
     # calls {#close} once the request is done, which frees the memory or the file.
     class RewindableInput
+      include FullRead
+
       READ_CHUNK = 16 * 1024
       private_constant :READ_CHUNK
 
@@ -28,11 +31,12 @@ module Heron
         @pacer = Request::GCPacer.new
       end
 
-      # Reads like IO#read: all of the rest when `length` is nil, else up to `length` bytes.
+      # What is there of the body, without waiting for `length` bytes (see FullRead#read): all of
+      # the rest when `length` is nil, else at least one byte and at most `length`.
       # @param length [Integer, nil]
       # @param buffer [String, nil] filled with the result when given.
       # @return [String, nil] binary data; nil at end of body when a positive length was asked.
-      def read(length = nil, buffer = nil)
+      def read_part(length = nil, buffer = nil)
         return read_rest(buffer) unless length
         return buffer ? buffer.replace(+"".b) : +"".b if length.zero?
         fetch if @pos == @stored
@@ -55,7 +59,7 @@ module Heron
       # Yields the body in chunks.
       # @yieldparam chunk [String]
       def each
-        while (chunk = read(READ_CHUNK))
+        while (chunk = read_part(READ_CHUNK))
           yield chunk
         end
       end
@@ -126,7 +130,7 @@ module Heron
       # String, so a large body costs no garbage on the way to the Tempfile).
       def fetch
         return if @eof
-        return @eof = true unless @source.read(READ_CHUNK, @chunk)
+        return @eof = true unless @source.read_part(READ_CHUNK, @chunk)
         spool if @store.is_a?(StringIO) && @stored + @chunk.bytesize > @threshold
         @store.pos = @stored
         @stored += @store.write(@chunk)

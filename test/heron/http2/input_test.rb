@@ -9,22 +9,32 @@ class HeronHTTP2InputTest < Minitest::Test
     Heron::HTTP2::Input.new(limit: nil, timeout: 5, consumed: consumed.method(:<<))
   end
 
-  def test_read_into_a_buffer_takes_pieces_across_frames_without_allocating_and_reports_what_was_consumed
+  def test_read_into_a_buffer_fills_it_across_frames_without_allocating_and_reports_what_was_consumed
     consumed = []
     body = input(consumed)
     buffer = +"old contents"
     pieces = Sync do
       %w[hello wor ld].each { |frame| body.push(+frame) }
       body.finish
-      Array.new(4) { body.read(4, buffer)&.dup }
+      Array.new(3) { body.read(4, buffer)&.dup }
     end
-    assert_equal ["hell", "o", "wor", "ld"], pieces
+    assert_equal ["hell", "owor", "ld"], pieces
     assert_equal Encoding::BINARY, buffer.encoding
     assert_nil Sync { body.read(4, buffer) }
     assert_equal "", buffer
     assert_equal 10, consumed.sum
     assert_predicate body, :finished?
     assert_no_strings_made_by_buffered_reads
+  end
+
+  def test_read_part_takes_what_one_frame_holds
+    body = input
+    pieces = Sync do
+      %w[hello wor ld].each { |frame| body.push(+frame) }
+      body.finish
+      Array.new(5) { body.read_part(4) }
+    end
+    assert_equal ["hell", "o", "wor", "ld", nil], pieces
   end
 
   def test_reads_mix_buffer_and_plain_calls_in_order_and_buffered_reads_allocate_nothing
