@@ -5,7 +5,9 @@ require "test_helper"
 # The GC-per-request guard, beside bench/instructions.rb's instructions per request: what a
 # request and a waiting connection cost the garbage collector, counted (allocations and
 # remembered objects are the same from run to run, unlike time). The bounds are today's counts
-# plus a little room; a change that needs more says so here, with its reason.
+# plus a little room; a change that needs more says so here, with its reason. Each count is
+# taken in a forked child of the test process, where no thread of an earlier test (still
+# winding down, or left behind) allocates or holds objects beside the one server measured.
 class GCPerRequestTest < Minitest::Test
   include ServerHelper
 
@@ -24,27 +26,56 @@ class GCPerRequestTest < Minitest::Test
   APP = ->(_env) { [200, { "content-type" => "text/plain", "content-length" => "2" }, ["ok"]] }
 
   def test_a_keep_alive_request_allocates_at_most_the_stated_objects
+    per_request = in_child { allocations_per_request }
+    assert_operator per_request.min, :<=, OBJECTS_PER_REQUEST, "objects allocated per request (batches: #{per_request.join(', ')})"
+  end
+
+  def test_a_connection_waiting_for_its_head_remembers_nothing_but_its_fiber
+    count = 40
+    added = in_child { remembered_by_waiting_connections(count) }
+    assert_operator added.fdiv(count), :<=, REMEMBERED_PER_WAITING_CONNECTION,
+                    "remembered WB-unprotected objects besides fibers per waiting connection"
+  end
+
+  # A connection waiting in its fiber for its next request keeps nothing of its last response:
+  # the wait's frames land where the app's C frames (JSON.generate's here) were, and Ruby scans
+  # a waiting fiber's machine stack conservatively, so the stale words there kept each last
+  # response's objects alive (and promoted them) until Connection::StackScrub cleared them.
+  # Under YJIT the app's values also reached slots near the fiber's base (where JIT code is
+  # entered), until the app was called one VM entry deeper (StackScrub.around). Responses are
+  # counted by their first record; one may stay on the stack of the idle worker fiber that ran
+  # the last app call, which is no waiting connection.
+  def test_a_connection_waiting_for_its_next_request_keeps_nothing_of_its_last_response
+    count = 30
+    kept = in_child { responses_kept_by_waiting_connections(count) }
+    assert_operator kept, :<=, count / 10, "responses kept alive by #{count} connections waiting for their next request"
+  end
+
+  private
+
+  # Objects allocated per request in five batches of 400, after 500 to warm every call site.
+  # The fewest of five counts: a starved client thread (a busy machine) can make the server
+  # park and wake the connection, which adds objects; an object the code path adds shows in
+  # every batch.
+  def allocations_per_request
     with_server(APP, lint: false, quiet: true) do |port|
       socket = connect(port)
       buffer = String.new(capacity: 4096)
       request = ->(n) { n.times { socket.write(REQUEST) && response(socket, buffer) } }
       request.call(500) # warms every call site (inline caches and YJIT code are objects too)
-      # The fewest of five batches: a starved client thread (a busy machine) can make the server
-      # park and wake the connection, which adds objects; an object the code path adds shows in
-      # every batch.
-      per_request = Array.new(5) do
+      Array.new(5) do
         before = GC.stat(:total_allocated_objects)
         request.call(400)
         (GC.stat(:total_allocated_objects) - before) / 400.0
       end
-      assert_operator per_request.min, :<=, OBJECTS_PER_REQUEST, "objects allocated per request (batches: #{per_request.join(', ')})"
     ensure
       socket&.close
     end
   end
 
-  def test_a_connection_waiting_for_its_head_remembers_nothing_but_its_fiber
-    count = 40
+  # Remembered WB-unprotected objects, besides new fibers, that `count` connections add once
+  # their fibers wait for the rest of a head.
+  def remembered_by_waiting_connections(count)
     with_server(APP, lint: false, quiet: true, header_timeout: 60) do |port|
       sockets = Array.new(count) { connect(port) } # silent: parked, with no fiber or parser yet
       wait_until("the server accepted #{count} connections") { open_sockets >= 2 * count }
@@ -53,23 +84,15 @@ class GCPerRequestTest < Minitest::Test
       sockets.each { |s| s.write("GET / HTTP/1.1\r\n") }
       wait_for_waiting_fibers(count)
       4.times { GC.start } # what stays becomes old
-      added = GC.stat(:remembered_wb_unprotected_objects) - before[0] - (live_fibers - before[1])
-      assert_operator added.fdiv(count), :<=, REMEMBERED_PER_WAITING_CONNECTION,
-                      "remembered WB-unprotected objects besides fibers per waiting connection"
+      GC.stat(:remembered_wb_unprotected_objects) - before[0] - (live_fibers - before[1])
     ensure
       sockets&.each(&:close)
     end
   end
 
-  # A connection waiting in its fiber for its next request keeps nothing of its last response:
-  # the wait's frames land where the app's C frames (JSON.generate's here) were, and Ruby scans
-  # a waiting fiber's machine stack conservatively, so the stale words there kept each last
-  # response's objects alive (and promoted them) until Connection::StackScrub cleared them.
-  # Under YJIT the app's values also reached slots near the fiber's base (where JIT code is
-  # entered), until the app was called one VM entry deeper (StackScrub.around).
-  def test_a_connection_waiting_for_its_next_request_keeps_nothing_of_its_last_response
+  # Responses whose records are still alive once `count` connections wait for their next request.
+  def responses_kept_by_waiting_connections(count)
     require "json"
-    count = 30
     records = ->(n) { Array.new(n) { |i| { "gc-per-request-marker" => i, "name" => "record #{i}", "tags" => ["t#{i % 3}"] } } }
     app = ->(_env) { [200, { "content-type" => "application/json" }, [JSON.generate({ "records" => records.call(20) })]] }
     with_server(app, lint: false, quiet: true, keepalive_park_after: 60, keepalive_timeout: 120) do |port|
@@ -81,14 +104,35 @@ class GCPerRequestTest < Minitest::Test
       sockets.each { |s| read_json(s) }
       wait_for_waiting_fibers(count, "wait_for_next")
       4.times { GC.start }
-      kept = ObjectSpace.each_object(Hash).count { |h| h.key?("gc-per-request-marker") }
-      assert_operator kept, :<=, count / 10, "responses kept alive by #{count} connections waiting for their next request"
+      ObjectSpace.each_object(Hash).count { |h| h.key?("gc-per-request-marker") && h["gc-per-request-marker"].zero? }
     ensure
       sockets&.each(&:close)
     end
   end
 
-  private
+  # Runs the block in a forked child (only this thread lives on there) and returns its value;
+  # an exception in the child is raised here with the child's message and backtrace.
+  def in_child
+    reader, writer = IO.pipe
+    pid = fork do
+      reader.close
+      result = begin
+        [:ok, yield]
+      rescue Exception => e # rubocop:disable Lint/RescueException -- a failed assertion too
+        [:raised, e.class.name, e.message, e.backtrace]
+      end
+      writer.write(Marshal.dump(result))
+      writer.close
+      exit!(0)
+    end
+    writer.close
+    outcome = Marshal.load(reader.read) # rubocop:disable Security/MarshalLoad -- our own child
+    Process.wait(pid)
+    return outcome[1] if outcome[0] == :ok
+    raise Minitest::Assertion, "in the child: #{outcome[1]}: #{outcome[2]}\n#{outcome[3]&.first(10)&.join("\n")}"
+  ensure
+    reader&.close
+  end
 
   def read_json(socket)
     buffer = +""
