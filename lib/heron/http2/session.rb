@@ -23,6 +23,7 @@ module Heron
       def initialize(framer, max_streams:, new_stream:, running:)
         super(framer)
         @encoder = Encoder.new
+        @decoder = Decoder.new
         @max_streams = max_streams
         @new_stream = new_stream
         @running = running
@@ -76,11 +77,19 @@ module Heron
         refuse(id).receive_headers(frame)
       end
 
-      # Decodes a header block (HTTP2::Decoder: Huffman-coded strings are remembered).
+      # Encodes a header block (HTTP2::Encoder: a hash lookup per field).
+      # @param headers [Array<Array(String, String)>]
+      # @param buffer [String]
+      # @return [String] buffer
+      def encode_headers(headers, buffer = String.new(encoding: Encoding::BINARY))
+        @encoder.encode(headers, buffer, @remote_settings.header_table_size)
+      end
+
+      # Decodes a header block (HTTP2::Decoder: one loop, Huffman-coded strings remembered).
       # @param data [String]
-      # @return [Array<Array(String, String)>]
+      # @return [Array<Array(String, String)>] frozen fields.
       def decode_headers(data)
-        Decoder.new(data, @decoder, table_size_limit: @local_settings.header_table_size).decode
+        @decoder.decode(data, @local_settings.header_table_size)
       end
 
       # Counts resets against the flood limit.
