@@ -93,7 +93,8 @@ module Heron
         @stream = SocketStream.new(@socket, write_timeout: @config.write_timeout, read_timeout: -> { read_timeout },
                                             header_timeout: @config.header_timeout)
         Session.new(Protocol::HTTP2::Framer.new(@stream, FRAMES), max_streams: max_streams,
-                                                                 new_stream: method(:configure), running: -> { @draining ? max_streams : @running })
+                                                                 new_stream: method(:configure), running: -> { @draining ? max_streams : @running },
+                                                                 output: @stream)
       end
 
       def max_streams = @config.http2_max_concurrent_streams

@@ -20,8 +20,10 @@ module Heron
       # @param max_streams [Integer] concurrent streams per connection.
       # @param new_stream [#call] configures each new {Stream} (see Stream#configure).
       # @param running [#call] how many streams' apps are running now.
-      def initialize(framer, max_streams:, new_stream:, running:)
+      # @param output [SocketStream] the framer's stream, for frames packed by {Stream} (see #output).
+      def initialize(framer, max_streams:, new_stream:, running:, output:)
         super(framer)
+        @output = output
         @encoder = Encoder.new
         @decoder = Decoder.new
         @max_streams = max_streams
@@ -34,6 +36,14 @@ module Heron
       # Frame writes are whole: the socket may block mid-frame and another fiber may write
       # (protocol-http2 writes every frame inside this).
       def synchronize(&block) = @write_lock.synchronize(&block)
+
+      # The connection's output, for bytes of whole frames written within a {#batch} (sent when it ends).
+      # @return [SocketStream]
+      # @raise [EOFError] when the connection is closed.
+      def output
+        raise EOFError, "connection closed" unless @framer
+        @output
+      end
 
       # Writes one frame and sends it, unless a {#batch} of this fiber's is open (the batch
       # sends it with the rest).

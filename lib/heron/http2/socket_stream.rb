@@ -55,6 +55,14 @@ module Heron
         data.bytesize
       end
 
+      # Same as #write, returning self.
+      # @param data [String]
+      # @return [SocketStream]
+      def <<(data)
+        write(data)
+        self
+      end
+
       # Sends what was written since the last flush. A client that takes no bytes for
       # `write_timeout` loses the connection, as over HTTP/1.1: a frame may be half written, so
       # nothing more can go out on it, and every stream ends.
