@@ -59,6 +59,7 @@ module Heron
         @running = 0
         @draining = false
         @env = EnvBuilder.new(env)
+        @on_request = method(:start)
         HeaderBlock.max_bytes = @config.max_header_bytes
       end
 
@@ -112,7 +113,7 @@ module Heron
       end
 
       def configure(stream)
-        stream.configure(on_request: method(:start), body_limit: @config.max_body_size, body_timeout: @config.body_timeout,
+        stream.configure(on_request: @on_request, body_limit: @config.max_body_size, body_timeout: @config.body_timeout,
                          header_limit: @config.max_header_bytes, body_budget: @context.body_budget)
       end
 

@@ -16,6 +16,9 @@ module Heron
     # is still running, even after the client reset them: the "rapid reset" attack), and floods
     # of resets, SETTINGS and PINGs end the connection with ENHANCE_YOUR_CALM.
     class Session < Protocol::HTTP2::Server
+      BLOCK = String.new(encoding: Encoding::BINARY).freeze
+      private_constant :BLOCK
+
       # @param framer [Protocol::HTTP2::Framer]
       # @param max_streams [Integer] concurrent streams per connection.
       # @param new_stream [#call] configures each new {Stream} (see Stream#configure).
@@ -91,7 +94,7 @@ module Heron
       # @param headers [Array<Array(String, String)>]
       # @param buffer [String]
       # @return [String] buffer
-      def encode_headers(headers, buffer = String.new(encoding: Encoding::BINARY))
+      def encode_headers(headers, buffer = BLOCK.dup)
         @encoder.encode(headers, buffer, @remote_settings.header_table_size)
       end
 

@@ -24,6 +24,7 @@ module Heron
         @header_timeout = header_timeout
         @deadline = nil
         @out = String.new(encoding: Encoding::BINARY)
+        @spare = String.new(encoding: Encoding::BINARY) # the two take turns: no String per flush
       end
 
       # Runs the block's reads against one deadline, as HTTP/1.1 reads a request head: a header
@@ -71,8 +72,12 @@ module Heron
       def flush
         return if @out.empty?
         data = @out
-        @out = String.new(encoding: Encoding::BINARY)
-        @socket.write(data, @write_timeout)
+        @out = @spare
+        begin
+          @socket.write(data, @write_timeout)
+        ensure
+          @spare = data.clear
+        end
       rescue Heron::TimeoutError
         @socket.close
         raise

@@ -40,13 +40,15 @@ module Heron
 
       # The first HEADERS frame is the request; a later one (trailers) is ignored. A decoded
       # header list past the limit ends the connection: a few bytes can decode into a great many
-      # (HPACK).
+      # (HPACK). A request without a body has its input ended before the app runs (so a response
+      # that closes the stream does not end it with an error made for nothing).
       def process_headers(frame)
         headers = super
         bounded(headers)
         return headers if @request_headers
         @request_headers = headers
         @input = Input.new(limit: @body_limit, timeout: @body_timeout, consumed: method(:consumed), budget: @body_budget)
+        @input.finish if frame.end_stream?
         @on_request.call(self)
         headers
       end
