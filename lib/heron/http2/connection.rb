@@ -93,9 +93,11 @@ module Heron
       def new_session
         @stream = SocketStream.new(@socket, write_timeout: @config.write_timeout, read_timeout: -> { read_timeout },
                                             header_timeout: @config.header_timeout)
-        Session.new(Protocol::HTTP2::Framer.new(@stream, FRAMES), max_streams: max_streams,
-                                                                 new_stream: method(:configure), running: -> { @draining ? max_streams : @running },
-                                                                 output: @stream)
+        session = Session.new(Protocol::HTTP2::Framer.new(@stream, FRAMES), max_streams: max_streams,
+                                                                           new_stream: method(:configure), running: -> { @draining ? max_streams : @running },
+                                                                           output: @stream)
+        @stream.reader = session # writes while it works through read frames leave together
+        session
       end
 
       def max_streams = @config.http2_max_concurrent_streams

@@ -7,6 +7,7 @@ require_relative "stream"
 require_relative "flood_guard"
 require_relative "encoder"
 require_relative "decoder"
+require_relative "../timeout_error"
 
 module Heron
   module HTTP2
@@ -17,7 +18,8 @@ module Heron
     # of resets, SETTINGS and PINGs end the connection with ENHANCE_YOUR_CALM.
     class Session < Protocol::HTTP2::Server
       BLOCK = String.new(encoding: Encoding::BINARY).freeze
-      private_constant :BLOCK
+      HELD = 16 * 1024 # bytes held for the reading fiber's next wait at most (a body streams on)
+      private_constant :BLOCK, :HELD
 
       # @param framer [Protocol::HTTP2::Framer]
       # @param max_streams [Integer] concurrent streams per connection.
@@ -63,15 +65,37 @@ module Heron
       end
 
       # Frames written in the block (by this fiber: stream sends go through #write_frame(s))
-      # leave together in one write once it ends. The block must not wait for anything but the
+      # leave together in one write once it ends, or, while the reading fiber works through
+      # frames it has read ({#working}), when it next waits for the client: the responses of
+      # streams that came together leave together (up to HELD bytes). The block must not wait for anything but the
       # socket: other fibers' writes wait for it.
       # @return [Object] the block's value.
       def batch
         @write_lock.synchronize do
           result = yield
-          @framer&.flush
+          @framer&.flush unless @working && @output.pending < HELD
           result
         end
+      end
+
+      # The reading fiber has frames to work through: writes wait for {#waiting}.
+      # @return [void]
+      def working = (@working = true)
+
+      # The reading fiber is about to wait for the client: what was written meanwhile is sent.
+      # @return [void]
+      def waiting
+        @working = false
+        flush
+      end
+
+      # Sends what is written, then closes the connection.
+      def close(error = nil)
+        flush
+      rescue EOFError, IOError, SystemCallError, Heron::TimeoutError
+        nil
+      ensure
+        super
       end
 
       # A new stream, or REFUSED_STREAM when max_streams apps are running already.
@@ -130,6 +154,11 @@ module Heron
       end
 
       private
+
+      def flush
+        return @framer&.flush if @write_lock.owned?
+        @write_lock.synchronize { @framer&.flush }
+      end
 
       def refuse(stream_id)
         @guard.count(:refused)

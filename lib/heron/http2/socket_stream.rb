@@ -44,9 +44,17 @@ module Heron
       # @return [String] exactly `length` bytes.
       # @raise [EOFError] when the client closes first; Heron::TimeoutError.
       def read(length)
-        @socket.fill(wait) or raise EOFError, "client closed" while @socket.buffered_bytes < length
+        while @socket.buffered_bytes < length
+          @reader&.waiting
+          @socket.fill(wait) or raise EOFError, "client closed"
+          @reader&.working
+        end
         @socket.consume(length)
       end
+
+      # @return [#waiting, #working, nil] told when the reads wait for the client, and when they
+      #   have bytes to work through again (Session: writes meanwhile are sent together).
+      attr_accessor :reader
 
       # Adds bytes to what the next #flush sends.
       # @param data [String]
@@ -63,6 +71,9 @@ module Heron
         write(data)
         self
       end
+
+      # @return [Integer] bytes written and not yet sent.
+      def pending = @out.bytesize
 
       # Sends what was written since the last flush. A client that takes no bytes for
       # `write_timeout` loses the connection, as over HTTP/1.1: a frame may be half written, so
