@@ -92,7 +92,7 @@ module Heron
       # Sends what is written, then closes the connection.
       def close(error = nil)
         flush
-      rescue EOFError, IOError, SystemCallError, Heron::TimeoutError
+      rescue IOError, SystemCallError, Heron::TimeoutError # EOFError is an IOError
         nil
       ensure
         super
