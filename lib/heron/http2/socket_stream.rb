@@ -72,6 +72,9 @@ module Heron
         self
       end
 
+      # @return [Integer] bytes received and not yet read.
+      def buffered_bytes = @socket.buffered_bytes
+
       # @return [Integer] bytes written and not yet sent.
       def pending = @out.bytesize
 
