@@ -18,6 +18,8 @@ module Heron
     # response cut short as a reset stream.
     class Framing
       BODILESS = [204, 304].freeze
+      # The :status field of each status code (frozen: the HPACK encoder only reads them).
+      STATUS = (100..999).to_h { |status| [status, [":status", status.to_s].freeze] }.freeze
       EMPTY = "".b.freeze
       # Connection-specific fields HTTP/2 forbids (RFC 9113 8.2.2), beyond the `connection`,
       # `transfer-encoding` and `rack.*` names Response::Head.fields already leaves out.
@@ -115,7 +117,7 @@ module Heron
       # The head's fields: the app's, checked and split by the HTTP/1 writer's rules
       # (Response::Head.fields), lower-cased, less those HTTP/2 forbids.
       def response_fields(status, headers)
-        app_fields(headers).unshift([":status", status.to_s], ["date", @context.date.value])
+        app_fields(headers).unshift(STATUS[status] || [":status", status.to_s], @context.date.field)
       end
 
       def app_fields(headers)
