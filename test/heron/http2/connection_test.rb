@@ -118,6 +118,30 @@ class HeronHTTP2ConnectionTest < Minitest::Test
     end
   end
 
+  # A stream's request runs in the fiber that ran the connection's last one when that fiber
+  # waits (no task per stream); streams that overlap still get fibers of their own, and no
+  # stream task is left once the connection has closed.
+  def test_sequential_streams_reuse_a_fiber_and_none_outlives_the_connection
+    app = lambda do |env|
+      sleep(0.3) if env["PATH_INFO"] == "/slow"
+      [200, {}, [Fiber.current.object_id.to_s]]
+    end
+    with_server(app) do |port, _server|
+      h2 = client(port)
+      first, second = Array.new(2) { |i| h2.wait(h2.request("GET", "/#{i}")).first.body }
+      assert_equal first, second
+      slow, fast = h2.request("GET", "/slow"), h2.request("GET", "/fast")
+      h2.wait(slow, fast)
+      refute_equal slow.body, fast.body
+      h2.close
+      deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + 10
+      sleep 0.05 while stream_tasks.positive? && Process.clock_gettime(Process::CLOCK_MONOTONIC) < deadline
+      assert_equal 0, stream_tasks
+    end
+  end
+
+  def stream_tasks = ObjectSpace.each_object(Async::Task).count { |task| task.alive? && task.annotation == "heron http2 stream" }
+
   # HTTP/2 sends the app's headers by the HTTP/1 writer's rules: any case (sent lower-case, as
   # HTTP/2 requires), one field per Array item or Rack 2 newline-joined part, the connection
   # fields and Rack's `rack.` names left out, and CR or NUL in a value a 500 naming the header.
