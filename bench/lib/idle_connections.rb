@@ -2,6 +2,7 @@
 
 require "socket"
 require_relative "clock"
+require_relative "dialer"
 
 module Bench
   # Opens many keep-alive connections to one server, sends one GET on each and reads the whole
@@ -16,16 +17,14 @@ module Bench
     REQUEST = "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
     Failure = Struct.new(:stage, :message)
 
-    attr_reader :failures
-
     def initialize(host, port, batch: 500, batch_timeout: 30)
-      @host = host
-      @port = port
-      @batch = batch
+      @dialer = Dialer.new(host, port, batch: batch, connect_timeout: 5)
       @batch_timeout = batch_timeout
       @sockets = []
-      @failures = Hash.new(0)
     end
+
+    # Failures by kind (connect, write, read, status, timeout, not tried).
+    def failures = @dialer.failures
 
     def size
       @sockets.size
@@ -36,20 +35,12 @@ module Bench
     # With `within` (seconds), batches that would start later are not tried (counted in #failures
     # as "not tried"), so a server that answers slowly does not hold the caller for long.
     def open(count, within: nil)
-      give_up = within && Clock.now + within
-      count.fdiv(@batch).ceil.times.sum do |i|
-        size = [@batch, count - i * @batch].min
-        if give_up && Clock.now > give_up
-          @failures["not tried (#{within} s limit)"] += size
-          next 0
-        end
-        exchange(Array.new(size) { connect }.compact)
-      end
+      @dialer.each_batch(count, within: within) { |batch| exchange(batch) }
     end
 
     # Sends one more request on every open connection; returns how many were answered.
     def request_all
-      @sockets.each_slice(@batch).sum { |batch| exchange(batch, keep_only_answered: false) }
+      @sockets.each_slice(@dialer.batch).sum { |batch| exchange(batch, keep_only_answered: false) }
     end
 
     def close
@@ -59,13 +50,6 @@ module Bench
 
     private
 
-    def connect
-      Socket.tcp(@host, @port, connect_timeout: 5)
-    rescue SystemCallError, IOError => e
-      @failures["connect: #{e.class}"] += 1
-      nil
-    end
-
     # Writes the request on each socket (small enough to go out in one write) and reads until each
     # response is complete, the peer closes, or the batch deadline passes.
     def exchange(batch, keep_only_answered: true)
@@ -74,7 +58,7 @@ module Bench
         sock.write_nonblock(REQUEST)
         pending[sock] = +""
       rescue SystemCallError, IOError => e
-        @failures["write: #{e.class}"] += 1
+        failures["write: #{e.class}"] += 1
       end
       answered = read_responses(pending)
       answered.each { |sock| @sockets << sock } if keep_only_answered
@@ -96,12 +80,12 @@ module Bench
           case (state = read_some(sock, pending[sock]))
           when :complete then answered << sock
           when :open then next
-          else @failures[state] += 1
+          else failures[state] += 1
           end
           pending.delete(sock)
         end
       end
-      @failures["timeout"] += pending.size if pending.any?
+      failures["timeout"] += pending.size if pending.any?
       answered
     end
 

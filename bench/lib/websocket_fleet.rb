@@ -3,6 +3,7 @@
 require "socket"
 require "base64"
 require_relative "clock"
+require_relative "dialer"
 
 module Bench
   # Many WebSocket clients in one process with no threads or fibers: raw RFC 6455 over
@@ -14,28 +15,21 @@ module Bench
 
     # @return [Array<Socket>] the open WebSockets, in the order they opened.
     attr_reader :sockets
-    # @return [Hash{String => Integer}] failures by kind.
-    attr_reader :failures
-
     def initialize(host, port, batch: 500, timeout: 60)
       @host = host
-      @port = port
-      @batch = batch
+      @dialer = Dialer.new(host, port, batch: batch, connect_timeout: timeout)
       @timeout = timeout
       @sockets = []
-      @failures = Hash.new(0)
     end
+
+    # @return [Hash{String => Integer}] failures by kind.
+    def failures = @dialer.failures
 
     # Opens `count` more WebSockets, `batch` at a time (each batch's handshakes are written,
     # then their 101 heads read).
     # @return [Integer] how many opened.
     def open(count)
-      opened = 0
-      (count.to_f / @batch).ceil.times do |index|
-        size = [@batch, count - (index * @batch)].min
-        opened += handshake(Array.new(size) { connect }.compact)
-      end
-      opened
+      @dialer.each_batch(count) { |batch| handshake(batch) }
     end
 
     # @return [String] a masked client text frame.
@@ -61,7 +55,7 @@ module Bench
         sent[socket] = now
       end
       collect(sent, latencies, now + @timeout, last: true) unless sent.empty?
-      @failures["echo not answered"] += sent.size unless sent.empty?
+      failures["echo not answered"] += sent.size unless sent.empty?
       latencies.sort
     end
 
@@ -75,7 +69,7 @@ module Bench
       until waiting.empty? || now - start > deadline
         waiting.reject! { |socket| socket.read_nonblock(256, exception: false).is_a?(String) }
       end
-      @failures["broadcast not received"] += waiting.size unless waiting.empty?
+      failures["broadcast not received"] += waiting.size unless waiting.empty?
       [now - start, @sockets.size - waiting.size]
     end
 
@@ -85,13 +79,6 @@ module Bench
     end
 
     private
-
-    def connect
-      Socket.tcp(@host, @port, connect_timeout: @timeout)
-    rescue SystemCallError => e
-      @failures["connect: #{e.class}"] += 1
-      nil
-    end
 
     def handshake(batch)
       key = Base64.strict_encode64("heron websockets")
@@ -118,7 +105,7 @@ module Bench
     end
 
     def fail(socket, head)
-      @failures["handshake: #{head[/\A[^\r\n]*/].to_s.empty? ? 'no answer' : head[/\A[^\r\n]*/]}"] += 1
+      failures["handshake: #{head[/\A[^\r\n]*/].to_s.empty? ? 'no answer' : head[/\A[^\r\n]*/]}"] += 1
       socket.close
     end
 

@@ -2,9 +2,12 @@
 
 require_relative "cluster/worker"
 require_relative "control"
-require_relative "cluster/channel"
-require_relative "cluster/memory"
+require_relative "cluster/announcer"
+require_relative "cluster/forker"
 require_relative "cluster/refork"
+require_relative "cluster/rollout"
+require_relative "cluster/roster"
+require_relative "cluster/signals"
 require_relative "launcher/hot_restart"
 require_relative "systemd/notifier"
 require_relative "clock"
@@ -23,24 +26,16 @@ module Heron
   #   forked from it (after that many requests, once; URG or `heron ctl refork`: again).
   #
   # Status readers ({#pid}, {#booted_at}, {#restarts}, {#workers}) are what a control endpoint reads.
+  # Its collaborators: {Roster} (the live workers), {Forker} (makes and forks them), {Signals}
+  # (the trapped signals' queue), {Rollout} (replacing them one at a time), {Announcer} (readiness,
+  # systemd), {Refork} (the mold) and Launcher::HotRestart.
   class Cluster
     include Clock
 
     RESPAWN_DELAY = 1.0
     TICK = 0.5
     DUMP_GRACE = 2.0
-    MEMORY_CHECK_INTERVAL = 5.0
-    SIGNALS = %w[TERM INT QUIT USR1 USR2 HUP TTIN TTOU CHLD].freeze
-    private_constant :RESPAWN_DELAY, :TICK, :DUMP_GRACE, :MEMORY_CHECK_INTERVAL, :SIGNALS
-
-    # @return [Integer] the master's pid.
-    attr_reader :pid
-    # @return [Time, nil] when the master started.
-    attr_reader :booted_at
-    # @return [Integer] workers started after the first round (crashes, timeouts, replacements).
-    attr_reader :restarts
-    # @return [Integer] how many workers the master keeps (changed by TTIN/TTOU).
-    attr_reader :worker_count
+    private_constant :RESPAWN_DELAY, :TICK, :DUMP_GRACE
 
     # @param config [Configuration]
     # @param logger [Log::Logger]
@@ -52,22 +47,28 @@ module Heron
     def initialize(config, logger, metrics: nil, readiness: nil, log_file: nil, notifier: Systemd::Notifier.new)
       @config = config
       @logger = logger
-      @metrics = metrics
-      @readiness = readiness
       @log_file = log_file
-      @notifier = notifier
+      @announcer = Announcer.new(readiness, notifier)
       @binder = Binder.for(config)
-      @workers = {}
-      @signals = []
-      @replacements = []
-      @worker_count = config.workers
-      @restarts = 0
+      @roster = Roster.new(config.workers, metrics)
+      @signals = Signals.new
+      @rollout = Rollout.new
     end
 
+    # @return [Integer, nil] the master's pid, once it runs.
+    def pid = @announcer.pid
+
+    # @return [Time, nil] when the master started.
+    def booted_at = @announcer.booted_at
+
+    # @return [Integer] workers started after the first round (crashes, timeouts, replacements).
+    def restarts = @roster.restarts
+
+    # @return [Integer] how many workers the master keeps (changed by TTIN/TTOU).
+    def worker_count = @roster.wanted
+
     # @return [Array<Hash>] one status per live worker (see {Worker#status}).
-    def workers
-      @workers.each_value.map(&:status)
-    end
+    def workers = @roster.map(&:status)
 
     # Runs until every worker has exited after a stop signal.
     # @return [void]
@@ -84,17 +85,12 @@ module Heron
     def draining? = !@stopping.nil?
 
     # @return [Hash] the master's counts for the control listener's stats document.
-    def stats
-      { workers: @workers.size, worker_pids: @workers.keys, restarts: @restarts,
-        parked_connections: @workers.each_value.sum(&:parked), mold_pid: @refork&.mold&.pid,
-        requests_by_worker: @workers.transform_values(&:served) }
-    end
+    def stats = @roster.stats.merge(mold_pid: @refork&.mold&.pid)
 
     private
 
     def boot
-      @pid = Process.pid
-      @booted_at = Time.now
+      @announcer.booted
       listeners = @binder.bind
       start_metrics if @config.metrics?
       @control = Control.for_cluster(self, listeners, @config, @logger, @exporter&.aggregate)
@@ -116,57 +112,49 @@ module Heron
     def start_metrics
       require_relative "metrics/cluster_exporter"
       @exporter = Metrics::ClusterExporter.new(@config).start
-      @metrics ||= @exporter.local
+      @roster.report_to(@exporter.local)
     end
 
     def start(listeners, app)
-      @alive_reader, @alive_writer = IO.pipe
-      @wake_reader, @wake_writer = IO.pipe
-      @channel = Channel.new
-      @template = ->(index) { Worker.new(index, @config, @logger, listeners, app, exporter: @exporter) }
+      @forker = Forker.new(@config, @logger, listeners, app, exporter: @exporter, log_file: @log_file)
       # Trapped before the first fork: a stop that arrives while workers are being forked (a
       # hot restart cancelled during boot) is queued, not an exception in the middle of a fork.
-      SIGNALS.each { |signal| trap(signal) { wake(signal) } }
+      @signals.trap
       start_refork if @config.refork_after
-      @worker_count.times { |index| spawn(index) }
+      @roster.wanted.times { |index| spawn(index) }
     end
 
     def spawn(index, replaces: nil)
-      worker = @template.call(index)
-      worker.replaces = replaces
+      worker = @forker.worker(index, replaces: replaces)
       return if @refork&.order(worker) # forked by the mold: adopted once it says its pid
       # Never while the control thread runs one of its fibers: the child would crash in GC.
-      @control.quiesced { worker.spawn(@alive_reader, @channel, close: master_only_ios, hooks: @log_file) }
-      @workers[worker.pid] = worker
+      @control.quiesced { @forker.fork(worker, close: master_only_ios) }
+      @roster.add(worker)
     end
 
-    # The master's ends of its pipes: a worker holding the alive pipe's write end would never
-    # see it close when the master dies.
+    # The master's ends of its pipes (the {Forker} adds its own): a worker holding the alive
+    # pipe's write end would never see it close when the master dies.
     def master_only_ios
-      [@alive_writer, @wake_reader, @wake_writer, @channel.reader, @hot_restart&.reader, *@readiness&.ios,
-       *@workers.each_value.map(&:link), *@refork&.links].compact
-    end
-
-    def wake(signal)
-      @signals << signal
-      @wake_writer.write_nonblock(".", exception: false)
+      [*@signals.ios, @hot_restart&.reader, *@announcer.ios, *@roster.map(&:link), *@refork&.links].compact
     end
 
     def supervise
-      until @stopping && @workers.empty? && @hot_restart.nil? && @refork&.pids.to_a.empty?
+      until @stopping && @roster.empty? && @hot_restart.nil? && @refork&.pids.to_a.empty?
         wait_for_events
-        handle(@signals.shift) until @signals.empty?
+        while (signal = @signals.shift)
+          handle(signal)
+        end
         reap
         tick
       end
     end
 
     def wait_for_events
-      readers = [@wake_reader, @channel.reader, @hot_restart&.reader].compact
-      ready, = IO.select(readers, nil, nil, @stopping ? 0.1 : TICK)
-      @wake_reader.read_nonblock(64, exception: false) if ready&.include?(@wake_reader)
-      @channel.read.each { |pid, connections, parked, served| heartbeat(pid, connections, parked, served) }
-      @channel.notes.each { |kind, *numbers| mold_note(kind, *numbers) } if @refork
+      channel = @forker.channel
+      ready, = IO.select([@signals.reader, channel.reader, @hot_restart&.reader].compact, nil, nil, @stopping ? 0.1 : TICK)
+      @signals.drain if ready&.include?(@signals.reader)
+      channel.read.each { |pid, connections, parked, served| heartbeat(pid, connections, parked, served) }
+      channel.notes.each { |kind, *numbers| mold_note(kind, *numbers) } if @refork
       hot_restart_answer if @hot_restart
     end
 
@@ -186,15 +174,15 @@ module Heron
       @stopping = true
       @binder.close_sockets # the workers hold copies: once they close theirs, connecting is refused
       @deadline ||= now + @config.shutdown_timeout + @config.drain_delay + 5
-      @notifier.stopping unless @handed_over # the new master is the service now
+      @announcer.stopping
       @logger.info("#{graceful ? 'graceful' : 'immediate'} stop (SIG#{signal})")
       @hot_restart&.cancel
-      @workers.each_value { |worker| worker.signal(graceful ? "TERM" : "QUIT") }
+      @roster.each { |worker| worker.signal(graceful ? "TERM" : "QUIT") }
       @refork&.signal(graceful ? "TERM" : "QUIT")
     end
 
     def heartbeat(pid, connections, parked, served = 0)
-      worker = @workers[pid] or return
+      worker = @roster[pid] or return
       first = worker.beat(connections, parked, served)
       serving(worker) if first
       refork(worker, "it answered #{served} requests") if @refork&.due?(served)
@@ -205,22 +193,14 @@ module Heron
       old = worker.replaces
       worker.replaces = nil
       retire(old, "replaced by pid #{worker.pid}") if old
-      next_replacement if !old && !@replacements.empty? # a refork's first worker (no one to retire)
-      announce_ready if !@announced && @workers.each_value.count(&:serving?) >= @worker_count
+      next_replacement if !old && @rollout.reforking? # a refork's first worker (no one to retire)
+      @announcer.ready(status) if !@announcer.ready? && @roster.all_serving?
     end
 
-    def announce_ready
-      @announced = true
-      @readiness&.ready!(status)
-    end
-
-    def status
-      serving = @workers.each_value.count(&:serving?)
-      "#{serving}/#{@worker_count} workers serving, #{@workers.each_value.sum(&:connections)} connections"
-    end
+    def status = @roster.status
 
     def retire(worker, reason)
-      return unless @workers.key?(worker.pid)
+      return unless @roster.live?(worker)
       @logger.info("worker #{worker.index} (pid #{worker.pid}) #{reason}; draining it")
       worker.retiring = true
       worker.kill_at = now + @config.shutdown_timeout + @config.drain_delay + 5
@@ -229,9 +209,9 @@ module Heron
 
     def reap
       while (pid, status = Process.wait2(-1, Process::WNOHANG))
-        worker = @workers.delete(pid) or (not_a_worker(pid) && next)
+        worker = @roster.delete(pid) or (not_a_worker(pid) && next)
         @exporter&.worker_exited(pid)
-        @readiness&.worker_exited unless @handed_over
+        @announcer.worker_exited
         exited(worker, status)
       end
     rescue Errno::ECHILD
@@ -240,10 +220,9 @@ module Heron
 
     def exited(worker, status)
       return next_replacement if worker.retiring
-      return if @stopping || worker.index >= @worker_count
+      return if @stopping || worker.index >= @roster.wanted
       @logger.warn("worker #{worker.index} (pid #{worker.pid}) exited (#{status.inspect}); restarting")
-      @metrics&.worker_restarted
-      @restarts += 1
+      @roster.restarted(crashed: true)
       sleep(RESPAWN_DELAY) if now - worker.started_at < RESPAWN_DELAY
       spawn(worker.index, replaces: worker.replaces)
     end
@@ -251,20 +230,14 @@ module Heron
     # Every tick: stop deadlines, hung or slow-booting workers, memory, the watchdog.
     def tick
       force_stop if @stopping && now > @deadline
-      @workers.each_value { |worker| check(worker) } unless @stopping
+      @roster.each { |worker| check(worker) } unless @stopping
       check_memory unless @stopping
-      report_status
-    end
-
-    def report_status
-      return unless @notifier.watchdog(status: status) || !@status_at || now - @status_at > 5
-      @status_at = now
-      @notifier.status(status)
+      @announcer.tick(status)
     end
 
     def force_stop
       @hot_restart&.finish(0)
-      @workers.each_value { |worker| worker.signal("KILL") }
+      @roster.each { |worker| worker.signal("KILL") }
     end
 
     def check(worker)
@@ -284,66 +257,65 @@ module Heron
 
     def check_memory
       limit = @config.worker_max_memory or return
-      return if busy_replacing? || (@memory_checked_at && now - @memory_checked_at < MEMORY_CHECK_INTERVAL)
-      @memory_checked_at = now
-      worker, rss = @workers.values.lazy.select(&:serving?).map { |w| [w, Memory.rss(w.pid) || 0] }
-                            .find { |_, bytes| bytes > limit }
+      return if busy_replacing?
+      worker, rss = @roster.over_memory(limit)
       replace(worker, "uses #{rss} bytes, above worker_max_memory #{limit}") if worker
     end
 
     # Starts a new worker for `worker`'s index; the old one drains once the new one serves.
     def replace(worker, reason)
       @logger.info("worker #{worker.index} (pid #{worker.pid}) #{reason}; starting its replacement")
-      @restarts += 1
+      @roster.restarted(crashed: false)
       spawn(worker.index, replaces: worker)
     end
 
     def busy_replacing?
-      @workers.each_value.any? { |worker| worker.replaces || worker.retiring } || (@refork && !@refork.idle?)
+      @roster.replacing? || (@refork && !@refork.idle?)
     end
 
     def phased_restart
       return @logger.warn("SIGUSR1 ignored: phased restart needs preload off (use SIGUSR2)") if @config.preload
-      return @logger.warn("SIGUSR1 ignored: a phased restart is under way") unless @replacements.empty?
-      @notifier.reloading
-      @logger.info("phased restart of #{@workers.size} workers")
-      @replacements = @workers.values.reject(&:retiring).sort_by(&:index)
-      @phasing = true
+      return @logger.warn("SIGUSR1 ignored: a phased restart is under way") unless @rollout.idle?
+      @announcer.reloading
+      @logger.info("phased restart of #{@roster.size} workers")
+      @rollout.start(@roster, phased: true)
       next_replacement
     end
 
     def next_replacement
       return if busy_replacing?
-      worker = @replacements.shift
+      worker = @rollout.shift
       return phased_restart_done unless worker
-      @workers.key?(worker.pid) ? replace(worker, @phasing ? "phased restart" : "refork") : next_replacement
+      @roster.live?(worker) ? replace(worker, @rollout.reason) : next_replacement
     end
 
+    # The last replacement of a phased restart or a refork is serving and the one it replaced
+    # has exited: said in the log (a refork asked for before this line is ignored).
     def phased_restart_done
-      return unless @phasing
-      @phasing = false
-      @logger.info("phased restart done")
-      @notifier.ready(status: status)
+      case @rollout.finish
+      when :refork then @logger.info("refork done: every worker is forked from mold generation #{@refork.generation}")
+      when :phased
+        @logger.info("phased restart done")
+        @announcer.reloaded(status)
+      end
     end
 
     def resize(delta)
-      count = @worker_count + delta
-      return @logger.warn("SIGTTOU ignored: at least one worker stays") if count < 1
-      @worker_count = count
+      count = @roster.resize(delta) or return @logger.warn("SIGTTOU ignored: at least one worker stays")
       @logger.info("workers: #{count} (SIG#{delta.positive? ? 'TTIN' : 'TTOU'})")
       return spawn(count - 1) if delta.positive?
-      @workers.each_value.select { |worker| worker.index >= count }.each { |worker| retire(worker, "removed") }
+      @roster.select { |worker| worker.index >= count }.each { |worker| retire(worker, "removed") }
     end
 
     def reopen_logs
       @log_file&.reopen
       @logger.info(@log_file ? "SIGHUP: log file reopened" : "SIGHUP: no log_file to reopen")
-      @workers.each_value(&:hangup)
+      @roster.each(&:hangup)
     end
 
     def hot_restart
       return if Launcher::HotRestart.ignored?(@logger, under_way: !@hot_restart.nil?, stopping: @stopping)
-      @hot_restart = Launcher::HotRestart.new(@binder, @control, @notifier, @logger, role: "master").start
+      @hot_restart = Launcher::HotRestart.new(@binder, @control, @announcer.notifier, @logger, role: "master").start
     end
 
     def hot_restart_answer
@@ -355,19 +327,19 @@ module Heron
 
     # The new master is the service now: this one drains.
     def handed_over
-      @handed_over = true
+      @announcer.handed_over
       stop("TERM")
     end
 
     # Reforking (`refork_after`): the master becomes a child subreaper before the first fork.
     def start_refork
       @refork = Refork.new(@config.refork_after, @logger)
-      trap("URG") { wake("URG") } if @refork.enabled?
+      @signals.trap(%w[URG]) if @refork.enabled?
     end
 
     def refork_on_demand
       return @logger.warn("SIGURG ignored: reforking is off (set refork_after)") unless @refork&.enabled?
-      worker = @workers.each_value.select(&:serving?).reject(&:retiring).max_by(&:served)
+      worker = @roster.busiest
       return @logger.warn("refork ignored: no serving worker to promote") unless worker
       refork(worker, "asked for")
     end
@@ -377,7 +349,7 @@ module Heron
     def refork(worker, reason)
       return @logger.warn("refork ignored: the cluster is stopping or replacing workers") if @stopping || busy_replacing?
       @logger.info("refork (#{reason}): worker #{worker.index} (pid #{worker.pid}) becomes the mold")
-      @workers.delete(worker.pid) if @refork.promote(worker)
+      @roster.delete(worker.pid) if @refork.promote(worker)
     end
 
     def mold_note(kind, *numbers)
@@ -392,17 +364,17 @@ module Heron
       molds = @refork.ready(pid) or return
       mold, old = molds
       old&.signal("TERM")
-      @replacements = @workers.values.reject(&:retiring).sort_by(&:index)
+      @rollout.start(@roster)
       spawn(mold.index) unless @stopping
     end
 
     def adopt(index, pid)
       worker = @refork.adopt(index, pid)
-      @workers[pid] = worker if worker
+      @roster.add(worker) if worker
       @refork.lost.each { |lost| spawn(lost.index, replaces: lost.replaces) unless @stopping }
     end
 
-    # A process the master waited for that is not in @workers: the mold or a worker becoming
+    # A process the master waited for that is not in the {Roster}: the mold or a worker becoming
     # one, whose places are filled again; or a child of a worker the subreaper adopted.
     def not_a_worker(pid)
       @refork&.exited(pid, stopping: @stopping)&.each { |worker| spawn(worker.index, replaces: worker.replaces) }

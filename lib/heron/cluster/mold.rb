@@ -20,7 +20,7 @@ module Heron
       REPARENT_WAIT = 5.0
       private_constant :REPARENT_WAIT
 
-      # @param worker [Worker] the promoted worker (its app, listeners and settings).
+      # @param worker [WorkerProcess] the promoted worker (its app, listeners and settings).
       # @param orders [Socket] its end of its link to the master.
       # @param logger [Log::Logger]
       # @param config [Configuration]

@@ -59,6 +59,9 @@ module Heron
         @running = 0
         @draining = false
         @env = EnvBuilder.new(env)
+        @on_request = method(:start)
+        @idle = nil # the stream task waiting for the next request (#work)
+        @closed = false
         HeaderBlock.max_bytes = @config.max_header_bytes
       end
 
@@ -72,6 +75,8 @@ module Heron
       rescue *QUIET
         nil
       ensure
+        @closed = true
+        @idle&.stop
         @session&.close
       end
 
@@ -92,8 +97,11 @@ module Heron
       def new_session
         @stream = SocketStream.new(@socket, write_timeout: @config.write_timeout, read_timeout: -> { read_timeout },
                                             header_timeout: @config.header_timeout)
-        Session.new(Protocol::HTTP2::Framer.new(@stream, FRAMES), max_streams: max_streams,
-                                                                 new_stream: method(:configure), running: -> { @draining ? max_streams : @running })
+        session = Session.new(Protocol::HTTP2::Framer.new(@stream, FRAMES), max_streams: max_streams,
+                                                                           new_stream: method(:configure), running: -> { @draining ? max_streams : @running },
+                                                                           output: @stream)
+        @stream.reader = session # writes while it works through read frames leave together
+        session
       end
 
       def max_streams = @config.http2_max_concurrent_streams
@@ -111,7 +119,7 @@ module Heron
       end
 
       def configure(stream)
-        stream.configure(on_request: method(:start), body_limit: @config.max_body_size, body_timeout: @config.body_timeout,
+        stream.configure(on_request: @on_request, body_limit: @config.max_body_size, body_timeout: @config.body_timeout,
                          header_limit: @config.max_header_bytes, body_budget: @context.body_budget)
       end
 
@@ -123,7 +131,7 @@ module Heron
         env["rack.upgrade?"] = :sse if Upgrade::Handshake.kind(env) == :sse # no WebSockets over HTTP/2 (RFC 8441)
         request = Request.new(env, input, true, 1, started)
         @running += 1
-        @task.async(annotation: "heron http2 stream") { run(stream, request) }
+        dispatch(stream, request)
       rescue EnvBuilder::Malformed
         stream.send_reset_stream(Protocol::HTTP2::PROTOCOL_ERROR)
       rescue EnvBuilder::InvalidTarget => e
@@ -146,6 +154,27 @@ module Heron
       def input(stream)
         return stream.input unless @config.rewindable_input?
         Request::RewindableInput.new(stream.input, threshold: @config.body_spool_threshold)
+      end
+
+      # The request runs in the stream task that finished the connection's last one, if it waits
+      # (no Task, Fiber and fiber storage made per stream), else in a new task. Like an HTTP/1.1
+      # connection's fiber, that task runs its requests one after another.
+      def dispatch(stream, request)
+        worker = @idle
+        @idle = nil
+        return @task.async(annotation: "heron http2 stream") { work(stream, request) } unless worker&.alive?
+        Fiber.scheduler.resume(worker.fiber, stream, request)
+      end
+
+      # Runs requests, waiting between them for #dispatch; one task per connection waits at most,
+      # and it is stopped when the connection ends (#serve).
+      def work(stream, request)
+        while stream
+          run(stream, request)
+          break if @draining || @idle || @closed
+          @idle = Async::Task.current
+          stream, request = Fiber.scheduler.transfer
+        end
       end
 
       def run(stream, request)

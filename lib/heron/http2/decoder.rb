@@ -4,29 +4,127 @@ require "protocol/hpack"
 
 module Heron
   module HTTP2
-    # protocol-hpack's decompressor with the Huffman-coded strings it decodes remembered, per
-    # process: protocol-hpack decodes Huffman in Ruby, bit by bit, and a client sends the same
-    # few strings (its user-agent, accept, authority, the paths) on every new connection, where
-    # the dynamic table is still empty. Short strings only, and a bounded number of them (the
-    # cache is emptied when full), so a client sending new values each time costs a lookup.
-    class Decoder < Protocol::HPACK::Decompressor
+    # The HPACK decoder (RFC 7541) of one connection's request headers. protocol-hpack's builds a
+    # command Hash per field, then a copy of it, and reads each integer through a few method
+    # calls: a third of a hello request's Ruby calls over h2c were HPACK's. This one reads the
+    # block in one loop and hands out the table's own frozen [name, value] pairs.
+    #
+    # Huffman-coded strings are decoded by protocol-hpack (in Ruby, bit by bit) and remembered
+    # per process: a client sends the same few strings (its user-agent, accept, authority, the
+    # paths) on every new connection, where the dynamic table is still empty. Short strings only
+    # and a bounded number of them (the cache is emptied when full), so a client sending new
+    # values each time costs a lookup.
+    class Decoder
+      STATIC = Protocol::HPACK::Context::STATIC_TABLE.map { |pair| pair.map(&:freeze).freeze }.freeze
+      ENTRY_OVERHEAD = 32
       MAX_ENTRIES = 1024
       MAX_BYTES = 128
       CACHE = {} # rubocop:disable Style/MutableConstant -- the process-wide cache itself
-      private_constant :MAX_ENTRIES, :MAX_BYTES, :CACHE
+      private_constant :STATIC, :ENTRY_OVERHEAD, :MAX_ENTRIES, :MAX_BYTES, :CACHE
 
-      # @return [String] the next string literal (RFC 7541 §5.2), decoded, UTF-8 tagged.
-      # @raise [Protocol::HPACK::CompressionError]
-      def read_string
-        return super unless (peek_byte & 0x80) == 0x80
-        length = read_integer(7)
-        raise Protocol::HPACK::CompressionError, "Invalid string length!" unless length
-        coded = read_bytes(length)
-        raise Protocol::HPACK::CompressionError, "Invalid string length, got #{coded.bytesize}, expecting #{length}!" unless coded.bytesize == length
-        decoded(coded).dup.force_encoding(Encoding::UTF_8)
+      # @param table_size [Integer] the dynamic table's size at first (the protocol's default).
+      def initialize(table_size = 4096)
+        @table = [] # newest first
+        @size = 0
+        @max = table_size
+      end
+
+      # @param data [String] a whole header block.
+      # @param table_size_limit [Integer] our SETTINGS_HEADER_TABLE_SIZE: the most a dynamic
+      #   table size update may ask for.
+      # @return [Array<Array(String, String)>] the fields, frozen (UTF-8 tagged, as protocol-hpack's).
+      # @raise [Protocol::HPACK::CompressionError] for a malformed block.
+      def decode(data, table_size_limit = 4096)
+        @data = data
+        @offset = 0
+        fields = []
+        fields << field(table_size_limit) while @offset < data.bytesize
+        fields.compact!
+        fields
+      ensure
+        @data = nil
       end
 
       private
+
+      def field(table_size_limit)
+        byte = @data.getbyte(@offset)
+        return entry(integer(7)) if byte >= 0x80
+        return literal(integer(6), true) if byte >= 0x40
+        return resize(integer(5), table_size_limit) if byte >= 0x20
+        literal(integer(4), false) # without indexing (0x00) or never indexed (0x10)
+      end
+
+      # §6.1: an entry of the static or the dynamic table.
+      def entry(index)
+        pair = index <= STATIC.size ? STATIC[index - 1] : @table[index - STATIC.size - 1]
+        raise Protocol::HPACK::CompressionError, "invalid index #{index}" if index.zero? || pair.nil?
+        pair
+      end
+
+      # §6.2: a literal value, its name an entry's or a literal too.
+      def literal(name_index, indexed)
+        name = name_index.zero? ? string : entry(name_index).first
+        pair = [name, string].each(&:freeze).freeze
+        add(pair) if indexed
+        pair
+      end
+
+      # §6.3: a dynamic table size update (no field).
+      def resize(size, limit)
+        raise Protocol::HPACK::CompressionError, "table size #{size} exceeds limit #{limit}" if size > limit
+        @max = size
+        evict(0)
+        nil
+      end
+
+      # §4.4: the entry goes first; the oldest ones leave until it fits (a too large one empties
+      # the table and is not added).
+      def add(pair)
+        size = pair[0].bytesize + pair[1].bytesize + ENTRY_OVERHEAD
+        evict(size)
+        return if size > @max
+        @table.unshift(pair)
+        @size += size
+      end
+
+      def evict(room)
+        while @size + room > @max && (pair = @table.pop)
+          @size -= pair[0].bytesize + pair[1].bytesize + ENTRY_OVERHEAD
+        end
+      end
+
+      # §5.1: an integer on a `bits`-bit prefix, then 7 bits per byte (at most 4 bytes more: no
+      # field, length or size here is near 2^28).
+      def integer(bits)
+        limit = (1 << bits) - 1
+        value = byte & limit
+        return value if value < limit
+        shift = 0
+        loop do
+          raise Protocol::HPACK::CompressionError, "integer too large" if shift > 21
+          octet = byte
+          value += (octet & 0x7f) << shift
+          return value if octet < 0x80
+          shift += 7
+        end
+      end
+
+      def byte
+        octet = @data.getbyte(@offset) or raise Protocol::HPACK::CompressionError, "header block truncated"
+        @offset += 1
+        octet
+      end
+
+      # §5.2: a string literal, raw or Huffman-coded.
+      def string
+        huffman = @data.getbyte(@offset).to_i >= 0x80
+        length = integer(7)
+        raise Protocol::HPACK::CompressionError, "header block truncated" if @offset + length > @data.bytesize
+        coded = @data.byteslice(@offset, length)
+        @offset += length
+        huffman ? decoded(coded).dup.force_encoding(Encoding::UTF_8) : coded.force_encoding(Encoding::UTF_8)
+      end
 
       def decoded(coded)
         return Protocol::HPACK::Huffman.decode(coded) if coded.bytesize > MAX_BYTES

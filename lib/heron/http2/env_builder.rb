@@ -18,51 +18,52 @@ module Heron
       end
 
       CONNECTION_SPECIFIC = %w[connection keep-alive proxy-connection transfer-encoding upgrade].freeze
-      PSEUDO = %w[:method :scheme :authority :path].freeze
+      PSEUDO = { ":method" => 0, ":scheme" => 1, ":authority" => 2, ":path" => 3 }.freeze
+      SPECIAL = { "content-type" => "CONTENT_TYPE", "content-length" => "CONTENT_LENGTH" }.freeze
       # Env keys of the field names seen, per process (three new strings per field per request
-      # otherwise); bounded: emptied when full.
+      # otherwise); a name is here only once it passed the checks (#key_for). Bounded: emptied
+      # when full.
       KEYS = {} # rubocop:disable Style/MutableConstant -- the cache itself
       MAX_KEYS = 512
-      private_constant :KEYS, :MAX_KEYS
+      private_constant :PSEUDO, :SPECIAL, :KEYS, :MAX_KEYS
 
       # @param common [Request::EnvBuilder] the connection's env builder.
       def initialize(common)
         @common = common
       end
 
+      # Reads the fields in one pass: the pseudo-headers, which must all come first, then the
+      # regular fields.
       # @param fields [Array<Array(String, String)>]
       # @return [Hash] the env, for Request::EnvBuilder#complete.
       # @raise [Malformed]
       def build(fields)
         env = @common.fresh
-        pseudo = pseudo_headers(fields)
+        pseudo = [nil, nil, nil, nil] # :method, :scheme, :authority, :path
+        regular = false
+        fields.each do |name, value|
+          next regular = add_field(env, name, value) unless name.start_with?(":")
+          raise Malformed, "pseudo-header #{name} after a regular field" if regular
+          index = PSEUDO[name]
+          raise Malformed, "unknown or repeated pseudo-header #{name}" if index.nil? || pseudo[index]
+          pseudo[index] = value
+        end
         request_line(env, pseudo)
-        fields.each { |name, value| add_field(env, name, value) unless name.start_with?(":") }
-        env["HTTP_HOST"] ||= pseudo[":authority"] if pseudo[":authority"]
+        env["HTTP_HOST"] ||= pseudo[2] if pseudo[2]
         env
       end
 
       private
 
-      def pseudo_headers(fields)
-        regular = false
-        fields.each_with_object({}) do |(name, value), pseudo|
-          next regular = true unless name.start_with?(":")
-          raise Malformed, "pseudo-header #{name} after a regular field" if regular
-          raise Malformed, "unknown or repeated pseudo-header #{name}" if !PSEUDO.include?(name) || pseudo.key?(name)
-          pseudo[name] = value
-        end
-      end
-
-      def request_line(env, pseudo)
-        method, path = pseudo.values_at(":method", ":path")
-        raise Malformed, "missing :method, :scheme or :path" unless method && pseudo[":scheme"] && path && !path.empty?
+      def request_line(env, (method, scheme, _, path))
+        raise Malformed, "missing :method, :scheme or :path" unless method && scheme && path && !path.empty?
         path = target(path)
         env["REQUEST_METHOD"] = method
         env["SERVER_PROTOCOL"] = "HTTP/2"
         env["REQUEST_URI"] = path
-        env["PATH_INFO"], env["QUERY_STRING"] = path.split("?", 2)
-        env["QUERY_STRING"] ||= ""
+        query = path.index("?")
+        env["PATH_INFO"] = query ? path.byteslice(0, query) : path.dup
+        env["QUERY_STRING"] = query ? path.byteslice(query + 1, path.bytesize) : +""
         env["rack.hijack?"] = false
       end
 
@@ -75,22 +76,24 @@ module Heron
         path
       end
 
+      # @return [true] (a regular field came)
       def add_field(env, name, value)
-        return if name.include?("_") # as over HTTP/1.1: "x_forwarded_for" must not pass for "x-forwarded-for"
-        value = value.b unless value.ascii_only?
-        raise Malformed, "field name #{name.inspect} is not lower-case" if name.match?(/[A-Z]/)
-        raise Malformed, "connection-specific field #{name}" if CONNECTION_SPECIFIC.include?(name)
+        key = key_for(name) or return true
         raise Malformed, "te other than trailers" if name == "te" && value != "trailers"
-        key = key_for(name)
+        value = value.b unless value.ascii_only?
         env[key] = env.key?(key) ? join(name, env[key], value) : value
+        true
       end
 
+      # The field's env key, its name checked once per process; nil for a name with "_" (as over
+      # HTTP/1.1: "x_forwarded_for" must not pass for "x-forwarded-for").
       def key_for(name)
-        return "CONTENT_TYPE" if name == "content-type"
-        return "CONTENT_LENGTH" if name == "content-length"
         KEYS[name] || begin
+          return if name.include?("_")
+          raise Malformed, "field name #{name.inspect} is not lower-case" if name.match?(/[A-Z]/)
+          raise Malformed, "connection-specific field #{name}" if CONNECTION_SPECIFIC.include?(name)
           KEYS.clear if KEYS.size >= MAX_KEYS
-          KEYS[name.dup.freeze] = "HTTP_#{name.upcase.tr('-', '_')}".freeze
+          KEYS[name.dup.freeze] = SPECIAL[name] || "HTTP_#{name.upcase.tr('-', '_')}".freeze
         end
       end
 

@@ -18,6 +18,9 @@ module Heron
     # response cut short as a reset stream.
     class Framing
       BODILESS = [204, 304].freeze
+      # The :status field of each status code (frozen: the HPACK encoder only reads them).
+      STATUS = (100..999).to_h { |status| [status, [":status", status.to_s].freeze] }.freeze
+      EMPTY = "".b.freeze
       # Connection-specific fields HTTP/2 forbids (RFC 9113 8.2.2), beyond the `connection`,
       # `transfer-encoding` and `rack.*` names Response::Head.fields already leaves out.
       DROPPED = %w[keep-alive upgrade proxy-connection].freeze
@@ -88,39 +91,39 @@ module Heron
         fields = response_fields(status, headers)
         request.status = status # the head is valid: from here on it goes out
         request.headers = headers
-        return @stream.send_headers(fields, Protocol::HTTP2::END_STREAM) if bodiless
+        return @stream.send_response(fields, EMPTY) if bodiless
         return request.bytes = send_whole(fields, body) if whole?(body)
         @stream.send_headers(fields)
         request.bytes = send_body(body)
         @stream.send_data("", Protocol::HTTP2::END_STREAM)
       end
 
+      # A body of Strings (an Array) that may fit in one DATA frame.
+      def whole?(body)
+        body.is_a?(Array) && body.all?(String) && body.sum(&:bytesize) <= @stream.available_frame_size
+      end
+
+      # HEADERS and the whole body in one DATA frame that ends the stream, sent in one write
+      # (Stream#send_response); the body in frames as the windows allow if they shrank meanwhile.
+      # @return [Integer] bytes of body sent.
+      def send_whole(fields, body)
+        data = body.size == 1 ? body.first : body.join
+        return data.bytesize if @stream.send_response(fields, data)
+        sent = send_chunk(data.b)
+        @stream.send_data("", Protocol::HTTP2::END_STREAM)
+        sent
+      end
+
       # The head's fields: the app's, checked and split by the HTTP/1 writer's rules
       # (Response::Head.fields), lower-cased, less those HTTP/2 forbids.
       def response_fields(status, headers)
-        app_fields(headers).unshift([":status", status.to_s], ["date", @context.date.value])
+        app_fields(headers).unshift(STATUS[status] || [":status", status.to_s], @context.date.field)
       end
 
       def app_fields(headers)
         fields = Response::Head.fields(Response::Head.normalize(headers))
         fields.reject! { |name, _| DROPPED.include?(name) }
         fields
-      end
-
-      # A body of Strings (an Array) that fits in one DATA frame within the windows.
-      def whole?(body)
-        body.is_a?(Array) && body.all?(String) && body.sum(&:bytesize) <= @stream.available_frame_size
-      end
-
-      # HEADERS and the whole body in one DATA frame that ends the stream, sent in one write.
-      # @return [Integer] bytes of body sent.
-      def send_whole(fields, body)
-        data = body.size == 1 ? body.first : body.join
-        @stream.connection.batch do
-          @stream.send_headers(fields)
-          @stream.send_data(data, Protocol::HTTP2::END_STREAM)
-        end
-        data.bytesize
       end
 
       def send_body(body)

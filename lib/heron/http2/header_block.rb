@@ -20,8 +20,10 @@ module Heron
       self.max_bytes = 64 * 1024
 
       # Reads the frame through a counter that stops the block at its bounds, within one
-      # `header_timeout` (SocketStream#head) however the block is split and paced.
+      # `header_timeout` (SocketStream#head) however the block is split and paced. A whole block
+      # in one frame, its bytes here already (a request's usual HEADERS), is read as it is.
       def read(stream, maximum_frame_size)
+        return super if end_headers? && @length <= HeaderBlock.max_bytes && stream.buffered_bytes >= @length
         stream.head { super(Counter.new(stream, HeaderBlock.max_bytes, (MAX_CONTINUATIONS + 1) * 2), maximum_frame_size) }
       end
 

@@ -24,6 +24,7 @@ module Heron
         @header_timeout = header_timeout
         @deadline = nil
         @out = String.new(encoding: Encoding::BINARY)
+        @spare = String.new(encoding: Encoding::BINARY) # the two take turns: no String per flush
       end
 
       # Runs the block's reads against one deadline, as HTTP/1.1 reads a request head: a header
@@ -43,9 +44,17 @@ module Heron
       # @return [String] exactly `length` bytes.
       # @raise [EOFError] when the client closes first; Heron::TimeoutError.
       def read(length)
-        @socket.fill(wait) or raise EOFError, "client closed" while @socket.buffered_bytes < length
+        while @socket.buffered_bytes < length
+          @reader&.waiting
+          @socket.fill(wait) or raise EOFError, "client closed"
+          @reader&.working
+        end
         @socket.consume(length)
       end
+
+      # @return [#waiting, #working, nil] told when the reads wait for the client, and when they
+      #   have bytes to work through again (Session: writes meanwhile are sent together).
+      attr_accessor :reader
 
       # Adds bytes to what the next #flush sends.
       # @param data [String]
@@ -55,6 +64,20 @@ module Heron
         data.bytesize
       end
 
+      # Same as #write, returning self.
+      # @param data [String]
+      # @return [SocketStream]
+      def <<(data)
+        write(data)
+        self
+      end
+
+      # @return [Integer] bytes received and not yet read.
+      def buffered_bytes = @socket.buffered_bytes
+
+      # @return [Integer] bytes written and not yet sent.
+      def pending = @out.bytesize
+
       # Sends what was written since the last flush. A client that takes no bytes for
       # `write_timeout` loses the connection, as over HTTP/1.1: a frame may be half written, so
       # nothing more can go out on it, and every stream ends.
@@ -63,8 +86,12 @@ module Heron
       def flush
         return if @out.empty?
         data = @out
-        @out = String.new(encoding: Encoding::BINARY)
-        @socket.write(data, @write_timeout)
+        @out = @spare
+        begin
+          @socket.write(data, @write_timeout)
+        ensure
+          @spare = data.clear
+        end
       rescue Heron::TimeoutError
         @socket.close
         raise

@@ -5,6 +5,7 @@ require "protocol/http2/framer"
 require "protocol/http2/stream"
 require "async/notification"
 require_relative "input"
+require_relative "frame_packer"
 require_relative "../timeout_error"
 
 module Heron
@@ -39,13 +40,15 @@ module Heron
 
       # The first HEADERS frame is the request; a later one (trailers) is ignored. A decoded
       # header list past the limit ends the connection: a few bytes can decode into a great many
-      # (HPACK).
+      # (HPACK). A request without a body has its input ended before the app runs (so a response
+      # that closes the stream does not end it with an error made for nothing).
       def process_headers(frame)
         headers = super
         bounded(headers)
         return headers if @request_headers
         @request_headers = headers
         @input = Input.new(limit: @body_limit, timeout: @body_timeout, consumed: method(:consumed), budget: @body_budget)
+        @input.finish if frame.end_stream?
         @on_request.call(self)
         headers
       end
@@ -87,6 +90,13 @@ module Heron
       # The window is given back as the app reads ({Input}), not when frames arrive.
       def request_window_update = nil
 
+      # A WINDOW_UPDATE of the stream's own wakes its writer (protocol-http2 calls #window_updated
+      # only for the connection's: a client with a small stream window stalled a response).
+      def receive_window_update(frame)
+        super
+        @writable&.signal
+      end
+
       # Wakes a writer waiting for window (connection or stream).
       def window_updated(_size)
         @writable&.signal
@@ -104,6 +114,37 @@ module Heron
         @input.finish(error || (EOFError.new("stream closed") unless @input.finished?))
       end
 
+      # Sends HEADERS (and CONTINUATION) frames packed by {FramePacker}.
+      # @param fields [Array<Array(String, String)>]
+      # @param flags [Integer] END_STREAM or 0.
+      # @raise [Protocol::HTTP2::ProtocolError] when the stream can no longer send (reset).
+      def send_headers(fields, flags = 0)
+        @connection.write_frames { write_headers(fields, flags) }
+        sent_end_stream if flags.anybits?(Protocol::HTTP2::END_STREAM)
+      end
+
+      # Sends a response's HEADERS and, when it fits the windows now, its whole body in one DATA
+      # frame that ends the stream, in one write (HTTP/2 framing's cost per request).
+      # @param fields [Array<Array(String, String)>]
+      # @param body [String] empty: the HEADERS frame ends the stream.
+      # @return [Boolean] whether the body went too (false: it did not fit the windows, and the
+      #   stream stays open for the caller to send it).
+      # @raise [Protocol::HTTP2::ProtocolError] when the stream can no longer send (reset).
+      def send_response(fields, body)
+        @connection.batch do
+          fits = body.bytesize <= available_frame_size
+          if body.empty? then send_headers(fields, Protocol::HTTP2::END_STREAM)
+          elsif !fits then send_headers(fields)
+          else
+            write_headers(fields, 0)
+            consume(body.bytesize)
+            FramePacker.data(@connection.output, @id, body, Protocol::HTTP2::END_STREAM)
+            sent_end_stream
+          end
+          body.empty? || fits
+        end
+      end
+
       # Waits until some of `bytes` may be sent, within `timeout`.
       # @return [Integer] how many may be sent now (at least 1).
       # @raise [Heron::TimeoutError, EOFError]
@@ -119,6 +160,23 @@ module Heron
       end
 
       private
+
+      # Encodes and packs a header block; under the write lock (HPACK's order is the frames').
+      def write_headers(fields, flags)
+        raise Protocol::HTTP2::ProtocolError, "Cannot send headers in state: #{@state}" unless @state == :open || @state == :half_closed_remote
+        FramePacker.headers(@connection.output, @id, @connection.encode_headers(fields), flags, @connection.maximum_frame_size)
+      end
+
+      # Takes a DATA frame's bytes from both send windows (checked by the caller).
+      def consume(bytes)
+        @remote_window.consume(bytes)
+        @connection.remote_window.consume(bytes)
+      end
+
+      # The stream's state once END_STREAM went out (as protocol-http2's send_data).
+      def sent_end_stream
+        @state == :open ? @state = :half_closed_local : close!
+      end
 
       def bounded(headers)
         size = headers.sum { |name, value| name.bytesize + value.bytesize + 32 }

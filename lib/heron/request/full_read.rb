@@ -7,7 +7,9 @@ module Heron
     # Rails' `raw_post` (`read(content_length)`) take one read for the whole body; a read that
     # returned only what had arrived handed them a truncated form. The including class supplies
     # `read_part(length, buffer)`: what has arrived, at least one byte, at most `length`, nil at
-    # the end (what streaming readers inside Heron use, so they never wait for a full length).
+    # the end (what streaming readers inside Heron use, so they never wait for a full length);
+    # and may supply `handed_out(bytes)`, told of the bytes a read adds to a new String beyond its
+    # first part (the GC pacer, Request::GCPacer, counts what the app is handed).
     module FullRead
       # Reads like IO#read: all of the rest when `length` is nil, else `length` bytes, fewer only at
       # the end of the body.
@@ -17,7 +19,7 @@ module Heron
       def read(length = nil, buffer = nil)
         data = read_part(length, buffer)
         return data if length.nil? || data.nil? || data.bytesize >= length
-        fill_up(data, length)
+        fill_up(data, length, fresh: buffer.nil?)
       end
 
       # What has arrived, at most `length` bytes, as IO#readpartial: for streaming readers.
@@ -32,13 +34,20 @@ module Heron
       private
 
       # Appends further parts until `data` holds `length` bytes or the body ends, through one
-      # String kept for it (a body read into a reused buffer allocates nothing per read).
-      def fill_up(data, length)
+      # String kept for it (a body read into a reused buffer allocates nothing per read). The
+      # bytes appended to a new String are handed out too (`fresh`): uncounted, a body arriving
+      # in pieces and read with read(16 KiB) piled up garbage the pacer never collected.
+      def fill_up(data, length, fresh:)
         data = data.dup if data.frozen?
+        first = data.bytesize
         more = (@full_read_part ||= String.new(encoding: Encoding::BINARY))
         data << more while data.bytesize < length && read_part(length - data.bytesize, more)
+        handed_out(data.bytesize - first) if fresh
         data
       end
+
+      # Told of body bytes handed out in new Strings; an input with a GC pacer counts them.
+      def handed_out(_bytes) = nil
     end
   end
 end

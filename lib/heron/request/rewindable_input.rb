@@ -122,9 +122,11 @@ module Heron
         data = yield
         return data unless data
         @pos += data.bytesize
-        @pacer.handed_out(data.bytesize) if fresh
+        handed_out(data.bytesize) if fresh
         data
       end
+
+      def handed_out(bytes) = @pacer.handed_out(bytes)
 
       # Reads the next piece of the body from the socket and keeps it (through one reused
       # String, so a large body costs no garbage on the way to the Tempfile).

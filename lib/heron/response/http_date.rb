@@ -10,6 +10,7 @@ module Heron
         @second = nil
         @value = nil
         @line = nil
+        @field = nil
       end
 
       # @return [String] the current time in IMF-fixdate form, e.g. "Sun, 22 Nov 2026 01:02:03 GMT".
@@ -19,6 +20,13 @@ module Heron
         @second = second
         @line = "date: #{@value = Time.at(second).httpdate.freeze}\r\n".b.freeze
         @value
+      end
+
+      # @return [Array(String, String)] the HTTP/2 field, ["date", value] (frozen, made once a second).
+      def field
+        current = value
+        @field = ["date", current].freeze unless @field && @field[1].equal?(current)
+        @field
       end
 
       # @return [String] the whole header line, "date: ...\r\n" (frozen, made once a second).

@@ -5,7 +5,9 @@ require_relative "../clock"
 require_relative "../websocket/frame"
 require_relative "../websocket/protocol_error"
 require_relative "client"
-require_relative "close_began"
+require_relative "ending"
+require_relative "fiber_wait"
+require_relative "outbox"
 
 module Heron
   module Upgrade
@@ -15,9 +17,10 @@ module Heron
     # readable a worker fiber reads what came, calls the handler's `on_message` for each whole
     # message in order, and parks it again; at its ping deadline it pings (a WebSocket that
     # stays silent a whole interval more is closed). Writes go out at once when the socket takes
-    # them; the rest waits in a queue, bounded by `websocket_max_pending`, that one flush task
-    # empties, calling `on_drained` after. The codec (WebSocket::Codec, SSE::Codec) says what
-    # goes on the wire.
+    # them; the rest waits in an {Outbox}, bounded by `websocket_max_pending`, whose one flush
+    # task empties it, `on_drained` after. The codec (WebSocket::Codec, SSE::Codec) says what
+    # goes on the wire. How it ends (the close deadline, the linger) is its {Ending}; where it
+    # cannot park it waits in its fiber ({FiberWait}).
     #
     # Whoever runs it (the request's fiber for {#open}, a worker for {#resume} and {#expire})
     # owns it until it parks again; {#open}, {#resume} and {#expire} return :parked, or nil once
@@ -30,13 +33,7 @@ module Heron
       # Reads per wake-up before the connection parks again (the kernel wakes it at once if
       # more is there), so one busy client cannot hold a worker.
       READS_PER_TURN = 16
-      # How long a close the server began waits for the client's close frame.
-      CLOSE_WAIT = 5.0
-      # How long, and for how many bytes, a connection failed for a protocol error keeps reading
-      # (and dropping) after its close frame, so the client reads that frame before the close.
-      LINGER_SECONDS = 1.0
-      LINGER_BYTES = 64 * 1024
-      private_constant :READ_SIZE, :READS_PER_TURN, :CLOSE_WAIT, :LINGER_SECONDS, :LINGER_BYTES
+      private_constant :READ_SIZE, :READS_PER_TURN
 
       # @return [Upgrade::Client] what the handler's callbacks receive.
       attr_reader :client
@@ -63,7 +60,6 @@ module Heron
         @thread = Thread.current # the reactor thread: others hand their writes and closes to it
         @mailbox = mailbox
         @state = :open # :closing once the server sent its close frame, :closed once it is over
-        @pending_bytes = 0
         @heard = true # something came from the client since the last ping
       end
 
@@ -130,8 +126,8 @@ module Heron
       end
 
       # See Client#close. A WebSocket sends its close frame behind what is queued and waits for
-      # the client's, up to CLOSE_WAIT (a parked one is parked again with that deadline); an SSE
-      # stream closes once the queue is empty.
+      # the client's, up to Ending's close wait (a parked one is parked again with that
+      # deadline); an SSE stream closes once the queue is empty.
       # @param code [Integer]
       # @param reason [String]
       # @return [void]
@@ -139,9 +135,9 @@ module Heron
         return @mailbox.post(self, :close, code, reason) unless Thread.current.equal?(@thread)
         return unless @state == :open
         @state = :closing
-        @close_by = now + CLOSE_WAIT
+        ending.close_began
         frame = @codec.close(code, reason)
-        return @out ? @close_drained = true : terminate unless frame
+        return @outbox ? ending.after_drain = true : terminate unless frame
         transmit(frame)
         wait_for_close
       end
@@ -152,10 +148,13 @@ module Heron
       # @return [Integer] see Client#pending.
       def pending
         return -1 if @state == :closed
-        @out ? @out.size : 0
+        @outbox ? @outbox.size : 0
       end
 
       private
+
+      # @return [Ending] made once the connection starts to end.
+      def ending = (@ending ||= Ending.new)
 
       # @return [Boolean] whether to read again (false: nothing more there, or the end).
       # Reads into the reactor's shared read buffer, then copies what came (a message, mostly
@@ -210,7 +209,7 @@ module Heron
         @context.logger.warn("closing WebSocket: #{message} (#{code})")
         transmit(@codec.close(code, message)) if @state != :closed
         @state = :closed
-        @linger = true
+        ending.linger = true
         @buffer = nil
       end
 
@@ -218,7 +217,7 @@ module Heron
       def settle
         return finish if @state == :closed
         closing = @state == :closing
-        deadline = closing ? @close_by : now + @context.config.websocket_ping_interval
+        deadline = closing ? ending.close_by : now + @context.config.websocket_ping_interval
         return wait_in_fiber(deadline) unless @spot.park_until(deadline, closing: closing)
         @parked = true
         :parked
@@ -230,56 +229,35 @@ module Heron
       # resume it, which parks it so in {#settle}); waiting in its fiber, that wait is cut short.
       def wait_for_close
         return unless @state == :closing
-        return @spot.wait_for_close(@close_by) if @parked
-        Fiber.scheduler.raise(@waiting, CloseBegan) if @waiting
+        return @spot.wait_for_close(ending.close_by) if @parked
+        @fiber_wait&.interrupt
       end
 
       # Without parking, {#open} waits in the fiber until the socket is readable or `deadline`.
       def wait_in_fiber(deadline)
-        @wait = [deadline - now, 0].max
+        (@fiber_wait ||= FiberWait.new(@io)).deadline = deadline
         :waiting
       end
 
       # {#open}'s wait in the fiber, until the socket is readable ({#resume}), the deadline
       # ({#expire}), or a close from outside ({#wait_for_close}: waits again, for the close).
       def wait_readable
-        ready = begin
-          @waiting = Fiber.current
-          @io.wait_readable(@wait)
-        rescue CloseBegan
-          return settle
-        ensure
-          @waiting = nil
+        case @fiber_wait.wait
+        when :readable then resume
+        when :expired then expire
+        else settle
         end
-        ready ? resume : expire
       end
 
       # Closes the socket and runs on_close, once.
       # @return [nil]
       def finish
         @state = :closed
-        @out = nil
-        linger if @linger
+        drop_outbox
+        ending.drain(@io)
         @io.close unless @io.closed?
-        return nil if @finished
-        @finished = true
-        callback(:on_close)
+        callback(:on_close) if ending.finish
         nil
-      rescue IOError, SystemCallError
-        nil
-      end
-
-      def linger
-        @linger = false
-        return unless @io.is_a?(BasicSocket) # TLS: the close frame went out; no half-close to wait behind
-        @io.shutdown(Socket::SHUT_WR)
-        deadline = now + LINGER_SECONDS
-        left = LINGER_BYTES
-        while left.positive? && (wait = deadline - now).positive?
-          data = @io.read_nonblock(left, exception: false)
-          break unless data
-          data == :wait_readable ? (@io.wait_readable(wait) or break) : left -= data.bytesize
-        end
       rescue IOError, SystemCallError
         nil
       end
@@ -288,16 +266,21 @@ module Heron
       # owner finishes its turn.
       def terminate
         @state = :closed
-        @out = nil
+        drop_outbox
         @spot.evict if @parked
         false
+      end
+
+      def drop_outbox
+        @outbox&.clear
+        @outbox = nil
       end
 
       # Sends `bytes` now, or queues what the socket does not take.
       # @return [Boolean] false when the connection is closed (or closes for it).
       def transmit(bytes)
         return false if @state == :closed || bytes.nil?
-        return enqueue(bytes) if @out
+        return enqueue(bytes) if @outbox
         written = @io.write_nonblock(bytes, exception: false)
         return true if written == bytes.bytesize
         enqueue(written.is_a?(Integer) ? bytes.byteslice(written, bytes.bytesize - written) : bytes)
@@ -305,44 +288,27 @@ module Heron
         terminate
       end
 
+      # Queues what the socket did not take; the outbox's task sends it as the client reads.
       def enqueue(bytes)
-        if (@pending_bytes += bytes.bytesize) > @context.config.websocket_max_pending
-          @context.logger.warn("closing #{@client.env['PATH_INFO']}: the client does not read " \
-                               "(#{@pending_bytes} bytes pending, websocket_max_pending #{@context.config.websocket_max_pending})")
-          return terminate
-        end
-        (@out ||= []) << bytes
-        @flusher ||= Async::Task.current.async(annotation: "heron upgrade flush") { flush }
+        limit = @context.config.websocket_max_pending
+        @outbox ||= Outbox.new(@io, limit)
+        return overflow(@outbox.bytes + bytes.bytesize, limit) unless @outbox.push(bytes)
+        @outbox.flush_in_background(@context.config.write_timeout) { |done| done ? drained : terminate }
         true
       end
 
-      # Empties the queue as the client reads, then on_drained (and the close that waited for it).
-      def flush
-        timeout = @context.config.write_timeout
-        while (bytes = @out&.first)
-          written = @io.write_nonblock(bytes, exception: false)
-          next sent(bytes, written) unless written == :wait_writable
-          return terminate unless @io.wait_writable(timeout)
-        end
-        drained
-      rescue SystemCallError, IOError
+      def overflow(bytes, limit)
+        @context.logger.warn("closing #{@client.env['PATH_INFO']}: the client does not read " \
+                             "(#{bytes} bytes pending, websocket_max_pending #{limit})")
         terminate
-      ensure
-        @flusher = nil
       end
 
-      def sent(bytes, written)
-        @pending_bytes -= written
-        return @out.shift if written == bytes.bytesize
-        @out[0] = bytes.byteslice(written, bytes.bytesize - written)
-      end
-
+      # The queue is empty: on_drained (and the close that waited for it).
       def drained
         return if @state == :closed
-        @out = nil
-        @pending_bytes = 0
+        @outbox = nil
         callback(:on_drained)
-        terminate if @close_drained
+        terminate if @ending&.after_drain
       end
 
       # Calls a handler callback if it has it; one that raises is logged, and the connection

@@ -16,7 +16,7 @@ class HeronHTTP2ConnectionTest < Minitest::Test
     [200, { "content-type" => "text/plain" }, [body]]
   end
 
-  def client(port) = HTTP2TestClient.new(TCPSocket.new("127.0.0.1", port))
+  def client(port, settings: []) = HTTP2TestClient.new(TCPSocket.new("127.0.0.1", port), settings: settings)
 
   def curl(*args)
     out, status = Open3.capture2e("curl", "-sS", *args)
@@ -97,6 +97,50 @@ class HeronHTTP2ConnectionTest < Minitest::Test
       h2&.close
     end
   end
+
+  # A whole response goes out as HEADERS and one DATA frame packed by the server itself; when
+  # the client's stream window is smaller than the body, the body follows in frames as the
+  # client's WINDOW_UPDATEs open it (these once went unheard: the response stalled), and a
+  # header block past the client's frame size goes as HEADERS and CONTINUATION frames on the
+  # stream (protocol-http2 0.22 sent the CONTINUATION on stream 0: the client failed).
+  def test_whole_responses_follow_the_client_window_and_frame_size
+    app = ->(env) { [200, { "x-big" => "v" * (env["PATH_INFO"] == "/big-head" ? 20_000 : 1) }, ["b" * 100]] }
+    with_server(app, lint: false) do |port, _server|
+      h2 = client(port, settings: [[Protocol::HTTP2::Settings::INITIAL_WINDOW_SIZE, 7]])
+      h2.client.read_frame until h2.client.local_settings.initial_window_size == 7 # our streams' windows: 7 from the ACK on
+      small, big, head = h2.request("GET", "/small"), h2.request("GET", "/big-head"), h2.request("HEAD", "/small")
+      h2.wait(small, big, head)
+      assert_equal ["b" * 100, "b" * 100, ""], [small, big, head].map(&:body)
+      assert_equal 20_000, big.headers.assoc("x-big")[1].bytesize
+      assert_equal %w[200 200 200], [small, big, head].map { |s| s.headers.assoc(":status")[1] }
+    ensure
+      h2&.close
+    end
+  end
+
+  # A stream's request runs in the fiber that ran the connection's last one when that fiber
+  # waits (no task per stream); streams that overlap still get fibers of their own, and no
+  # stream task is left once the connection has closed.
+  def test_sequential_streams_reuse_a_fiber_and_none_outlives_the_connection
+    app = lambda do |env|
+      sleep(0.3) if env["PATH_INFO"] == "/slow"
+      [200, {}, [Fiber.current.object_id.to_s]]
+    end
+    with_server(app) do |port, _server|
+      h2 = client(port)
+      first, second = Array.new(2) { |i| h2.wait(h2.request("GET", "/#{i}")).first.body }
+      assert_equal first, second
+      slow, fast = h2.request("GET", "/slow"), h2.request("GET", "/fast")
+      h2.wait(slow, fast)
+      refute_equal slow.body, fast.body
+      h2.close
+      deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + 10
+      sleep 0.05 while stream_tasks.positive? && Process.clock_gettime(Process::CLOCK_MONOTONIC) < deadline
+      assert_equal 0, stream_tasks
+    end
+  end
+
+  def stream_tasks = ObjectSpace.each_object(Async::Task).count { |task| task.alive? && task.annotation == "heron http2 stream" }
 
   # HTTP/2 sends the app's headers by the HTTP/1 writer's rules: any case (sent lower-case, as
   # HTTP/2 requires), one field per Array item or Rack 2 newline-joined part, the connection

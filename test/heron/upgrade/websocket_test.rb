@@ -44,6 +44,15 @@ class WebSocketUpgradeTest < Minitest::Test
 
   def serve(**config, &block) = with_server(app, lint: false, **config, &block)
 
+  # Serves an app that upgrades every request to `handler`.
+  def serve_handler(handler, **config, &block)
+    upgrade = lambda do |env|
+      env["rack.upgrade"] = handler
+      [200, {}, []]
+    end
+    with_server(upgrade, lint: false, **config, &block)
+  end
+
   def test_echo_text_and_binary_with_bytes_behind_the_head_then_the_close_handshake
     serve do |port|
       client = WebSocketClient.new(port, first: [WebSocketClient::TEXT, "already buffered"], path: "/room")
@@ -127,11 +136,7 @@ class WebSocketUpgradeTest < Minitest::Test
         end
       end
     end
-    app = lambda do |env|
-      env["rack.upgrade"] = handler
-      [200, {}, []]
-    end
-    with_server(app, lint: false) do |port|
+    serve_handler(handler) do |port|
       waiting = WebSocketClient.new(port)
       other = WebSocketClient.new(port)
       waiting.send_frame(WebSocketClient::TEXT, "wait")
@@ -226,11 +231,7 @@ class WebSocketUpgradeTest < Minitest::Test
       define_singleton_method(:on_open) { |client| opened << client }
       define_singleton_method(:on_message) { |client, data| client.write(data) }
     end
-    app = lambda do |env|
-      env["rack.upgrade"] = handler
-      [200, {}, []]
-    end
-    with_server(app, lint: false) do |port|
+    serve_handler(handler) do |port|
       client = WebSocketClient.new(port)
       session_client = Timeout.timeout(ProcessHelper::PATIENCE) { opened.pop }
       assert Thread.new { session_client.write("from a background thread") }.value
@@ -277,11 +278,7 @@ class WebSocketUpgradeTest < Minitest::Test
       define_singleton_method(:on_open) { |client| (room << client) && members << Thread.current }
       define_singleton_method(:on_message) { |_client, data| room.each { |member| member.write(data) } }
     end
-    app = lambda do |env|
-      env["rack.upgrade"] = handler
-      [200, {}, []]
-    end
-    with_server(app, lint: false, threads: 2) do |port|
+    serve_handler(handler, threads: 2) do |port|
       clients = []
       threads = []
       until threads.uniq.size == 2 || clients.size == 200 # until both reactor threads hold some

@@ -4,8 +4,7 @@ require "async"
 require_relative "io_timeout"
 require_relative "connection"
 require_relative "tls_context"
-require_relative "deadlines"
-require_relative "resolver"
+require_relative "timed_client"
 
 module Heron
   module Attack
@@ -13,45 +12,24 @@ module Heron
     # idle keep-alive connections in a pool per origin, and opens a new connection whenever none
     # is idle (the caller caps concurrency if it wants to). Its connections share one read
     # scratch, so a client is used from one thread.
-    class Client
+    class Client < TimedClient
       # @param timeout [Numeric] seconds allowed for connect, send and the whole response.
       # @param keepalive [Boolean] whether to reuse connections.
       # @param tls [OpenSSL::SSL::SSLContext, nil] the context for https:// targets; nil builds
       #   one that verifies certificates against the system's CAs when first needed.
       def initialize(timeout:, keepalive: true, tls: nil)
-        @deadlines = Deadlines.new(timeout)
+        super(timeout)
         @keepalive = keepalive
         @tls = tls
         @idle = Hash.new { |hash, key| hash[key] = [] }
-        @resolver = Resolver.new
         @scratch = String.new(capacity: Connection::READ_SIZE, encoding: Encoding::BINARY)
       end
 
-      # Sends one request and reads the response, within the timeout ({Deadlines}: up to a
-      # tenth of a second late).
-      # @param target [Target]
-      # @return [Response]
-      # @raise [Async::TimeoutError, SystemCallError, EOFError, ProtocolError] on failure.
-      def call(target)
-        @deadlines.within { exchange(target) }
-      end
-
-      # Resolves a target's host now, so a bad name fails before the attack starts ({Resolver}).
-      # @param target [Target]
-      # @return [Addrinfo]
-      # @raise [SocketError] when the name does not resolve.
-      def resolve(target)
-        @resolver.resolve(target)
-      end
-
-      # Closes every idle connection and stops checking timeouts.
-      # @return [void]
-      def close
-        @idle.each_value { |list| list.each(&:close).clear }
-        @deadlines.stop
-      end
-
       private
+
+      def close_connections
+        @idle.each_value { |list| list.each(&:close).clear }
+      end
 
       def exchange(target, reuse: true)
         connection = reuse ? checkout(target) : open(target)

@@ -1,16 +1,20 @@
 # frozen_string_literal: true
 
 require_relative "histogram"
-require_relative "error_kind"
+require_relative "outcomes"
+require_relative "process_cost"
+require_relative "send_span"
 
 module Heron
   module Attack
     # Collects what happened to every request of a run: latency from the due time (corrected)
-    # and from the send (uncorrected), generator lateness, status codes, errors by kind, bytes,
-    # and a per-second timeline. Times are CLOCK_MONOTONIC seconds; latencies are kept in
-    # microseconds. Recorders from several processes merge exactly.
+    # and from the send (uncorrected), generator lateness, bytes, sends by stage and a
+    # per-second timeline; how the requests ended ({Outcomes}), when the first and last went out
+    # ({SendSpan}) and what the run cost the generator ({ProcessCost}). Times are
+    # CLOCK_MONOTONIC seconds; latencies are kept in microseconds. Recorders from several
+    # processes merge exactly.
     class Recorder
-      SAMPLE_LIMIT = 5
+      SAMPLE_LIMIT = Outcomes::SAMPLE_LIMIT
 
       # @return [Histogram] latency from the due time, microseconds.
       attr_reader :corrected
@@ -21,12 +25,6 @@ module Heron
       # @return [Histogram] WebSocket runs: connect and upgrade time of each connection from when
       #   it was due to open, microseconds (empty for HTTP).
       attr_reader :connects
-      # @return [Hash{Integer=>Integer}] responses by status code.
-      attr_reader :statuses
-      # @return [Hash{String=>Integer}] failures by {ErrorKind} kind.
-      attr_reader :errors
-      # @return [Hash{String=>Integer}] up to {SAMPLE_LIMIT} distinct error messages, counted.
-      attr_reader :error_samples
       # @return [Hash{Integer=>Array(Histogram, Integer, Integer)}] by second of due time since the
       #   start: latencies, errors (no status), failed responses (status >= 400).
       attr_reader :timeline
@@ -38,17 +36,15 @@ module Heron
       attr_reader :bytes_out
       # @return [Float] the run's start (the due time of request 0).
       attr_reader :start
-      # @return [Float, nil] when the first and last requests were sent and the last finished.
-      attr_reader :first_sent, :last_sent, :last_done
       # @return [Hash{Integer=>Array(Integer, Float)}] by stage of the plan (0-based): requests sent
       #   that were due in it, and when the last of them was sent.
       attr_reader :stage_sends
-      # @return [Float] CPU seconds the generator process(es) used for the run.
-      attr_accessor :cpu
-      # @return [Integer] garbage collections in the generator process(es) during the run.
-      attr_accessor :gc_count
-      # @return [Integer] milliseconds the generator process(es) spent collecting garbage.
-      attr_accessor :gc_ms
+      # @return [Outcomes] responses by status, failures by kind, error samples.
+      attr_reader :outcomes
+      # @return [SendSpan] first and last send, last finish.
+      attr_reader :span
+      # @return [ProcessCost] CPU and garbage collection of the generator process(es).
+      attr_reader :cost
 
       # @param start [Float] the monotonic time request 0 is due.
       def initialize(start)
@@ -57,15 +53,36 @@ module Heron
         @uncorrected = Histogram.new
         @lateness = Histogram.new
         @connects = Histogram.new
-        @statuses = {}
-        @errors = ErrorKind::KINDS.to_h { |kind| [kind, 0] }
-        @error_samples = {}
         @timeline = {}
         @stage_sends = {}
         @sent = @bytes_in = @bytes_out = 0
-        @cpu = 0.0
-        @gc_count = @gc_ms = 0
+        @outcomes = Outcomes.new
+        @span = SendSpan.new
+        @cost = ProcessCost.new
       end
+
+      # @return [Hash{Integer=>Integer}] see {Outcomes#statuses}.
+      def statuses = @outcomes.statuses
+      # @return [Hash{String=>Integer}] see {Outcomes#errors}.
+      def errors = @outcomes.errors
+      # @return [Hash{String=>Integer}] see {Outcomes#error_samples}.
+      def error_samples = @outcomes.error_samples
+      # @return [Integer] requests answered with a status code.
+      def responses = @outcomes.responses
+      # @return [Integer] requests that failed without a status.
+      def error_count = @outcomes.error_count
+      # @return [Float, nil] see {SendSpan}.
+      def first_sent = @span.first_sent
+      # @return [Float, nil] see {SendSpan}.
+      def last_sent = @span.last_sent
+      # @return [Float, nil] see {SendSpan}.
+      def last_done = @span.last_done
+      # @return [Float] CPU seconds the generator process(es) used for the run.
+      def cpu = @cost.cpu
+      # @return [Integer] garbage collections in the generator process(es) during the run.
+      def gc_count = @cost.gc_count
+      # @return [Integer] milliseconds the generator process(es) spent collecting garbage.
+      def gc_ms = @cost.gc_ms
 
       # Notes that a request went out.
       # @param due [Float] when it was due.
@@ -78,8 +95,7 @@ module Heron
         stage_sent(stage, 1, sent)
         @bytes_out += bytes
         @lateness.record((sent - due) * 1e6)
-        @first_sent = sent if @first_sent.nil? || sent < @first_sent
-        @last_sent = sent if @last_sent.nil? || sent > @last_sent
+        @span.sent(sent)
       end
 
       # Records a response.
@@ -87,8 +103,8 @@ module Heron
       # @param status [Integer] @param bytes [Integer] response body bytes.
       # @return [void]
       def response!(due, sent, done, status, bytes)
-        finished(done)
-        @statuses[status] = @statuses.fetch(status, 0) + 1
+        @span.done(done)
+        @outcomes.response(status)
         @bytes_in += bytes
         @corrected.record((done - due) * 1e6)
         @uncorrected.record((done - sent) * 1e6)
@@ -106,36 +122,16 @@ module Heron
 
       # Runs the block (the whole run) and records the CPU time and garbage collections it took.
       # @return [Object] the block's value.
-      def measure
-        cpu = Process.clock_gettime(Process::CLOCK_PROCESS_CPUTIME_ID)
-        gc = GC.stat.values_at(:count, :time)
-        yield
-      ensure
-        @cpu = Process.clock_gettime(Process::CLOCK_PROCESS_CPUTIME_ID) - cpu
-        @gc_count, @gc_ms = GC.stat.values_at(:count, :time).zip(gc).map { |now, before| now - before }
-      end
+      def measure(&) = @cost.measure(&)
 
       # Records a failed request.
       # @param due [Float] @param done [Float] monotonic times.
       # @param error [Exception]
       # @return [String] the error's kind.
       def error!(due, done, error)
-        finished(done)
-        kind = ErrorKind.of(error)
-        @errors[kind] += 1
-        sample(kind, error)
+        @span.done(done)
         second(due)[1] += 1
-        kind
-      end
-
-      # @return [Integer] requests answered with a status code.
-      def responses
-        @statuses.values.sum
-      end
-
-      # @return [Integer] requests that failed without a status.
-      def error_count
-        @errors.values.sum
+        @outcomes.error(error)
       end
 
       # Adds another recorder's data (same start) to this one.
@@ -144,8 +140,10 @@ module Heron
       def merge!(other)
         [[@corrected, other.corrected], [@uncorrected, other.uncorrected], [@lateness, other.lateness], [@connects, other.connects]]
           .each { |mine, theirs| mine.merge!(theirs) }
-        merge_counts(other)
-        merge_times(other)
+        [[@outcomes, other.outcomes], [@span, other.span], [@cost, other.cost]].each { |mine, theirs| mine.merge!(theirs) }
+        @sent += other.sent
+        @bytes_in += other.bytes_in
+        @bytes_out += other.bytes_out
         merge_timeline(other)
         other.stage_sends.each { |stage, (count, last)| stage_sent(stage, count, last) }
         self
@@ -159,36 +157,8 @@ module Heron
         entry[1] = last if last > entry[1]
       end
 
-      def finished(done)
-        @last_done = done if @last_done.nil? || done > @last_done
-      end
-
       def second(due)
         @timeline[(due - @start).floor] ||= [Histogram.new, 0, 0]
-      end
-
-      def sample(kind, error)
-        key = "#{kind}: #{error.class}: #{error.message}"[0, 200]
-        return unless @error_samples.key?(key) || @error_samples.size < SAMPLE_LIMIT
-        @error_samples[key] = @error_samples.fetch(key, 0) + 1
-      end
-
-      def merge_counts(other)
-        other.statuses.each { |code, n| @statuses[code] = @statuses.fetch(code, 0) + n }
-        other.errors.each { |kind, n| @errors[kind] += n }
-        other.error_samples.each { |key, n| @error_samples[key] = @error_samples.fetch(key, 0) + n }
-        @sent += other.sent
-        @cpu += other.cpu
-        @gc_count += other.gc_count
-        @gc_ms += other.gc_ms
-        @bytes_in += other.bytes_in
-        @bytes_out += other.bytes_out
-      end
-
-      def merge_times(other)
-        @first_sent = [@first_sent, other.first_sent].compact.min
-        @last_sent = [@last_sent, other.last_sent].compact.max
-        @last_done = [@last_done, other.last_done].compact.max
       end
 
       def merge_timeline(other)

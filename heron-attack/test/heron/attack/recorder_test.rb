@@ -40,9 +40,9 @@ class RecorderTest < Minitest::Test
   def test_merge_adds_everything
     a = sample_recorder(100.0, 0.0)
     b = sample_recorder(100.0, 0.5)
-    a.cpu = 0.5
-    b.cpu = 0.25
-    a.gc_count, a.gc_ms, b.gc_count, b.gc_ms = 2, 30, 3, 40
+    a.cost.cpu = 0.5
+    b.cost.cpu = 0.25
+    a.cost.gc_count, a.cost.gc_ms, b.cost.gc_count, b.cost.gc_ms = 2, 30, 3, 40
     a.merge!(b)
     assert_in_delta 0.75, a.cpu
     assert_equal [5, 70], [a.gc_count, a.gc_ms]

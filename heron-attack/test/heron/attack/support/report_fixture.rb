@@ -13,9 +13,9 @@ module ReportFixture
       recorder.response!(due, due + 0.0002, due + 0.010 + (i / 1000.0), i == 7 ? 503 : 200, 5)
     end
     2.times { recorder.error!(1.0, 1.2, Async::TimeoutError.new("execution expired")) }
-    recorder.cpu = 0.25
-    recorder.gc_count = 3
-    recorder.gc_ms = 12
+    recorder.cost.cpu = 0.25
+    recorder.cost.gc_count = 3
+    recorder.cost.gc_ms = 12
     recorder
   end
 
