@@ -130,7 +130,7 @@ module Heron
     def write(request, status, headers, body)
       return :hijacked if @hijacked
       return upgrade(request, headers) if upgrading?(request, status)
-      request.keepalive &&= !@listener.draining? && !@reader.continue_owed?
+      request.keepalive &&= !@listener.draining? && !@reader.expectation.pending?
       result = @writer.write(request, status, headers, body)
       @hijacked = true if result == :hijacked
       result
@@ -237,7 +237,7 @@ module Heron
     # Returns whether the request is still in use (its callbacks are queued): the reader then
     # makes a new Request for the next one.
     def respond(request)
-      @wait.server_turn # not to be evicted
+      @wait.since = nil # the server's turn: not to be evicted
       @exchange.respond(request, self)
     end
 

@@ -25,8 +25,10 @@ module Heron
       end
 
       # @return [Float, nil] the monotonic time the current wait on the client began; nil while
-      #   the server works on a request or the connection no longer serves HTTP/1 requests.
-      attr_reader :since
+      #   the server works on a request or the connection no longer serves HTTP/1 requests. Set
+      #   to nil by the connection when the server's turn begins (the app is called): a writer,
+      #   not a method of its own, as it is set on every request.
+      attr_accessor :since
 
       # @return [Boolean] whether nothing of a next request has come yet (before the first
       #   request, or between two).
@@ -49,12 +51,6 @@ module Heron
         return ready if !ready || :parked.equal?(ready)
         @idle = false
         first ? @since : (@since = now)
-      end
-
-      # The server's turn: the app is called, so the connection is not waiting on its client.
-      # @return [nil]
-      def server_turn
-        @since = nil
       end
 
       # The connection was answered with an error and ends: no longer idle.

@@ -73,9 +73,11 @@ module Heron
         (length = @parser.content_length) && spot.wait_for_body(request, length, @expectation, @pace)
       end
 
-      # @return [Boolean] whether the client still waits for a `100 Continue` (a response then
-      #   closes the connection: whether a body follows is unknown).
-      def continue_owed? = @expectation.pending?
+      # @return [Request::Expectation] the current request's `Expect: 100-continue` (pending while
+      #   the client still waits for a `100 Continue`: a response then closes the connection,
+      #   since whether a body follows is unknown); Expectation::NONE between requests. A reader,
+      #   not a method of its own: the connection asks it on every response.
+      attr_reader :expectation
 
       # Sends `100 Continue` when the client waits for it.
       # @return [Boolean] whether it did.
@@ -100,8 +102,8 @@ module Heron
         nil
       end
 
-      # Drops the parser (about 1 KiB) of a connection parked between requests; the next {#read_request}
-      # makes another.
+      # Drops the parser (about 1 KiB) of a connection parked between requests; the next
+      # {#read_request} makes another.
       # @return [nil]
       def release_parser
         @parser = nil

@@ -59,16 +59,16 @@ class HeronConnectionRequestReaderTest < Minitest::Test
     reader = reader()
     @peer.write("PUT /up HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nExpect: 100-continue\r\n\r\n")
     reader.read_request(now)
-    assert reader.continue_owed?
+    assert reader.expectation.pending?
     assert reader.continue
     assert_equal "HTTP/1.1 100 Continue\r\n\r\n", @peer.read_nonblock(100)
-    refute reader.continue_owed?
+    refute reader.expectation.pending?
     refute reader.continue, "answered once"
     @peer.write("PUT /up HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nExpect: 100-continue\r\n\r\n")
     reader.finish(false)
     reader.read_request(now)
     reader.finish(false)
-    refute reader.continue_owed?, "a finished request owes nothing"
+    refute reader.expectation.pending?, "a finished request owes nothing"
   end
 
   def test_a_head_not_complete_within_header_timeout_times_out_and_a_closed_client_gives_nil
