@@ -205,7 +205,7 @@ module Heron
       old = worker.replaces
       worker.replaces = nil
       retire(old, "replaced by pid #{worker.pid}") if old
-      next_replacement if !old && !@replacements.empty? # a refork's first worker (no one to retire)
+      next_replacement if !old && @phasing == :refork # a refork's first worker (no one to retire)
       announce_ready if !@announced && @workers.each_value.count(&:serving?) >= @worker_count
     end
 
@@ -308,7 +308,7 @@ module Heron
       @notifier.reloading
       @logger.info("phased restart of #{@workers.size} workers")
       @replacements = @workers.values.reject(&:retiring).sort_by(&:index)
-      @phasing = true
+      @phasing = :phased
       next_replacement
     end
 
@@ -316,12 +316,15 @@ module Heron
       return if busy_replacing?
       worker = @replacements.shift
       return phased_restart_done unless worker
-      @workers.key?(worker.pid) ? replace(worker, @phasing ? "phased restart" : "refork") : next_replacement
+      @workers.key?(worker.pid) ? replace(worker, @phasing == :refork ? "refork" : "phased restart") : next_replacement
     end
 
+    # The last replacement of a phased restart or a refork is serving and the one it replaced
+    # has exited: said in the log (a refork asked for before this line is ignored).
     def phased_restart_done
-      return unless @phasing
-      @phasing = false
+      done = @phasing or return
+      @phasing = nil
+      return @logger.info("refork done: every worker is forked from mold generation #{@refork.generation}") if done == :refork
       @logger.info("phased restart done")
       @notifier.ready(status: status)
     end
@@ -393,6 +396,7 @@ module Heron
       mold, old = molds
       old&.signal("TERM")
       @replacements = @workers.values.reject(&:retiring).sort_by(&:index)
+      @phasing = :refork
       spawn(mold.index) unless @stopping
     end
 

@@ -51,6 +51,7 @@ class ClusterReforkTest < Minitest::Test
       now = Array.new(20) { get(port) }
       now.map(&:first).uniq if now.all? { |_, _, origin| origin == mold } && now.map(&:first).uniq.size == 2
     end
+    eventually { File.read(log).include?("refork done: every worker is forked from mold generation 1") }
     finish.call
     assert_empty errors
     assert_operator answers.size, :>, 30
@@ -70,15 +71,30 @@ class ClusterReforkTest < Minitest::Test
     Process.kill("URG", master)
     first = eventually { mold_pid(log, 1) }
     eventually { Array.new(10) { get(port) }.all? { |_, _, origin| origin == first } }
+    # a refork asked for while one is under way is ignored (and logged): ask once this one is done
+    eventually { File.read(log).include?("refork done: every worker is forked from mold generation 1") }
     Process.kill("URG", master)
     second = eventually { mold_pid(log, 2) }
     refute_equal first, second
     eventually { exited?(first) }
     eventually { Array.new(10) { get(port) }.all? { |_, _, origin| origin == second } }
+    eventually { File.read(log).include?("mold generation 2") && File.read(log).include?("refork done: every worker is forked from mold generation 2") }
     finish.call
     assert_empty errors
     Process.kill("TERM", master)
     assert wait_exit(master)&.success?
     eventually { exited?(second) }
+  end
+
+  def test_a_single_worker_is_reforked_and_the_log_says_when_it_is_done
+    master, port, log = spawn_heron(APP, "-w", "1", "--preload", "--refork-after", "0")
+    eventually { get(port) }
+    Process.kill("URG", master)
+    mold = eventually { mold_pid(log, 1) }
+    eventually { File.read(log).include?("refork done: every worker is forked from mold generation 1") }
+    assert_equal mold, get(port)[2], "the worker serving now was forked from the mold"
+    Process.kill("TERM", master)
+    assert wait_exit(master)&.success?
+    eventually { exited?(mold) }
   end
 end
