@@ -190,7 +190,8 @@ module Heron
         when :gone then break # the client closed before its body was complete: the app is not called
         end
         first = false
-        in_use = respond(request)
+        @wait.since = nil # the server's turn: not to be evicted
+        in_use = @exchange.respond(request, self) # true while its callbacks still use the request
         return parked = open_session if @session
         break if @hijacked
         break unless request.keepalive && request.input.finished? || settle(request)
@@ -233,13 +234,6 @@ module Heron
     # The first request's head (or HTTP/2's preface) must be in by then, as RequestReader#read_request's
     # (while no request has been read, the connection's wait on its client began at the accept).
     def head_deadline = @wait.since + @config.header_timeout
-
-    # Returns whether the request is still in use (its callbacks are queued): the reader then
-    # makes a new Request for the next one.
-    def respond(request)
-      @wait.since = nil # the server's turn: not to be evicted
-      @exchange.respond(request, self)
-    end
 
     # Drops what the app left of the body so the next request parses from the right place.
     # Broken chunked framing found on the way ends the connection: a 400 if nothing was sent yet
