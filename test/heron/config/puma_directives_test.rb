@@ -4,6 +4,7 @@ require "test_helper"
 require "open3"
 require "socket"
 require "tmpdir"
+require "json"
 require "heron/config/dsl"
 require "logger"
 
@@ -30,6 +31,7 @@ class HeronConfigPumaDirectivesTest < Minitest::Test
       port ENV.fetch("PORT") { 3000 }
       environment ENV.fetch("RAILS_ENV") { "development" }
       pidfile #{File.join(dir, 'server.pid').inspect}
+      state_path #{File.join(dir, 'puma.state').inspect}
       plugin :tmp_restart
       persistent_timeout 1
       first_data_timeout 30
@@ -57,11 +59,12 @@ class HeronConfigPumaDirectivesTest < Minitest::Test
       pid, port, log = spawn_heron(APP, "-C", config)
       output = File.read(log)
       assert_match(/heron.rb:3: note: threads 5, 5 is Puma's thread pool: Heron serves every connection in a fiber/, output)
-      assert_match(/heron.rb:12: note: plugin :tmp_restart is Puma's: Heron does this itself/, output)
+      assert_match(/heron.rb:13: note: plugin :tmp_restart is Puma's: Heron does this itself/, output)
       refute_match(/fork_worker/, output) # Heron reforks too: it sets refork_after, silently
       pidfile = File.join(dir, "server.pid")
       eventually { File.exist?(pidfile) } # written after the banner: a loaded machine shows the gap
       assert_equal pid.to_s, File.read(pidfile).strip
+      assert_equal pid, JSON.parse(File.read(File.join(dir, "puma.state")))["pid"], "state_path is where heron ctl finds it"
 
       hints, = Open3.capture2e("curl", "-sS", "-v", "--max-time", "30", "http://127.0.0.1:#{port}/")
       assert_match(%r{< HTTP/1.1 103 Early Hints\r?\n< link: </app.css>; rel=preload; as=style}, hints)
@@ -79,18 +82,18 @@ class HeronConfigPumaDirectivesTest < Minitest::Test
 
   def test_a_directive_heron_has_no_counterpart_for_exits_2_naming_what_to_use
     Dir.mktmpdir do |dir|
-      File.write(config = File.join(dir, "heron.rb"), "workers 0\nstate_path \"tmp/puma.state\"\n")
+      File.write(config = File.join(dir, "heron.rb"), "workers 0\nset_default_host \"example.com\"\n")
       File.write(File.join(dir, "config.ru"), APP)
       output, status = Open3.capture2e(RbConfig.ruby, File.join(ProcessHelper::ROOT, "exe/heron"), "-C", config, chdir: dir)
       assert_equal 2, status.exitstatus, output
-      assert_equal "heron: #{config}:2: state_path is Puma's: Heron has no state file: `heron ctl` talks to the control listener (`control_bind`)\n",
+      assert_equal "heron: #{config}:2: set_default_host is Puma's: use `host NAME`\n",
                    output
     end
   end
 
   def test_every_puma_directive_is_known_by_name
     samples = { port: [3000, "127.0.0.1"], threads: [5, 5], plugin: [:tmp_restart], force_shutdown_after: [10], before_worker_boot: [],
-                stdout_redirect: ["log/heron.log"], custom_logger: [Logger.new(nil)], activate_control_app: ["tcp://127.0.0.1:9494", { auth_token: "t" }] }
+                stdout_redirect: ["log/heron.log"], state_path: ["tmp/pids/puma.state"], custom_logger: [Logger.new(nil)], activate_control_app: ["tcp://127.0.0.1:9494", { auth_token: "t" }] }
     Heron::Config::PumaDirectives::TABLE.each do |name, entry|
       config = Heron::Configuration.new(error_io: StringIO.new)
       dsl = Heron::Config::DSL.new(config, "heron.rb")
