@@ -18,6 +18,10 @@ module Bench
     REQUEST = "GET / HTTP/1.1\r\nHost: bench\r\n\r\n"
     CONNECTIONS = 4
     WARMUP = 200
+    # Seconds the server may take to start under callgrind: about a minute on a quiet machine,
+    # past 120 s at a load average of 5 on 2 CPUs (2026-11-26, both profiler_instructions runs
+    # gave up there).
+    START_TIMEOUT = 900
 
     # @return [String, nil] the callgrind profile of the last run (for callgrind_annotate).
     attr_reader :profile
@@ -52,7 +56,7 @@ module Bench
       @profile = File.join(@dir, "callgrind.out.#{count}")
       port = ServerProcess.free_port
       server = ServerProcess.new([*argv, "-p", port.to_s, "-o", "127.0.0.1", @app], port: port, log: log, chdir: ROOT)
-      server.start(timeout: 120)
+      server.start(timeout: START_TIMEOUT)
       drive(port, @warmup)
       drive(port, count)
       server.stop(grace: 120)

@@ -39,7 +39,7 @@ module Bench
       deadline = Clock.now + timeout
       until listening?
         raise "server exited early (#{@argv.join(' ')}); see #{@log}" if Process.wait(@pid, Process::WNOHANG)
-        raise "server did not listen on #{@port} within #{timeout}s; see #{@log}" if Clock.now > deadline
+        give_up("server did not listen on #{@port} within #{timeout}s; see #{@log}") if Clock.now > deadline
 
         sleep 0.1
       end
@@ -112,6 +112,13 @@ module Bench
     end
 
     private
+
+    # Stops the server that did not come up (left running, a callgrind one went on using a CPU
+    # of a shared machine after its bench had failed), then raises.
+    def give_up(message)
+      stop(grace: 5)
+      raise message
+    end
 
     def schedstat_seconds(field, pid = @pid)
       Dir.glob("/proc/#{pid}/task/*/schedstat").sum do |path|

@@ -1,32 +1,24 @@
 # frozen_string_literal: true
 
 require_relative "connection/buffered_socket"
-require_relative "connection/body_pace"
-require_relative "request/input"
-require_relative "request/rewindable_input"
-require_relative "request"
-require_relative "request/expectation"
+require_relative "connection/client_wait"
+require_relative "connection/request_reader"
 require_relative "request/env_builder"
 require_relative "response/writer"
 require_relative "response/error_response"
 require_relative "exchange"
-require_relative "response/early_hints"
 require_relative "http2/connection"
 require_relative "upgrade/handshake"
 require_relative "upgrade/session"
 require_relative "websocket/codec"
 require_relative "sse/codec"
-require_relative "clock"
 
 module Heron
-  # Serves one client connection, in its own fiber: reads each request head with the C parser,
-  # calls the app, writes the response, then loops for keep-alive and pipelined requests.
+  # Serves one client connection, in its own fiber: reads each request (Connection::RequestReader),
+  # has the Rack exchange answer it, writes the response, then loops for keep-alive and
+  # pipelined requests; or hands the connection to HTTP/2 or to an upgraded session. How long it
+  # has waited on its client is its Connection::ClientWait's.
   class Connection
-    include Clock
-
-    CONTINUE = "HTTP/1.1 100 Continue\r\n\r\n"
-    private_constant :CONTINUE
-
     # @param io [BasicSocket] the accepted socket.
     # @param context [Server::Context] the app, configuration, logger and what connections share.
     # @param listener [#draining?, #admit, #finished, #parking, #mailbox] told of each request (the
@@ -43,21 +35,20 @@ module Heron
       @socket = Connection::BufferedSocket.new(io, context.scratch_buffer)
       @exchange = Exchange.new(context, listener)
       @env = Request::EnvBuilder.new(context.env_template, io, @config, peer: peer)
-      @client_since = accepted_at # waiting for the client's first request
-      @idle = true
       @task = Async::Task.current
       @spot = listener.parking.spot(self, @socket, accepted_at) # where it waits for its client
+      @wait = Connection::ClientWait.new(@socket, @spot, accepted_at)
     end
 
     # @return [Boolean] whether the connection is idle after serving at least one request (the
     #   first to close when the connection limit is reached and another client is waiting).
-    def kept_alive_idle? = @idle && @kept_alive
+    def kept_alive_idle? = @wait.kept_alive_idle?
 
     # @return [Float, nil] while the connection waits on its client for a request (its first
     #   bytes, its head, or a body the app has not been given yet), the monotonic time that wait
     #   began; nil while the server works on a request or the connection speaks HTTP/2. Read,
     #   with {#client_bytes}, by Server::Eviction at max_connections.
-    attr_reader :client_since
+    def client_since = @wait.since
 
     # @return [Integer] bytes received of what the connection waits for (see {#client_since}).
     def client_bytes = @socket.buffered_bytes
@@ -81,7 +72,7 @@ module Heron
       return @http2.drain if @http2
       return @session.shutdown if @session
       return if @spot.close_if_idle(fresh)
-      @task&.stop if @idle && (@kept_alive || fresh)
+      @task&.stop if @wait.idle? && (fresh || @wait.kept_alive_idle?)
     end
 
     # Serves requests until the client or the protocol ends the connection.
@@ -139,7 +130,7 @@ module Heron
     def write(request, status, headers, body)
       return :hijacked if @hijacked
       return upgrade(request, headers) if upgrading?(request, status)
-      request.keepalive &&= !@listener.draining? && !@expectation.pending?
+      request.keepalive &&= !@listener.draining? && !@reader.expectation.pending?
       result = @writer.write(request, status, headers, body)
       @hijacked = true if result == :hijacked
       result
@@ -160,11 +151,7 @@ module Heron
 
     # Framing: the app answered 100; sends `100 Continue` if the client waits for it.
     # @return [Boolean] whether it did (the app is then called again).
-    def continue(_request)
-      return false unless @expectation.pending?
-      send_continue(@expectation)
-      true
-    end
+    def continue(_request) = @reader.continue
 
     private
 
@@ -190,7 +177,7 @@ module Heron
     # fresh connection resumes from parking: kept).
     def speak_http1
       @writer ||= Response::Writer.new(@socket, @config, @context.date)
-      @hijack ||= -> { hijack! }
+      @reader ||= Connection::RequestReader.new(@socket, @context, @env, -> { hijack! })
     end
 
     # The request loop. Returns :parked when the connection waits on in the parking lot, having
@@ -198,16 +185,17 @@ module Heron
     def serve_requests(first, request = nil)
       while (request ||= next_request(first))
         return parked = let_go if :parked.equal?(request)
-        case @parser.content_length && @spot.wait_for_body(request, @parser.content_length, @expectation, @pace)
+        case @reader.wait_for_body(request, @spot)
         when :parked then return parked = let_go(request)
         when :gone then break # the client closed before its body was complete: the app is not called
         end
         first = false
-        respond(request)
+        @wait.since = nil # the server's turn: not to be evicted
+        in_use = @exchange.respond(request, self) # true while its callbacks still use the request
         return parked = open_session if @session
         break if @hijacked
         break unless request.keepalive && request.input.finished? || settle(request)
-        request = @expectation = @pace = recycle # an idle keep-alive connection holds no finished request
+        request = @reader.finish(in_use) # an idle keep-alive connection holds no finished request
       end
     rescue StandardError => e
       connection_failed(e)
@@ -220,133 +208,32 @@ module Heron
     # for its body keeps it, for its framing).
     def let_go(request = nil)
       @task = nil
-      @parser = nil unless request
+      @reader&.release_parser unless request
       :parked
     end
 
     # The client speaks HTTP/2 (ALPN h2, or the cleartext preface): the connection is its.
     def serve_http2
-      @idle = false
       deadline = head_deadline
-      @client_since = nil
+      @wait.taken_over
       @http2 = HTTP2::Connection.new(@socket, @context, @exchange, @env, deadline: deadline)
       @http2.serve
     end
 
+    # The next request (see Connection::RequestReader#read_request), nil when none comes, or :parked.
     def next_request(first)
-      started = wait_for_request(first) or return nil
+      started = @wait.next_request(first) or return nil
       return started if :parked.equal?(started)
-      env = @env.fresh
-      read_head(env, started) or return nil
-      build_request(env, started)
+      @reader.read_request(started)
     rescue HTTPParser::Error, Request::Input::TooLarge, Request::Expectation::Failed => e
-      @context.app_failure.rejected(e, env || {}, e.status)
       reject(e.status, e.message)
     rescue Heron::TimeoutError
-      @idle || !@socket.buffered? ? nil : reject(408, "request head timed out")
+      @wait.idle? || !@socket.buffered? ? nil : reject(408, "request head timed out")
     end
 
-    def read_head(env, started)
-      deadline = started + @config.header_timeout
-      (@parser ||= @context.new_parser).reset # made for the first request, and again after parking
-      until (length = @socket.parse_head(@parser, env))
-        @socket.fill(time_left(deadline)) or return nil
-      end
-      @socket.skip(length)
-      started
-    end
-
-    # Waits for the first byte of the next request. While nothing is buffered the connection is
-    # idle, so a graceful stop may close it. Returns :parked when a kept-alive connection parked
-    # (see Server::Parking::Spot#wait_for_next).
-    def wait_for_request(first)
-      @idle = !@socket.buffered?
-      @kept_alive = !first
-      @client_since = now unless first
-      ready = first ? @socket.buffered? || @socket.fill(@spot.first_byte_wait) : @spot.wait_for_next
-      return ready if !ready || :parked.equal?(ready)
-      @idle = false
-      first ? @client_since : (@client_since = now) # the first request's wait began at the accept
-    end
-
-    # The first request's head (or HTTP/2's preface) must be in by then, as HTTP/1.1's read_head
+    # The first request's head (or HTTP/2's preface) must be in by then, as RequestReader#read_request's
     # (while no request has been read, the connection's wait on its client began at the accept).
-    def head_deadline = @client_since + @config.header_timeout
-
-    def build_request(env, started)
-      length = body_length
-      expect = Request::Expectation.for(env, @parser.http_minor, length)
-      @pace = body_pace(length)
-      input = new_input(length, expect)
-      input = Request::RewindableInput.new(input, threshold: @config.body_spool_threshold) if @config.rewindable_input?
-      @env.complete(env, input, started)
-      env["rack.hijack"] = @hijack
-      (kind = Upgrade::Handshake.kind(env)) and env["rack.upgrade?"] = kind
-      send_continue(expect) if expect.pending? && @config.continue_mode == :eager
-      @expectation = expect
-      request = @spare&.reuse(env, input, @parser.keepalive?, @parser.http_minor, started)
-      @spare = nil
-      request ||= Request.new(env, input, @parser.keepalive?, @parser.http_minor, started)
-      offer_early_hints(request) if @config.early_hints && request.http11?
-      request
-    end
-
-    # `rack.early_hints`: a 103 written at once, between the request and its response (the
-    # writer is made once per connection: one object per request, not two).
-    def offer_early_hints(request)
-      @hint_writer ||= lambda do |headers|
-        @socket.write(Response::Head.build(103, Response::Head.normalize(headers), ""), @config.write_timeout)
-      end
-      request.env["rack.early_hints"] = Response::EarlyHints.new(request, @hint_writer)
-    end
-
-    # Empties the finished request's object kept for the connection's next request (see
-    # #respond). Returns nil.
-    def recycle
-      @spare&.clear
-      nil
-    end
-
-    # The request's `rack.input`: for a request without a body, the connection's one empty input,
-    # which has nothing to read, holds neither the socket nor the parser and never changes
-    # (frozen), so one is made per connection instead of one per request.
-    def new_input(length, expect)
-      return @empty_input ||= Request::Input.new(nil, nil, 0, @config).freeze if length&.zero?
-      Request::Input.new(@socket, @parser, length, @config, continue_hook(expect), @pace, @context.gc_pacer,
-                         @context.body_budget)
-    end
-
-    def body_length
-      return nil if @parser.chunked?
-      length = @parser.content_length || 0
-      limit = @config.max_body_size
-      raise Request::Input::TooLarge, "request body of #{length} bytes exceeds #{limit}" if limit && length > limit
-      length
-    end
-
-    # Bodies must keep min_body_rate (see Connection::BodyPace); none is needed for an empty one.
-    def body_pace(length)
-      return nil if length&.zero? || @config.min_body_rate.zero?
-      Connection::BodyPace.new(@config.body_timeout, @config.min_body_rate, @config.body_rate_grace)
-    end
-
-    def continue_hook(expect)
-      expect.pending? ? ->(_input) { send_continue(expect) } : nil
-    end
-
-    def send_continue(expect)
-      return unless expect.pending?
-      @socket.write(CONTINUE, @config.write_timeout) if !@socket.buffered?
-      expect.answered!
-    end
-
-    def respond(request)
-      @request = request # for hijack!, which sets its rack.hijack_io
-      @client_since = nil # the server's turn: not to be evicted
-      @spare = @exchange.respond(request, self) ? nil : request # kept unless its callbacks still use it
-    ensure
-      @request = nil # an idle connection holds no finished request
-    end
+    def head_deadline = @wait.since + @config.header_timeout
 
     # Drops what the app left of the body so the next request parses from the right place.
     # Broken chunked framing found on the way ends the connection: a 400 if nothing was sent yet
@@ -386,7 +273,7 @@ module Heron
 
     def reject(status, message)
       @context.logger.rejected(status, message, @env.remote_addr)
-      @idle = false
+      @wait.busy
       @linger = true
       @socket.write(Response::ErrorResponse.raw(status, message), @config.write_timeout)
       nil
@@ -422,10 +309,9 @@ module Heron
     # what it keeps), then on_open and the messages, parked between them.
     # @return [Symbol, nil] :parked, or nil once the connection is closed.
     def open_session
-      @idle = false
-      @client_since = nil
+      @wait.taken_over
       @task = nil
-      @exchange = @writer = @env = @parser = @spare = @hint_writer = @hijack = @expectation = @pace = @empty_input = nil
+      @exchange = @writer = @env = @reader = nil
       @session.open(@socket.buffered? ? @socket.consume(@socket.buffered_bytes) : nil)
     end
 
@@ -433,13 +319,7 @@ module Heron
     # Rack 2 apps (faye-websocket, ...) look for it.
     def hijack!
       @hijacked = true
-      @request.env["rack.hijack_io"] = @socket.io
-    end
-
-    def time_left(deadline)
-      left = deadline - now
-      raise Heron::TimeoutError, "request head timed out" if left <= 0
-      left
+      @reader.request.env["rack.hijack_io"] = @socket.io
     end
   end
 end

@@ -190,9 +190,9 @@ class GCPerRequestTest < Minitest::Test
 
   def live_fibers = ObjectSpace.each_object(Fiber).count(&:alive?)
 
-  # Waits until `count` fibers wait in the given method (of Heron::Connection, or its
-  # Server::Parking::Spot for the wait between requests).
-  def wait_for_waiting_fibers(count, method = "read_head")
+  # Waits until `count` fibers wait in the given method (Connection::RequestReader#read_request, or
+  # Server::Parking::Spot#wait_for_next for the wait between requests).
+  def wait_for_waiting_fibers(count, method = "read_request")
     wait_until("#{count} connections waiting in their fibers (#{method})") do
       ObjectSpace.each_object(Fiber).count { |f| f.alive? && f.backtrace&.any? { |l| l.include?("`#{method}'") } } >= count
     end

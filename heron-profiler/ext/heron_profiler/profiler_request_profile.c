@@ -475,14 +475,16 @@ static VALUE Heron_Profiler_RequestProfile_timing(VALUE self, const Heron_Profil
 }
 
 /*
- * A started profile: the request's method, path and query string, `started` (the server's
- * first byte, CLOCK_MONOTONIC seconds; NAN: unknown, so now) and its queue time: `proxy_ms`, a
- * trusted proxy's (see QueueTime), unless NAN, else the time since `started`.
+ * A started profile: the request's method, path and query string, `request_start` (the
+ * server's first byte, CLOCK_MONOTONIC seconds as a Float; nil: unknown, so now) and its queue
+ * time: `proxy_ms`, a trusted proxy's (see QueueTime), unless NAN, else the time since that
+ * start.
  */
-static VALUE Heron_Profiler_RequestProfile_begin(VALUE method, VALUE path, VALUE query, double started, double proxy_ms)
+VALUE Heron_Profiler_RequestProfile_begin(VALUE method, VALUE path, VALUE query, VALUE request_start, double proxy_ms)
 {
   VALUE self = Heron_Profiler_RequestProfile_alloc(cHeron_Profiler_RequestProfile);
   Heron_Profiler_RequestProfile *p = HERON_PROFILE(self);
+  double started = NIL_P(request_start) ? NAN : NUM2DBL(request_start);
   RB_OBJ_WRITE(self, &p->method, method);
   RB_OBJ_WRITE(self, &p->path, path);
   RB_OBJ_WRITE(self, &p->query, query);
@@ -514,9 +516,7 @@ static VALUE Heron_Profiler_RequestProfile_start(int argc, VALUE *argv, VALUE kl
  * already; `proxy_ms` NAN: none. */
 VALUE Heron_Profiler_RequestProfile_for(VALUE env, VALUE path, VALUE query, double proxy_ms)
 {
-  VALUE request_start = rb_hash_aref(env, str_request_start);
-  double started = NIL_P(request_start) ? NAN : NUM2DBL(request_start);
-  return Heron_Profiler_RequestProfile_begin(rb_hash_aref(env, str_REQUEST_METHOD), path, query, started, proxy_ms);
+  return Heron_Profiler_RequestProfile_begin(rb_hash_aref(env, str_REQUEST_METHOD), path, query, rb_hash_aref(env, str_request_start), proxy_ms);
 }
 
 /* The Server-Timing value with the app's own in front, in the form the app used. */

@@ -55,6 +55,7 @@ void Heron_Profiler_RequestProfile_mark(Heron_Profiler_RequestProfile *profile, 
 void Heron_Profiler_RequestProfile_charge(Heron_Profiler_RequestProfile *profile, const Heron_Profiler_Counters *now);
 
 VALUE Heron_Profiler_RequestProfile_for(VALUE env, VALUE path, VALUE query, double proxy_ms);
+VALUE Heron_Profiler_RequestProfile_begin(VALUE method, VALUE path, VALUE query, VALUE request_start, double proxy_ms);
 void Heron_Profiler_RequestProfile_stamp_app(VALUE self, Heron_Profiler_RequestProfile *p, VALUE status);
 void Heron_Profiler_RequestProfile_stamp_end(Heron_Profiler_RequestProfile *p);
 void Heron_Profiler_RequestProfile_add_timing(VALUE self, const Heron_Profiler_RequestProfile *p, VALUE headers);

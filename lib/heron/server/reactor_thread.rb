@@ -12,6 +12,7 @@ require_relative "acceptor"
 require_relative "connection_registry"
 require_relative "parking"
 require_relative "connection_workers"
+require_relative "wake_pipe"
 require_relative "../upgrade/mailbox"
 require_relative "../clock"
 
@@ -22,7 +23,7 @@ module Heron
     # Server::ConnectionRegistry (the connection limit, eviction), idle ones wait in
     # Server::Parking. The loop itself is the listener each connection reports its requests to
     # (admission, the access log, after-reply callbacks), and stops on request from any thread or
-    # a signal handler through a self-pipe: gracefully (drain) or immediately.
+    # a signal handler through its Server::WakePipe: gracefully (drain) or immediately.
     class ReactorThread
       include Clock
 
@@ -45,7 +46,7 @@ module Heron
         @in_flight = 0
         @served = 0
         @draining = false
-        @wake_reader, @wake_writer = IO.pipe
+        @commands = Server::WakePipe.new
       end
 
       # Runs the loop in the calling thread until stopped.
@@ -66,7 +67,7 @@ module Heron
           task.children&.each(&:stop)
         end
       ensure
-        [@wake_reader, @wake_writer].each(&:close)
+        @commands.close
       end
 
       # Makes `task` the parent of this loop's connections and callbacks, without accepting
@@ -98,11 +99,8 @@ module Heron
 
       # Asks the loop to stop; safe from any thread and from a trap handler.
       # @param graceful [Boolean] drain in-flight requests first.
-      def stop(graceful: true)
-        @wake_writer.write_nonblock(graceful ? "g" : "i", exception: false)
-      rescue IOError
-        nil
-      end
+      # @return [void]
+      def stop(graceful: true) = @commands.stop(graceful: graceful)
 
       # The listener a connection reports to: {#draining?}, {#admit} and {#finished}.
 
@@ -167,21 +165,15 @@ module Heron
         false
       end
 
-      # Waits for commands on the self-pipe: "g" starts a drain in its own task (so a later "i"
-      # still interrupts it), "d" means the drain finished, "i" stops at once.
+      # Waits for commands on the wake pipe: a graceful stop starts a drain in its own task (so a
+      # later immediate stop still interrupts it); an immediate stop, or the drain's end, ends it.
       def control_loop
         loop do
-          case read_command
-          when "g" then @drainer ||= @root.async { drain }
-          when "i", "d" then return
+          case @commands.next_command
+          when :graceful then @drainer ||= @root.async { drain }
+          when :immediate, :drained then return
           end
         end
-      end
-
-      def read_command
-        @wake_reader.wait_readable
-        command = @wake_reader.read_nonblock(1, exception: false)
-        command == :wait_readable ? nil : command
       end
 
       # Keeps serving for drain_delay, then stops accepting (the server closes the listeners once
@@ -199,7 +191,7 @@ module Heron
         leftover = @callbacks.drain(deadline)
         leftover.each { |name| @context.logger.warn("after-reply callback still running at shutdown: #{name}") }
       ensure
-        @wake_writer.write_nonblock("d", exception: false)
+        @commands.drained
       end
 
       def close_fresh_connections
