@@ -73,6 +73,8 @@ module Heron
               expire(fiber)
             end
           end
+        ensure
+          @idle = false # stopped (the reactor ends): never wake its dead fiber
         end
 
         # Wakes a waiter whose time is up: its `wait_readable` returns nil, as at a timeout. This
