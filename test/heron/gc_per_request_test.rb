@@ -25,10 +25,10 @@ class GCPerRequestTest < Minitest::Test
   # object holding no Ruby objects) was one each until it was declared WB-protected.
   REMEMBERED_PER_WAITING_CONNECTION = 0.25
   # Scheduler timers (IO::Event::Timers::Handle, each with a Proc) made per keep-alive request:
-  # the wait between requests makes none (Server::Parking::HotWaits); one watcher's sleep per
-  # keepalive_park_after, and the parking lot's timer if a starved client made the connection
-  # park, make a few per batch (about 30 a second at most: the bound leaves a batch of 400
-  # three seconds on a busy machine). It was one per request, and those cancelled after their
+  # the wait between requests makes none (Server::Parking::HotWaits); its watcher's sleeps
+  # (each until the oldest waiter's deadline), and the parking lot's if a starved client made
+  # the connection park, make a few per batch (a few dozen a second: the bound leaves a batch
+  # of 400 some seconds on a busy machine). It was one per request, and those cancelled after their
   # turn lived on in the scheduler's heap, were promoted and died old
   # (bench/results/per_core.md).
   TIMERS_PER_REQUEST = 0.25
