@@ -13,21 +13,36 @@ class GCPerRequestTest < Minitest::Test
 
   # Objects allocated in the process per keep-alive hello-world request: the server's own
   # (env Hash and its values, the response head, rack.after_reply and rack.response_finished,
-  # the request id, the scheduler's timer for the wait between requests) plus the app's two
-  # (its Array and headers Hash) and the client's (none: a frozen request, a reused buffer).
-  # Measured 15.0 on Ruby 3.1, YJIT off and on (bench/results/per_core.md, "GC and waiting fibers").
-  OBJECTS_PER_REQUEST = 17
+  # the request id) plus the app's two (its Array and headers Hash) and the client's (none: a
+  # frozen request, a reused buffer). Measured 15.0 on Ruby 3.1, YJIT off and on
+  # (bench/results/per_core.md, "GC and waiting fibers"), then 12.0 once the wait between
+  # requests made no scheduler timer (its Handle, Proc and a heap swap's Array; "Hot waits
+  # without a timer each").
+  OBJECTS_PER_REQUEST = 14
   # Old write-barrier-unprotected objects (remembered: re-marked by every minor GC) a
   # connection adds once its fiber waits for the rest of a head, besides new fibers (a fiber
   # cannot be WB-protected; a worker's fiber may also exist already): none. The parser (a C
   # object holding no Ruby objects) was one each until it was declared WB-protected.
   REMEMBERED_PER_WAITING_CONNECTION = 0.25
+  # Scheduler timers (IO::Event::Timers::Handle, each with a Proc) made per keep-alive request:
+  # the wait between requests makes none (Server::Parking::HotWaits); its watcher's sleeps
+  # (each until the oldest waiter's deadline), and the parking lot's if a starved client made
+  # the connection park, make a few per batch (a few dozen a second: the bound leaves a batch
+  # of 400 some seconds on a busy machine). It was one per request, and those cancelled after their
+  # turn lived on in the scheduler's heap, were promoted and died old
+  # (bench/results/per_core.md).
+  TIMERS_PER_REQUEST = 0.25
   REQUEST = "GET / HTTP/1.1\r\nHost: x\r\n\r\n"
   APP = ->(_env) { [200, { "content-type" => "text/plain", "content-length" => "2" }, ["ok"]] }
 
   def test_a_keep_alive_request_allocates_at_most_the_stated_objects
     per_request = in_child { allocations_per_request }
     assert_operator per_request.min, :<=, OBJECTS_PER_REQUEST, "objects allocated per request (batches: #{per_request.join(', ')})"
+  end
+
+  def test_a_keep_alive_request_makes_no_scheduler_timer
+    per_request = in_child { timers_per_request }
+    assert_operator per_request.min, :<=, TIMERS_PER_REQUEST, "scheduler timers made per request (batches: #{per_request.join(', ')})"
   end
 
   def test_a_connection_waiting_for_its_head_remembers_nothing_but_its_fiber
@@ -67,6 +82,26 @@ class GCPerRequestTest < Minitest::Test
         before = GC.stat(:total_allocated_objects)
         request.call(400)
         (GC.stat(:total_allocated_objects) - before) / 400.0
+      end
+    ensure
+      socket&.close
+    end
+  end
+
+  # Scheduler timers made per request in three batches of 400, after 100 (the fewest of three,
+  # as #allocations_per_request).
+  def timers_per_request
+    made = 0
+    trace = TracePoint.new(:call) { |t| made += 1 if t.defined_class == IO::Event::Timers::Handle && t.method_id == :initialize }
+    with_server(APP, lint: false, quiet: true) do |port|
+      socket = connect(port)
+      buffer = String.new(capacity: 4096)
+      request = ->(n) { n.times { socket.write(REQUEST) && response(socket, buffer) } }
+      request.call(100)
+      Array.new(3) do
+        made = 0
+        trace.enable { request.call(400) }
+        made / 400.0
       end
     ensure
       socket&.close

@@ -86,10 +86,12 @@ module Heron
         nil
       end
 
-      # Waits until a plain socket (see {#parkable?}) has bytes to read, or its end of stream.
-      # @param timeout [Numeric]
-      # @return [Boolean] false when nothing came in time.
-      def readable?(timeout) = !@io.wait_readable(timeout).nil?
+      # Waits until a plain socket (see {#parkable?}) has bytes to read, or its end of stream,
+      # with no timeout of its own: the caller's (Server::Parking::HotWaits) ends the wait by
+      # resuming the fiber, and then it returns false. A timeout here would make a scheduler
+      # timer per wait.
+      # @return [Boolean] false when the wait was ended before anything came.
+      def readable? = !@io.wait_readable.nil?
 
       # @return [Boolean] whether the socket is a plain one, whose readiness the kernel reports
       #   exactly (a TLS socket may hold decrypted bytes inside OpenSSL), so the connection may

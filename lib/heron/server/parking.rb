@@ -2,6 +2,7 @@
 
 require_relative "parking_lot"
 require_relative "parking/spot"
+require_relative "parking/hot_waits"
 require_relative "../clock"
 
 module Heron
@@ -56,6 +57,7 @@ module Heron
       def start(root, workers)
         return unless ParkingLot.supported? && (@park_after || @config.prebuffer_body.positive?)
         @workers = workers
+        @hot = HotWaits.new(root, @park_after) if @park_after
         @lot = ParkingLot.new(root, resume: ->(spot) { wake(spot, :resume) }, expire: ->(spot) { wake(spot, :expire) })
       end
 
@@ -92,7 +94,8 @@ module Heron
       # not quick. A quick client (its last request came within keepalive_park_after) is busy, not
       # idle: parking it would cost a park and a wake-up per request
       # (bench/results/connections_scaling.md) and save no fiber, as its next request needs one at
-      # once; it parks after keepalive_park_after as any.
+      # once; it parks after keepalive_park_after as any. The wait makes no scheduler timer: its
+      # deadline is kept by the reactor's one {HotWaits}.
       # @param socket [Connection::BufferedSocket]
       # @param quick [Boolean]
       # @return [Integer, Boolean, Symbol, nil] what Connection::BufferedSocket#fill gave, false
@@ -101,7 +104,7 @@ module Heron
         return :busy if @hot_waits >= HOT_WAITS && !quick
         begin
           @hot_waits += 1
-          socket.readable?(@park_after) && socket.fill(@config.header_timeout)
+          @hot.readable?(socket) && socket.fill(@config.header_timeout)
         ensure
           @hot_waits -= 1
         end

@@ -12,8 +12,8 @@ require "test_helper"
 class ConnectionParkHandoffTest < Minitest::Test
   APP = ->(env) { [200, { "content-type" => "text/plain" }, [env["PATH_INFO"]]] }
 
-  # A real Server::Parking whose #park resumes the connection at once in a task of its own
-  # (instead of handing its socket to a ParkingLot) and returns once it has been answered.
+  # A real Server::Parking, started, whose #park resumes the connection at once in a task of its
+  # own (instead of handing its socket to its ParkingLot) and returns once it has been answered.
   class ResumingParking < Heron::Server::Parking
     attr_reader :parks
 
@@ -64,7 +64,8 @@ class ConnectionParkHandoffTest < Minitest::Test
     client = TCPSocket.new("127.0.0.1", server.addr[1])
     listener = Listener.new(config)
     responses = []
-    Sync do
+    Sync do |task|
+      listener.parking.start(task, Heron::Server::ConnectionWorkers.new(task)) # its hot waits' watcher
       connection = Heron::Connection.new(server.accept, context, listener, Process.clock_gettime(Process::CLOCK_MONOTONIC))
       Async do
         sleep 0.05 # after the connection has looked for its first bytes and parked
