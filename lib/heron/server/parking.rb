@@ -46,7 +46,6 @@ module Heron
         @reactor = reactor
         @draining = false
         @park_after = config.keepalive_park_after if config.keepalive_park_after < config.keepalive_timeout
-        @hot_waits = 0
       end
 
       # Starts parking in `root` (the reactor's task), if this platform and the settings allow it.
@@ -101,13 +100,8 @@ module Heron
       # @return [Integer, Boolean, Symbol, nil] what Connection::BufferedSocket#fill gave, false
       #   when nothing came in time, or :busy.
       def hot_wait(socket, quick)
-        return :busy if @hot_waits >= HOT_WAITS && !quick
-        begin
-          @hot_waits += 1
-          @hot.readable?(socket) && socket.fill(@config.header_timeout)
-        ensure
-          @hot_waits -= 1
-        end
+        return :busy if @hot.size >= HOT_WAITS && !quick
+        @hot.readable?(socket) && socket.fill(@config.header_timeout)
       end
 
       # Parks a spot's connection with no fiber until its socket is readable or `deadline` passes
