@@ -256,7 +256,7 @@ module Heron
       def finish
         @state = :closed
         drop_outbox
-        ending.drain(@io)
+        ending.drain(@io, @context.scratch_buffer)
         @io.close unless @io.closed?
         callback(:on_close) if ending.finish
         nil
