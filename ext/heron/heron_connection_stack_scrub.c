@@ -14,19 +14,23 @@
  * generation (bench/results/per_core.md, "GC and waiting fibers"). Called through .around,
  * rb_yield starts a new interpreter loop below that frame: everything the app touched is below
  * it, and zeroing HERON_STACK_SCRUB_BYTES there afterwards clears what the wait's frames would
- * have been scanned with (down to the stack pointer saved at the switch: 4 KiB already cleared
- * it with bench/records.ru; 8 KiB leaves room). Cost: one rb_yield and one 8 KiB memset per
- * request (about 2,000 instructions, bench/results/instructions.md), and one VM entry more on
- * the stack of a fiber whose app is waiting (a sleeping request). Still kept with YJIT (as on
- * main): the header values of the last request of an idle connection (idle_memory_test.rb
- * fails under --yjit).
+ * have been scanned with (down to the stack pointer saved at the switch). How deep that is:
+ * gc_per_request_test's waiting connections kept their responses with 1 KiB zeroed and none with
+ * 2 KiB, YJIT off and on; 4 KiB leaves twice that. It was 8 KiB, and the memset is not free at
+ * many connections: each request zeroes its own fiber's stack, which the other connections'
+ * requests have pushed out of the L2 cache since, so every line written is a miss. Counted under
+ * callgrind's cache simulation with a 1 MiB last level (bench/connections_cache.rb, hello world,
+ * 256 connections), 8 KiB cost 108 of the 270 L2 data misses per request (16 connections: 50).
+ * Cost: one rb_yield and one 4 KiB memset per request, and one VM entry more on the stack of a
+ * fiber whose app is waiting (a sleeping request). Still kept with YJIT (as on main): the header
+ * values of the last request of an idle connection (idle_memory_test.rb fails under --yjit).
  *
  *   Heron::Connection::StackScrub.around { ... } -> the block's value
  */
 #include "heron_connection_stack_scrub.h"
 #include <string.h>
 
-#define HERON_STACK_SCRUB_BYTES (8 * 1024)
+#define HERON_STACK_SCRUB_BYTES (4 * 1024)
 
 /* Not inlined, so its array is below the caller's frame; the memset is not elided (the array is
  * handed to an opaque barrier). */
