@@ -15,9 +15,9 @@
 # kernel's side (the sockets) is not counted.
 #
 #   bundle exec ruby bench/connections_cache.rb [--app bench/hello.ru] [--connections 16,256]
-#     [--requests 1280,6400] [--ll BYTES,WAYS,LINE]
+#     [--requests 2560,12800] [--ll BYTES,WAYS,LINE]
 #
-# About 5 minutes per connection count on a quiet machine (four callgrind runs of the server with
+# About 10 minutes per connection count on a quiet machine (two callgrind runs of the server with
 # the cache simulation). Needs valgrind.
 require "optparse"
 require_relative "lib/callgrind_server"
@@ -33,12 +33,12 @@ module Bench
     def initialize(argv)
       @app = "bench/hello.ru"
       @connections = [16, 256]
-      @requests = [1280, 6400]
+      @requests = [2560, 12_800]
       @ll = "1048576,16,64"
       OptionParser.new do |o|
         o.on("--app PATH", "rackup file (default bench/hello.ru)") { |v| @app = v }
         o.on("--connections LIST", Array, "keep-alive connections at once (default 16,256)") { |v| @connections = v.map { |c| Integer(c) } }
-        o.on("--requests SHORT,LONG", Array, "requests in the two runs (default 1280,6400)") { |v| @requests = v.map { |r| Integer(r) } }
+        o.on("--requests SHORT,LONG", Array, "requests in the two runs (default 2560,12800)") { |v| @requests = v.map { |r| Integer(r) } }
         o.on("--ll BYTES,WAYS,LINE", "simulated last-level cache (default 1048576,16,64)") { |v| @ll = v }
       end.parse!(argv)
     end

@@ -20,7 +20,8 @@
  * many connections: each request zeroes its own fiber's stack, which the other connections'
  * requests have pushed out of the L2 cache since, so every line written is a miss. Counted under
  * callgrind's cache simulation with a 1 MiB last level (bench/connections_cache.rb, hello world,
- * 256 connections), 8 KiB cost 108 of the 270 L2 data misses per request (16 connections: 50).
+ * 256 connections), 8 KiB cost 108 of the 270 L2 data misses per request (16 connections: 50);
+ * with 4 KiB the request has 206.
  * Cost: one rb_yield and one 4 KiB memset per request, and one VM entry more on the stack of a
  * fiber whose app is waiting (a sleeping request). Still kept with YJIT (as on main): the header
  * values of the last request of an idle connection (idle_memory_test.rb fails under --yjit).
