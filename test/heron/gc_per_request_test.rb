@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require "test_helper"
+require "objspace"
 
 # The GC-per-request guard, beside bench/instructions.rb's instructions per request: what a
 # request and a waiting connection cost the garbage collector, counted (allocations and
@@ -32,6 +33,15 @@ class GCPerRequestTest < Minitest::Test
   # turn lived on in the scheduler's heap, were promoted and died old
   # (bench/results/per_core.md).
   TIMERS_PER_REQUEST = 0.25
+  # Bytes of machine stack a request waiting in its app keeps for every collection to scan,
+  # beyond a bare suspended fiber's (ObjectSpace.memsize_of of its fiber: the fiber and the
+  # stack in use at its switch). Ruby frames add none; each VM entry from C between the worker
+  # and the app (a C method calling Ruby) adds about 1 KiB to every waiting request, and every
+  # minor GC scans it, a cost that grows with the requests in flight (5,000 sleeping requests:
+  # bench/slow_requests.rb). Measured on Ruby 3.1 for a connection woken from parking: 2,384
+  # bytes with YJIT off, 1,952 with it on; 3,584 and 3,152 while the wake went through
+  # `public_send` (bench/results/per_core.md, "What grows from 16 to 256 connections").
+  WAITING_APP_STACK_BYTES = 2_900
   REQUEST = "GET / HTTP/1.1\r\nHost: x\r\n\r\n"
   APP = ->(_env) { [200, { "content-type" => "text/plain", "content-length" => "2" }, ["ok"]] }
 
@@ -50,6 +60,12 @@ class GCPerRequestTest < Minitest::Test
     added = in_child { remembered_by_waiting_connections(count) }
     assert_operator added.fdiv(count), :<=, REMEMBERED_PER_WAITING_CONNECTION,
                     "remembered WB-unprotected objects besides fibers per waiting connection"
+  end
+
+  def test_a_request_waiting_in_its_app_keeps_a_shallow_machine_stack
+    extra = in_child { stack_of_waiting_requests(8) }
+    assert_operator extra, :<=, WAITING_APP_STACK_BYTES,
+                    "bytes of machine stack beyond a bare fiber's kept by a request waiting in its app"
   end
 
   # A connection waiting in its fiber for its next request keeps nothing of its last response:
@@ -121,6 +137,29 @@ class GCPerRequestTest < Minitest::Test
       4.times { GC.start } # what stays becomes old
       GC.stat(:remembered_wb_unprotected_objects) - before[0] - (live_fibers - before[1])
     ensure
+      sockets&.each(&:close)
+    end
+  end
+
+  # The most machine stack, beyond a bare suspended fiber's, that any of `count` requests waiting
+  # in their app keeps. Each connection parks first (silent when accepted), so its request runs
+  # in the worker that the parking lot woke, as a slow request's usually does.
+  def stack_of_waiting_requests(count)
+    gate = Thread::Queue.new
+    app = lambda do |_env|
+      gate.pop
+      [200, { "content-type" => "text/plain", "content-length" => "2" }, ["ok"]]
+    end
+    with_server(app, lint: false, quiet: true) do |port|
+      sockets = Array.new(count) { connect(port) }
+      wait_until("the server accepted #{count} connections") { open_sockets >= 2 * count }
+      sockets.each { |s| s.write(REQUEST) }
+      wait_for_waiting_fibers(count, "call_app")
+      bare = Fiber.new { Fiber.yield }.tap(&:resume)
+      waiting = ObjectSpace.each_object(Fiber).select { |f| f.alive? && f.backtrace&.any? { |l| l.include?("`call_app'") } }
+      waiting.map { |f| ObjectSpace.memsize_of(f) }.max - ObjectSpace.memsize_of(bare)
+    ensure
+      count.times { gate << :go }
       sockets&.each(&:close)
     end
   end
