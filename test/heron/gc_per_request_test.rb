@@ -1,6 +1,8 @@
 # frozen_string_literal: true
 
 require "test_helper"
+require "objspace"
+require_relative "../support/tls_certificates"
 
 # The GC-per-request guard, beside bench/instructions.rb's instructions per request: what a
 # request and a waiting connection cost the garbage collector, counted (allocations and
@@ -10,6 +12,9 @@ require "test_helper"
 # winding down, or left behind) allocates or holds objects beside the one server measured.
 class GCPerRequestTest < Minitest::Test
   include ServerHelper
+  include TLSCertificates::Fixture
+
+  NAMES = ["localhost"].freeze
 
   # Objects allocated in the process per keep-alive hello-world request: the server's own
   # (env Hash and its values, the response head, rack.after_reply and rack.response_finished,
@@ -32,6 +37,15 @@ class GCPerRequestTest < Minitest::Test
   # turn lived on in the scheduler's heap, were promoted and died old
   # (bench/results/per_core.md).
   TIMERS_PER_REQUEST = 0.25
+  # Bytes of machine stack a request waiting in its app keeps for every collection to scan,
+  # beyond a bare suspended fiber's (ObjectSpace.memsize_of of its fiber: the fiber and the
+  # stack in use at its switch). Ruby frames add none; each VM entry from C between the worker
+  # and the app (a C method calling Ruby) adds about 1 KiB to every waiting request, and every
+  # minor GC scans it, a cost that grows with the requests in flight (5,000 sleeping requests:
+  # bench/slow_requests.rb). Measured on Ruby 3.1 for a connection woken from parking: 2,384
+  # bytes with YJIT off, 1,952 with it on; 3,584 and 3,152 while the wake went through
+  # `public_send` (bench/results/per_core.md, "What grows from 16 to 256 connections").
+  WAITING_APP_STACK_BYTES = 2_900
   REQUEST = "GET / HTTP/1.1\r\nHost: x\r\n\r\n"
   APP = ->(_env) { [200, { "content-type" => "text/plain", "content-length" => "2" }, ["ok"]] }
 
@@ -45,11 +59,24 @@ class GCPerRequestTest < Minitest::Test
     assert_operator per_request.min, :<=, TIMERS_PER_REQUEST, "scheduler timers made per request (batches: #{per_request.join(', ')})"
   end
 
+  # The same over TLS, whose connections never park: they wait up to keepalive_timeout in their
+  # fiber (Server::Parking#kept_wait), and a timer per wait stayed in the heap for all of it.
+  def test_a_keep_alive_request_over_tls_makes_no_scheduler_timer
+    per_request = in_child { timers_per_request(binds: [ssl_bind("localhost")]) }
+    assert_operator per_request.min, :<=, TIMERS_PER_REQUEST, "scheduler timers made per TLS request (batches: #{per_request.join(', ')})"
+  end
+
   def test_a_connection_waiting_for_its_head_remembers_nothing_but_its_fiber
     count = 40
     added = in_child { remembered_by_waiting_connections(count) }
     assert_operator added.fdiv(count), :<=, REMEMBERED_PER_WAITING_CONNECTION,
                     "remembered WB-unprotected objects besides fibers per waiting connection"
+  end
+
+  def test_a_request_waiting_in_its_app_keeps_a_shallow_machine_stack
+    extra = in_child { stack_of_waiting_requests(8) }
+    assert_operator extra, :<=, WAITING_APP_STACK_BYTES,
+                    "bytes of machine stack beyond a bare fiber's kept by a request waiting in its app"
   end
 
   # A connection waiting in its fiber for its next request keeps nothing of its last response:
@@ -90,11 +117,11 @@ class GCPerRequestTest < Minitest::Test
 
   # Scheduler timers made per request in three batches of 400, after 100 (the fewest of three,
   # as #allocations_per_request).
-  def timers_per_request
+  def timers_per_request(**config)
     made = 0
     trace = TracePoint.new(:call) { |t| made += 1 if t.defined_class == IO::Event::Timers::Handle && t.method_id == :initialize }
-    with_server(APP, lint: false, quiet: true) do |port|
-      socket = connect(port)
+    with_server(APP, lint: false, quiet: true, **config) do |port|
+      socket = config[:binds] ? tls_connect(port) : connect(port)
       buffer = String.new(capacity: 4096)
       request = ->(n) { n.times { socket.write(REQUEST) && response(socket, buffer) } }
       request.call(100)
@@ -121,6 +148,29 @@ class GCPerRequestTest < Minitest::Test
       4.times { GC.start } # what stays becomes old
       GC.stat(:remembered_wb_unprotected_objects) - before[0] - (live_fibers - before[1])
     ensure
+      sockets&.each(&:close)
+    end
+  end
+
+  # The most machine stack, beyond a bare suspended fiber's, that any of `count` requests waiting
+  # in their app keeps. Each connection parks first (silent when accepted), so its request runs
+  # in the worker that the parking lot woke, as a slow request's usually does.
+  def stack_of_waiting_requests(count)
+    gate = Thread::Queue.new
+    app = lambda do |_env|
+      gate.pop
+      [200, { "content-type" => "text/plain", "content-length" => "2" }, ["ok"]]
+    end
+    with_server(app, lint: false, quiet: true) do |port|
+      sockets = Array.new(count) { connect(port) }
+      wait_until("the server accepted #{count} connections") { open_sockets >= 2 * count }
+      sockets.each { |s| s.write(REQUEST) }
+      wait_for_waiting_fibers(count, "call_app")
+      bare = Fiber.new { Fiber.yield }.tap(&:resume)
+      waiting = ObjectSpace.each_object(Fiber).select { |f| f.alive? && f.backtrace&.any? { |l| l.include?("`call_app'") } }
+      waiting.map { |f| ObjectSpace.memsize_of(f) }.max - ObjectSpace.memsize_of(bare)
+    ensure
+      count.times { gate << :go }
       sockets&.each(&:close)
     end
   end
@@ -167,6 +217,16 @@ class GCPerRequestTest < Minitest::Test
     raise Minitest::Assertion, "in the child: #{outcome[1]}: #{outcome[2]}\n#{outcome[3]&.first(10)&.join("\n")}"
   ensure
     reader&.close
+  end
+
+  def tls_connect(port)
+    context = OpenSSL::SSL::SSLContext.new
+    context.set_params(verify_mode: OpenSSL::SSL::VERIFY_PEER, ca_file: @paths["ca"])
+    socket = OpenSSL::SSL::SSLSocket.new(TCPSocket.new("127.0.0.1", port), context)
+    socket.sync_close = true
+    socket.hostname = "localhost"
+    socket.connect
+    socket
   end
 
   def read_json(socket)
