@@ -46,6 +46,10 @@ class GCPerRequestTest < Minitest::Test
   # bytes with YJIT off, 1,952 with it on; 3,584 and 3,152 while the wake went through
   # `public_send` (bench/results/per_core.md, "What grows from 16 to 256 connections").
   WAITING_APP_STACK_BYTES = 2_900
+  # The same for a kept-alive connection waiting in its fiber for its next request (a hot wait,
+  # the state of every busy connection between two requests): 384 bytes on Ruby 3.1 (YJIT off and on),
+  # 1,504 while the wait went through IO#wait_readable, a C method calling the scheduler back.
+  HOT_WAIT_STACK_BYTES = 1_000
   REQUEST = "GET / HTTP/1.1\r\nHost: x\r\n\r\n"
   APP = ->(_env) { [200, { "content-type" => "text/plain", "content-length" => "2" }, ["ok"]] }
 
@@ -77,6 +81,12 @@ class GCPerRequestTest < Minitest::Test
     extra = in_child { stack_of_waiting_requests(8) }
     assert_operator extra, :<=, WAITING_APP_STACK_BYTES,
                     "bytes of machine stack beyond a bare fiber's kept by a request waiting in its app"
+  end
+
+  def test_a_connection_waiting_for_its_next_request_keeps_a_shallow_machine_stack
+    extra = in_child { stack_of_hot_waits(8) }
+    assert_operator extra, :<=, HOT_WAIT_STACK_BYTES,
+                    "bytes of machine stack beyond a bare fiber's kept by a connection waiting for its next request"
   end
 
   # A connection waiting in its fiber for its next request keeps nothing of its last response:
@@ -171,6 +181,22 @@ class GCPerRequestTest < Minitest::Test
       waiting.map { |f| ObjectSpace.memsize_of(f) }.max - ObjectSpace.memsize_of(bare)
     ensure
       count.times { gate << :go }
+      sockets&.each(&:close)
+    end
+  end
+
+  # The most machine stack, beyond a bare suspended fiber's, that any of `count` kept-alive
+  # connections waiting in their fiber for their next request keeps (Server::Parking::HotWaits).
+  def stack_of_hot_waits(count)
+    with_server(APP, lint: false, quiet: true, keepalive_park_after: 60, keepalive_timeout: 120) do |port|
+      sockets = Array.new(count) { connect(port) }
+      sockets.each { |s| s.write(REQUEST) }
+      sockets.each { |s| s.readpartial(4096) }
+      wait_for_waiting_fibers(count, "readable?")
+      bare = Fiber.new { Fiber.yield }.tap(&:resume)
+      waiting = ObjectSpace.each_object(Fiber).select { |f| f.alive? && f.backtrace&.any? { |l| l.include?("`readable?'") } }
+      waiting.map { |f| ObjectSpace.memsize_of(f) }.max - ObjectSpace.memsize_of(bare)
+    ensure
       sockets&.each(&:close)
     end
   end

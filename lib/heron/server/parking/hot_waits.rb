@@ -40,18 +40,27 @@ module Heron
         def size = @waiters.size
 
         # Waits in the calling fiber until `socket` is readable, at most the timeout.
-        # @param socket [Connection::BufferedSocket] a plain socket (see its #readable?).
+        # @param socket [Connection::BufferedSocket] its IO is waited on (a TLS socket's through
+        #   its TCP socket: what OpenSSL already holds was read before).
         # @return [Boolean] false when nothing came in time.
         def readable?(socket)
           fiber = Fiber.current
           @waiters[fiber] = now + @timeout
           wake_watcher if @idle
-          socket.readable?
+          wait(socket.io.to_io)
         ensure
           @waiters.delete(fiber)
         end
 
         private
+
+        # The scheduler's io_wait called from Ruby, not through IO#wait_readable: that C method
+        # calls the scheduler back, another VM loop on the fiber's machine stack, and every
+        # collection scans that stack while the connection waits here, as each of 256 busy
+        # connections does between its requests (about 1.1 KiB less each: gc_per_request_test;
+        # bench/results/per_core.md, "What grows from 16 to 256 connections"). The watcher's
+        # wake-up at the deadline comes back as false or nil, readiness as the events.
+        def wait(io) = Fiber.scheduler.io_wait(io, IO::READABLE, nil) ? true : false
 
         def wake_watcher
           @idle = false
