@@ -6,6 +6,7 @@ require "protocol/http2/stream"
 require_relative "socket_stream"
 require_relative "header_block"
 require_relative "session"
+require_relative "stream_settings"
 require_relative "env_builder"
 require_relative "framing"
 require_relative "../upgrade/handshake"
@@ -21,7 +22,6 @@ module Heron
     # sends GOAWAY and lets the open streams finish.
     class Connection
       PREFACE = Protocol::HTTP2::CONNECTION_PREFACE
-      FRAMES = Protocol::HTTP2::FRAMES.dup.tap { |frames| frames[Protocol::HTTP2::HeadersFrame::TYPE] = HeaderBlock }.freeze
       QUIET = [EOFError, IOError, SystemCallError, Heron::TimeoutError,
                Protocol::HTTP2::Error, Protocol::HPACK::Error].freeze
 
@@ -59,7 +59,6 @@ module Heron
         @running = 0
         @draining = false
         @env = EnvBuilder.new(env)
-        @on_request = method(:start)
         @idle = nil # the stream task waiting for the next request (#work)
         @closed = false
         HeaderBlock.max_bytes = @config.max_header_bytes
@@ -97,9 +96,9 @@ module Heron
       def new_session
         @stream = SocketStream.new(@socket, write_timeout: @config.write_timeout, read_timeout: -> { read_timeout },
                                             header_timeout: @config.header_timeout)
-        session = Session.new(Protocol::HTTP2::Framer.new(@stream, FRAMES), max_streams: max_streams,
-                                                                           new_stream: method(:configure), running: -> { @draining ? max_streams : @running },
-                                                                           output: @stream)
+        session = Session.new(Protocol::HTTP2::Framer.new(@stream, Session::FRAMES), max_streams: max_streams,
+                                                                                   stream_settings: stream_settings,
+                                                                                   running: -> { @draining ? max_streams : @running }, output: @stream)
         @stream.reader = session # writes while it works through read frames leave together
         session
       end
@@ -118,9 +117,9 @@ module Heron
         @running.zero? ? @config.keepalive_timeout : nil
       end
 
-      def configure(stream)
-        stream.configure(on_request: @on_request, body_limit: @config.max_body_size, body_timeout: @config.body_timeout,
-                         header_limit: @config.max_header_bytes, body_budget: @context.body_budget)
+      def stream_settings
+        StreamSettings.new(on_request: method(:start), body_limit: @config.max_body_size, body_timeout: @config.body_timeout,
+                           header_limit: @config.max_header_bytes, body_budget: @context.body_budget)
       end
 
       # A stream's headers are complete: its request runs in a fiber of its own.
