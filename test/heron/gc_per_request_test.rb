@@ -105,14 +105,18 @@ class GCPerRequestTest < Minitest::Test
   # each, after one to warm every call site (the fewest of five, as #allocations_per_request).
   def h2c_allocations_per_request
     with_server(APP, lint: false, quiet: true) do |port|
-      h2load = ->(n) { system("h2load", "-n", n.to_s, "-c", "1", "-m", "1", "http://127.0.0.1:#{port}/", out: File::NULL, exception: true) }
-      h2load.call(400)
+      h2load(port, 400)
       Array.new(5) do
         before = GC.stat(:total_allocated_objects)
-        h2load.call(400)
+        h2load(port, 400)
         (GC.stat(:total_allocated_objects) - before) / 400.0
       end
     end
+  end
+
+  # `n` hello requests over h2c on one connection, one at a time.
+  def h2load(port, count)
+    system("h2load", "-n", count.to_s, "-c", "1", "-m", "1", "http://127.0.0.1:#{port}/", out: File::NULL, exception: true)
   end
 
   # Scheduler timers made per request in three batches of 400, after 100 (the fewest of three,

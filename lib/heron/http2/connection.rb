@@ -49,8 +49,10 @@ module Heron
       # @param env [Request::EnvBuilder] the connection's env builder (Heron::Connection's).
       # @param deadline [Float] monotonic time by which the connection preface and the client's
       #   first SETTINGS must have come (`header_timeout` after the accept, as for HTTP/1.1).
-      def initialize(socket, context, exchange, env, deadline:)
+      # @param parking [Server::Parking, nil] whose #idle_wait the reads between streams take first.
+      def initialize(socket, context, exchange, env, deadline:, parking: nil)
         @deadline = deadline
+        @parking = parking
         @socket = socket
         @context = context
         @exchange = exchange
@@ -95,7 +97,7 @@ module Heron
 
       def new_session
         @stream = SocketStream.new(@socket, write_timeout: @config.write_timeout, read_timeout: -> { read_timeout },
-                                            header_timeout: @config.header_timeout)
+                                            header_timeout: @config.header_timeout, idle_wait: (method(:idle_wait) if @parking))
         session = Session.new(Protocol::HTTP2::Framer.new(@stream, Session::FRAMES), max_streams: max_streams,
                                                                                    stream_settings: stream_settings,
                                                                                    running: -> { @draining ? max_streams : @running }, output: @stream)
@@ -120,6 +122,12 @@ module Heron
       def stream_settings
         StreamSettings.new(on_request: method(:start), body_limit: @config.max_body_size, body_timeout: @config.body_timeout,
                            header_limit: @config.max_header_bytes, body_budget: @context.body_budget)
+      end
+
+      # Between streams (none running, the connection open), the read waits first without a
+      # scheduler timer (Server::Parking#idle_wait).
+      def idle_wait(socket)
+        @running.zero? && @session&.state == :open && @parking.idle_wait(socket)
       end
 
       # A stream's headers are complete: its request runs in a fiber of its own.

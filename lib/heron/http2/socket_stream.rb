@@ -17,11 +17,15 @@ module Heron
       # @param write_timeout [Numeric] seconds a write may wait for the client.
       # @param read_timeout [#call] returns the seconds a read may wait now (nil: no limit).
       # @param header_timeout [Numeric] seconds a whole header block may take (see #head).
-      def initialize(socket, write_timeout:, read_timeout:, header_timeout:)
+      # @param idle_wait [#call, nil] given the socket, waits for its next bytes with no scheduler
+      #   timer (Connection#idle_wait): what BufferedSocket#fill gives, or false when nothing came
+      #   (or the connection is not idle), after which the read waits on within its timeout's rest.
+      def initialize(socket, write_timeout:, read_timeout:, header_timeout:, idle_wait: nil)
         @socket = socket
         @write_timeout = write_timeout
         @read_timeout = read_timeout
         @header_timeout = header_timeout
+        @idle_wait = idle_wait
         @deadline = nil
         @out = String.new(encoding: Encoding::BINARY)
         @spare = String.new(encoding: Encoding::BINARY) # the two take turns: no String per flush
@@ -46,7 +50,7 @@ module Heron
       def read(length)
         while @socket.buffered_bytes < length
           @reader&.waiting
-          @socket.fill(wait) or raise EOFError, "client closed"
+          fill or raise EOFError, "client closed"
           @reader&.working
         end
         @socket.consume(length)
@@ -106,6 +110,17 @@ module Heron
       def closed? = @socket.closed?
 
       private
+
+      # Waits for the client's next bytes: first in the idle wait, outside a header block, then
+      # for what is left of the read timeout.
+      def fill
+        return @socket.fill(wait) unless @idle_wait && @deadline.nil?
+        started = now
+        ready = @idle_wait.call(@socket)
+        return ready unless ready == false
+        limit = wait
+        @socket.fill(limit && limit - (now - started))
+      end
 
       # Seconds the next read may wait: the read timeout, within the header deadline if one runs.
       def wait

@@ -104,6 +104,18 @@ module Heron
         @hot.readable?(socket) && socket.fill(@config.header_timeout)
       end
 
+      # A wait for a connection that stays in its fiber while idle (an HTTP/2 connection between
+      # streams), as #hot_wait's for a quick client: up to keepalive_park_after, with no
+      # scheduler timer (one per wait was a Handle, a Proc and heap swaps per h2c request).
+      # @param socket [Connection::BufferedSocket]
+      # @return [Integer, Boolean, nil] what Connection::BufferedSocket#fill gave, or false when
+      #   nothing came in time or hot waits are off (a TLS socket, no park_after): the caller
+      #   waits on with its own timeout.
+      def idle_wait(socket)
+        return false unless @hot && socket.parkable?
+        @hot.readable?(socket) && socket.fill(@config.header_timeout)
+      end
+
       # Parks a spot's connection with no fiber until its socket is readable or `deadline` passes
       # (called by {Spot} only). It never switches fibers: the caller returns before anything can
       # resume the connection.

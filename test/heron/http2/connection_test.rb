@@ -33,6 +33,23 @@ class HeronHTTP2ConnectionTest < Minitest::Test
     end
   end
 
+  # Between streams the connection's read waits first with no scheduler timer (for
+  # keepalive_park_after, Server::Parking#idle_wait), then for the rest of keepalive_timeout: an
+  # idle connection still closes then, neither at the first wait's end nor never.
+  def test_an_idle_connection_closes_after_keepalive_timeout_not_before
+    with_server(ECHO, keepalive_timeout: 1.5, keepalive_park_after: 0.05) do |port, _server|
+      h2 = client(port)
+      stream = h2.request("GET", "/idle")
+      h2.wait(stream)
+      assert_equal "HTTP/2 GET /idle http 0", stream.body
+      idle_since = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+      assert h2.socket.wait_readable(30), "the idle connection was still open after 30 s"
+      idle = Process.clock_gettime(Process::CLOCK_MONOTONIC) - idle_since
+      assert_nil h2.socket.read_nonblock(1, exception: false), "the server closed the connection (no frame)"
+      assert_operator idle, :>=, 1.4, "closed #{idle.round(2)} s into keepalive_timeout 1.5"
+    end
+  end
+
   def test_tls_negotiates_h2_by_alpn
     Dir.mktmpdir do |dir|
       paths = TLSCertificates.make(dir, "localhost")
