@@ -40,7 +40,13 @@ module Heron
         fields = []
         while @offset < data.bytesize
           byte = data.getbyte(@offset)
-          fields << (byte > 0x80 && byte < 0xff ? indexed(byte & 0x7f) : field(table_size_limit))
+          next fields << field(table_size_limit) unless byte > 0x80 && byte < 0xff
+          # §6.1 with the index in the first byte (1 to 126): most fields of a request after a
+          # connection's first, read here, where #field would take four calls.
+          @offset += 1
+          index = byte & 0x7f
+          pair = index <= STATIC.size ? STATIC[index - 1] : @table[index - STATIC.size - 1]
+          fields << (pair or raise Protocol::HPACK::CompressionError, "invalid index #{index}")
         end
         fields.compact!
         fields
@@ -56,14 +62,6 @@ module Heron
         return literal(integer(6), true) if byte >= 0x40
         return resize(integer(5), table_size_limit) if byte >= 0x20
         literal(integer(4), false) # without indexing (0x00) or never indexed (0x10)
-      end
-
-      # §6.1 with the index in the first byte (1 to 126): most fields of a request after a
-      # connection's first, read here in one call, where #field would take four.
-      def indexed(index)
-        @offset += 1
-        pair = index <= STATIC.size ? STATIC[index - 1] : @table[index - STATIC.size - 1]
-        pair or raise Protocol::HPACK::CompressionError, "invalid index #{index}"
       end
 
       # §6.1: an entry of the static or the dynamic table.

@@ -13,6 +13,9 @@ module Heron
     class SocketStream
       include Clock
 
+      FRAME_HEADER = "CnCCN" # length (24 bits), type, flags, stream id
+      private_constant :FRAME_HEADER
+
       # @param socket [Connection::BufferedSocket]
       # @param write_timeout [Numeric] seconds a write may wait for the client.
       # @param read_timeout [#call] returns the seconds a read may wait now (nil: no limit).
@@ -73,6 +76,20 @@ module Heron
       # @return [SocketStream]
       def <<(data)
         write(data)
+        self
+      end
+
+      # Adds one frame to what the next #flush sends: its 9-byte header packed straight into the
+      # output (RFC 9113 §4.1), then the payload (FramePacker: no header String per frame).
+      # @param type [Integer]
+      # @param flags [Integer]
+      # @param id [Integer] the stream's id.
+      # @param payload [String] within the peer's SETTINGS_MAX_FRAME_SIZE (FramePacker's care).
+      # @return [SocketStream]
+      def frame(type, flags, id, payload)
+        length = payload.bytesize
+        [length >> 16, length & 0xffff, type, flags, id].pack(FRAME_HEADER, buffer: @out)
+        @out << (payload.encoding == Encoding::BINARY || payload.ascii_only? ? payload : payload.b)
         self
       end
 
