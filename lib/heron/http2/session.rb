@@ -135,8 +135,12 @@ module Heron
         super
       end
 
-      # A new stream, or REFUSED_STREAM when max_streams apps are running already.
+      # A new stream, or REFUSED_STREAM when max_streams apps are running already. An even id
+      # (the server's own, RFC 9113 §5.1.1) is a connection error, as in protocol-http2's
+      # (whose check this method replaced: such a HEADERS frame was served as a request).
+      # @raise [Protocol::HTTP2::ProtocolError] for an id the client may not open.
       def accept_stream(stream_id)
+        raise Protocol::HTTP2::ProtocolError, "Invalid stream id: #{stream_id}" unless valid_remote_stream_id?(stream_id)
         return refuse(stream_id) if @running.call >= @max_streams
         create_stream(stream_id) { |connection, id| Stream.create(connection, id, @stream_settings) }
       end

@@ -213,6 +213,29 @@ class HeronHTTP2ConnectionTest < Minitest::Test
     end
   end
 
+  # A request's HEADERS frame is read without a Frame object only when it opens a new
+  # client stream (HTTP2::Session#request?): one on a stream id the client may not open (even,
+  # 0, not above the last one, RFC 9113 §5.1.1) still ends the connection with PROTOCOL_ERROR.
+  def test_headers_on_a_stream_id_the_client_may_not_open_end_the_connection
+    with_server(ECHO) do |port, _server|
+      [[1, 2], [5, 3], [3, 3], [1, 0]].each do |first, bad|
+        h2 = client(port)
+        ((first + 1) / 2).times { h2.wait(h2.request("GET", "/first")) } # streams 1, 3, ... up to `first`
+        h2.write(raw_headers(h2, bad))
+        assert_equal Protocol::HTTP2::PROTOCOL_ERROR, h2.goaway_code, "HEADERS on stream #{bad} after stream #{first}"
+      ensure
+        h2&.close
+      end
+    end
+  end
+
+  # A request's HEADERS frame on stream `id`, packed by the client's HPACK context.
+  def raw_headers(h2, id)
+    frame = Protocol::HTTP2::HeadersFrame.new(id, Protocol::HTTP2::END_STREAM)
+    frame.pack(h2.client.encode_headers([[":method", "GET"], [":scheme", "http"], [":authority", "localhost"], [":path", "/bad"]]))
+    frame
+  end
+
   # Each response's x-request-id is new: indexed, it would fill the client's HPACK table (and
   # the server's) with values never seen again, evicting the fields that do repeat.
   def test_fields_unique_to_each_response_are_not_indexed
