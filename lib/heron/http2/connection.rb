@@ -12,6 +12,7 @@ require_relative "framing"
 require_relative "../upgrade/handshake"
 require_relative "../request"
 require_relative "../request/rewindable_input"
+require_relative "../request/input"
 require_relative "../clock"
 
 module Heron
@@ -121,7 +122,8 @@ module Heron
 
       def stream_settings
         StreamSettings.new(on_request: method(:start), body_limit: @config.max_body_size, body_timeout: @config.body_timeout,
-                           header_limit: @config.max_header_bytes, body_budget: @context.body_budget)
+                           header_limit: @config.max_header_bytes, body_budget: @context.body_budget,
+                           empty_input: Request::Input.new(nil, nil, 0, @config).freeze)
       end
 
       # Between streams (none running, the connection open), the read waits first without a

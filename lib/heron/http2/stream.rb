@@ -19,7 +19,9 @@ module Heron
 
       # @return [Array<Array(String, String)>, nil] the request's header fields, once received.
       attr_reader :request_headers
-      # @return [Input, nil] the request body.
+      # @return [Input, Request::Input, nil] the request body: an {Input} the stream feeds from
+      #   DATA frames, or (a request whose HEADERS ended the stream) the connection's shared
+      #   empty one (StreamSettings#empty_input: no Input, Method and Array per bodiless request).
       attr_reader :input
 
       # @param connection [Session]
@@ -42,6 +44,7 @@ module Heron
         @state = :idle
         @priority = nil
         @local_window = nil
+        @body = nil # the Input fed from DATA frames (none when the HEADERS ended the stream)
         @remote_window = Protocol::HTTP2::Window.new(connection.remote_settings.initial_window_size)
         @settings = settings
       end
@@ -76,17 +79,17 @@ module Heron
       # Ends the body when the request's last frame came.
       def receive_headers(frame)
         super
-        @input&.finish if frame.end_stream?
+        @body&.finish if frame.end_stream?
       end
 
       # Passes a DATA frame's bytes to the input.
       def process_data(frame)
         data = super
-        @input.push(data)
-        @input.finish if frame.end_stream?
+        @body.push(data)
+        @body.finish if frame.end_stream?
         data
       rescue Request::Input::TooLarge => e
-        @input.finish(e)
+        @body.finish(e)
         send_reset_stream(Protocol::HTTP2::CANCEL)
         data
       end
@@ -101,7 +104,7 @@ module Heron
       # @return [void]
       def discard_rest(limit)
         @discard_left = limit
-        @input.discard
+        @body.discard
       end
 
       # The window is given back as the app reads ({Input}), not when frames arrive.
@@ -147,8 +150,8 @@ module Heron
       def closed(error)
         @writable&.signal
         @watcher&.stream_closed
-        return unless @input
-        @input.finish(error || (EOFError.new("stream closed") unless @input.finished?))
+        return unless @body
+        @body.finish(error || (EOFError.new("stream closed") unless @body.finished?))
       end
 
       # Sends HEADERS (and CONTINUATION) frames packed by {FramePacker}.
@@ -219,11 +222,14 @@ module Heron
         bounded(headers)
         return headers if @request_headers
         @request_headers = headers
-        @input = Input.new(limit: @settings.body_limit, timeout: @settings.body_timeout, consumed: method(:consumed),
-                           budget: @settings.body_budget)
-        @input.finish if end_stream
+        @input = end_stream ? @settings.empty_input : (@body = new_body)
         @settings.on_request.call(self)
         headers
+      end
+
+      def new_body
+        Input.new(limit: @settings.body_limit, timeout: @settings.body_timeout, consumed: method(:consumed),
+                  budget: @settings.body_budget)
       end
 
       def bounded(headers)

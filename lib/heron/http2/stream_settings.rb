@@ -17,18 +17,22 @@ module Heron
       attr_reader :header_limit
       # @return [Server::BodyBudget, nil] bounds bodies read whole (see {Input}).
       attr_reader :body_budget
+      # @return [Request::Input] the input of every request without a body: empty, frozen.
+      attr_reader :empty_input
 
       # @param on_request [#call]
       # @param body_limit [Integer, nil]
       # @param body_timeout [Numeric]
       # @param header_limit [Integer]
       # @param body_budget [Server::BodyBudget, nil]
-      def initialize(on_request:, body_limit:, body_timeout:, header_limit:, body_budget: nil)
+      # @param empty_input [Request::Input] frozen, of length 0 (HTTP/1.1's for a bodiless request).
+      def initialize(on_request:, body_limit:, body_timeout:, header_limit:, empty_input:, body_budget: nil)
         @on_request = on_request
         @body_limit = body_limit
         @body_timeout = body_timeout
         @header_limit = header_limit
         @body_budget = body_budget
+        @empty_input = empty_input
         freeze
       end
     end
