@@ -50,7 +50,7 @@ module Heron
       # @param env [Request::EnvBuilder] the connection's env builder (Heron::Connection's).
       # @param deadline [Float] monotonic time by which the connection preface and the client's
       #   first SETTINGS must have come (`header_timeout` after the accept, as for HTTP/1.1).
-      # @param parking [Server::Parking, nil] whose #idle_wait the reads between streams take first.
+      # @param parking [Server::Parking, nil] whose #kept_wait the reads between streams take first.
       def initialize(socket, context, exchange, env, deadline:, parking: nil)
         @deadline = deadline
         @parking = parking
@@ -126,10 +126,11 @@ module Heron
                            empty_input: Request::Input.new(nil, nil, 0, @config).freeze)
       end
 
-      # Between streams (none running, the connection open), the read waits first without a
-      # scheduler timer (Server::Parking#idle_wait).
+      # Between streams (none running, the connection open) the read waits as a kept-alive
+      # HTTP/1.1 connection that cannot park does, up to keepalive_timeout with no scheduler
+      # timer of its own (Server::Parking#kept_wait): each h2c request made one.
       def idle_wait(socket)
-        @running.zero? && @session&.state == :open && @parking.idle_wait(socket)
+        @running.zero? && @session&.state == :open && @parking.kept_wait(socket)
       end
 
       # A stream's headers are complete: its request runs in a fiber of its own.

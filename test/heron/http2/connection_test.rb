@@ -33,9 +33,9 @@ class HeronHTTP2ConnectionTest < Minitest::Test
     end
   end
 
-  # Between streams the connection's read waits first with no scheduler timer (for
-  # keepalive_park_after, Server::Parking#idle_wait), then for the rest of keepalive_timeout: an
-  # idle connection still closes then, neither at the first wait's end nor never.
+  # Between streams the connection's read waits with no scheduler timer of its own
+  # (Server::Parking#kept_wait), then, if that wait ended early, for the rest of
+  # keepalive_timeout: an idle connection still closes then, neither sooner nor never.
   def test_an_idle_connection_closes_after_keepalive_timeout_not_before
     with_server(ECHO, keepalive_timeout: 1.5, keepalive_park_after: 0.05) do |port, _server|
       h2 = client(port)
