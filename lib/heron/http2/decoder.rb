@@ -71,8 +71,10 @@ module Heron
       # A block of one-byte indexed fields only changes nothing in the table, so the same bytes
       # next time (a client repeating a request on its connection) give the same fields, until
       # a block that is not such a one (which may change the table) comes between.
+      # The block is kept as a frozen copy (a copy-on-write one: no bytes are copied), so a caller
+      # that reuses its String cannot make a later block look like this one.
       def remember(data, fields)
-        @last_block = data
+        @last_block = data.frozen? ? data : data.dup.freeze
         @last_fields = fields
       end
 

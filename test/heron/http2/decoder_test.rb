@@ -41,6 +41,16 @@ class HeronHTTP2DecoderTest < Minitest::Test
     assert_equal [[":method", "GET"], [":path", "/"], [":authority", "second.example"]], decoder.decode(repeated.dup)
   end
 
+  # A caller that reuses its String for the next block (a read buffer) gets that block decoded,
+  # not the remembered one it overwrote.
+  def test_a_reused_string_is_not_taken_for_the_remembered_block
+    decoder = Heron::HTTP2::Decoder.new
+    buffer = [0x82, 0x84].pack("C*") # :method GET, :path /
+    assert_equal [[":method", "GET"], [":path", "/"]], decoder.decode(buffer)
+    buffer.replace([0x83, 0x85].pack("C*")) # :method POST, :path /index.html
+    assert_equal [[":method", "POST"], [":path", "/index.html"]], decoder.decode(buffer)
+  end
+
   def test_a_connection_of_blocks_decodes_as_protocol_hpack_does
     %i[shorter never].each do |huffman|
       client = Protocol::HPACK::Context.new(huffman: huffman)
