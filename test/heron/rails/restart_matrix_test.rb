@@ -18,6 +18,9 @@ require_relative "../../support/rails_app"
 class RailsRestartMatrixTest < Minitest::Test
   include InstallHelper
   include RailsApp
+  # Each launcher and mode has its own app directory, ports and processes, and the tests mostly
+  # wait for Rails to boot: minitest runs them in threads (one per core), after the serial tests.
+  parallelize_me!
 
   CONTROLLER = <<~'RUBY'
     class PidsController < ActionController::API
