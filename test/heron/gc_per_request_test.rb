@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require "test_helper"
+require_relative "../support/tls_certificates"
 
 # The GC-per-request guard, beside bench/instructions.rb's instructions per request: what a
 # request and a waiting connection cost the garbage collector, counted (allocations and
@@ -10,6 +11,9 @@ require "test_helper"
 # winding down, or left behind) allocates or holds objects beside the one server measured.
 class GCPerRequestTest < Minitest::Test
   include ServerHelper
+  include TLSCertificates::Fixture
+
+  NAMES = ["localhost"].freeze
 
   # Objects allocated in the process per keep-alive hello-world request: the server's own
   # (env Hash and its values, the response head, rack.after_reply and rack.response_finished,
@@ -43,6 +47,13 @@ class GCPerRequestTest < Minitest::Test
   def test_a_keep_alive_request_makes_no_scheduler_timer
     per_request = in_child { timers_per_request }
     assert_operator per_request.min, :<=, TIMERS_PER_REQUEST, "scheduler timers made per request (batches: #{per_request.join(', ')})"
+  end
+
+  # The same over TLS, whose connections never park: they wait up to keepalive_timeout in their
+  # fiber (Server::Parking#kept_wait), and a timer per wait stayed in the heap for all of it.
+  def test_a_keep_alive_request_over_tls_makes_no_scheduler_timer
+    per_request = in_child { timers_per_request(binds: [ssl_bind("localhost")]) }
+    assert_operator per_request.min, :<=, TIMERS_PER_REQUEST, "scheduler timers made per TLS request (batches: #{per_request.join(', ')})"
   end
 
   def test_a_connection_waiting_for_its_head_remembers_nothing_but_its_fiber
@@ -90,11 +101,11 @@ class GCPerRequestTest < Minitest::Test
 
   # Scheduler timers made per request in three batches of 400, after 100 (the fewest of three,
   # as #allocations_per_request).
-  def timers_per_request
+  def timers_per_request(**config)
     made = 0
     trace = TracePoint.new(:call) { |t| made += 1 if t.defined_class == IO::Event::Timers::Handle && t.method_id == :initialize }
-    with_server(APP, lint: false, quiet: true) do |port|
-      socket = connect(port)
+    with_server(APP, lint: false, quiet: true, **config) do |port|
+      socket = config[:binds] ? tls_connect(port) : connect(port)
       buffer = String.new(capacity: 4096)
       request = ->(n) { n.times { socket.write(REQUEST) && response(socket, buffer) } }
       request.call(100)
@@ -167,6 +178,16 @@ class GCPerRequestTest < Minitest::Test
     raise Minitest::Assertion, "in the child: #{outcome[1]}: #{outcome[2]}\n#{outcome[3]&.first(10)&.join("\n")}"
   ensure
     reader&.close
+  end
+
+  def tls_connect(port)
+    context = OpenSSL::SSL::SSLContext.new
+    context.set_params(verify_mode: OpenSSL::SSL::VERIFY_PEER, ca_file: @paths["ca"])
+    socket = OpenSSL::SSL::SSLSocket.new(TCPSocket.new("127.0.0.1", port), context)
+    socket.sync_close = true
+    socket.hostname = "localhost"
+    socket.connect
+    socket
   end
 
   def read_json(socket)
