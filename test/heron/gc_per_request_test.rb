@@ -36,12 +36,28 @@ class GCPerRequestTest < Minitest::Test
   # turn lived on in the scheduler's heap, were promoted and died old
   # (bench/results/per_core.md).
   TIMERS_PER_REQUEST = 0.25
+  # Objects allocated in the process per hello-world request over h2c (cleartext HTTP/2), one
+  # stream at a time on one connection of 400 requests (h2load: no client in this process),
+  # its set-up included: 42.5 when HTTP2::Session read frames through protocol-http2's Framer (a
+  # Frame per frame) and each stream made two flow-control Windows; 39.5 (Ruby 3.1) once a
+  # request's HEADERS frame was read without a Frame object and a stream made its receive
+  # window only for a body; 38.5 once frame headers were packed into the output
+  # (SocketStream#frame) with no String each; 33.6 once a request without a body shared the
+  # connection's empty input (no HTTP2::Input, Method, Array and keyword Hash each); 31.9 once
+  # a repeated header block was neither decoded nor built into env entries again.
+  H2C_OBJECTS_PER_REQUEST = 33
   REQUEST = "GET / HTTP/1.1\r\nHost: x\r\n\r\n"
   APP = ->(_env) { [200, { "content-type" => "text/plain", "content-length" => "2" }, ["ok"]] }
 
   def test_a_keep_alive_request_allocates_at_most_the_stated_objects
     per_request = in_child { allocations_per_request }
     assert_operator per_request.min, :<=, OBJECTS_PER_REQUEST, "objects allocated per request (batches: #{per_request.join(', ')})"
+  end
+
+  def test_a_request_over_h2c_allocates_at_most_the_stated_objects
+    skip "h2load is not installed (bin/setup installs nghttp2-client)" unless system("command -v h2load >/dev/null")
+    per_request = in_child { h2c_allocations_per_request }
+    assert_operator per_request.min, :<=, H2C_OBJECTS_PER_REQUEST, "objects allocated per h2c request (batches: #{per_request.join(', ')})"
   end
 
   def test_a_keep_alive_request_makes_no_scheduler_timer
@@ -97,6 +113,24 @@ class GCPerRequestTest < Minitest::Test
     ensure
       socket&.close
     end
+  end
+
+  # Objects allocated per h2c request in five batches of one h2load connection of 400 requests
+  # each, after one to warm every call site (the fewest of five, as #allocations_per_request).
+  def h2c_allocations_per_request
+    with_server(APP, lint: false, quiet: true) do |port|
+      h2load(port, 400)
+      Array.new(5) do
+        before = GC.stat(:total_allocated_objects)
+        h2load(port, 400)
+        (GC.stat(:total_allocated_objects) - before) / 400.0
+      end
+    end
+  end
+
+  # `n` hello requests over h2c on one connection, one at a time.
+  def h2load(port, count)
+    system("h2load", "-n", count.to_s, "-c", "1", "-m", "1", "http://127.0.0.1:#{port}/", out: File::NULL, exception: true)
   end
 
   # Scheduler timers made per request in three batches of 400, after 100 (the fewest of three,
