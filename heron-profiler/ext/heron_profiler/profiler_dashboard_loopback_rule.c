@@ -51,7 +51,7 @@ static int Heron_Profiler_Dashboard_LoopbackRule_loopback(VALUE addr)
   s = RSTRING_PTR(addr);
   n = RSTRING_LEN(addr);
   if (n == 3 && memcmp(s, "::1", 3) == 0) return 1;
-  if (n > 7 && strncasecmp(s, "::ffff:", 7) == 0) return Heron_Profiler_Dashboard_LoopbackRule_loopback_v4(s + 7, n - 7);
+  if (n > 7 && s[0] == ':' && strncasecmp(s, "::ffff:", 7) == 0) return Heron_Profiler_Dashboard_LoopbackRule_loopback_v4(s + 7, n - 7);
   return Heron_Profiler_Dashboard_LoopbackRule_loopback_v4(s, n);
 }
 

@@ -19,20 +19,6 @@
 #include <ruby/encoding.h>
 #include <string.h>
 
-/*
- * The env pass's iteration. rb_hash_stlike_foreach is libruby's own walk of a Hash's table
- * (exported, declared only in its internal headers; extconf.rb checks for it): it skips
- * rb_hash_foreach's guard against the Hash changing under it (an rb_ensure per pass and a
- * check per entry, about 55 instructions an entry), which the pass does not need: its callback
- * reads the entries and touches nothing else of Ruby's (no allocation, no call).
- */
-#ifdef HAVE_RB_HASH_STLIKE_FOREACH
-int rb_hash_stlike_foreach(VALUE hash, st_foreach_callback_func *func, st_data_t arg);
-#define HERON_METER_FOREACH(hash, func, arg) rb_hash_stlike_foreach((hash), (func), (st_data_t)(arg))
-#else
-#define HERON_METER_FOREACH(hash, func, arg) rb_hash_foreach((hash), (func), (VALUE)(arg))
-#endif
-
 static VALUE Heron_Profiler_loaded_features; /* $LOADED_FEATURES */
 static ID id_call;
 
@@ -571,7 +557,7 @@ static void Heron_Profiler_Meter_read(VALUE self, Heron_Profiler_Meter *m, VALUE
   read->loopback = m->loopback;
   read->queue_header = 0;
   if (m->loopback) Heron_Profiler_Dashboard_LoopbackRule_begin(&read->rule);
-  HERON_METER_FOREACH(env, Heron_Profiler_Meter_read_entry, read);
+  HERON_PROFILER_HASH_FOREACH(env, Heron_Profiler_Meter_read_entry, read);
 }
 
 /* The queue time (ms) of a proxy's X-Request-Start / X-Queue-Start header when the request
