@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require_relative "../clock"
+require_relative "../connection/buffered_socket"
 
 module Heron
   module Upgrade
@@ -45,29 +46,16 @@ module Heron
         @finished = true
       end
 
-      # Half-closes a socket that is to linger and drops what the client still sends, for a
-      # second or 64 KiB at the most; a TLS socket (no half-close) is left as it is.
+      # Half-closes a socket that is to linger, drops what the client still sends (for a second
+      # or 64 KiB at the most: Connection::BufferedSocket#linger_close), and closes it; a TLS
+      # socket (no half-close) is left as it is.
       # @param io [IO]
+      # @param scratch [String] a read buffer (the reactor's shared one).
       # @return [void]
-      def drain(io)
+      def drain(io, scratch)
         return unless @linger && io.is_a?(BasicSocket)
         @linger = false
-        io.shutdown(Socket::SHUT_WR)
-        read_until_quiet(io)
-      rescue IOError, SystemCallError
-        nil
-      end
-
-      private
-
-      def read_until_quiet(io)
-        deadline = now + LINGER_SECONDS
-        left = LINGER_BYTES
-        while left.positive? && (wait = deadline - now).positive?
-          data = io.read_nonblock(left, exception: false)
-          break unless data
-          data == :wait_readable ? (io.wait_readable(wait) or break) : left -= data.bytesize
-        end
+        Connection::BufferedSocket.new(io, scratch).linger_close(timeout: LINGER_SECONDS, max: LINGER_BYTES)
       end
     end
   end

@@ -4,6 +4,7 @@ require "async"
 require_relative "../clock"
 require_relative "../websocket/frame"
 require_relative "../websocket/protocol_error"
+require_relative "callbacks"
 require_relative "client"
 require_relative "ending"
 require_relative "fiber_wait"
@@ -28,6 +29,7 @@ module Heron
     # an overflow) while it is parked has its spot evict it.
     class Session
       include Clock
+      include Callbacks
 
       READ_SIZE = 16 * 1024
       # Reads per wake-up before the connection parks again (the kernel wakes it at once if
@@ -254,7 +256,7 @@ module Heron
       def finish
         @state = :closed
         drop_outbox
-        ending.drain(@io)
+        ending.drain(@io, @context.scratch_buffer)
         @io.close unless @io.closed?
         callback(:on_close) if ending.finish
         nil
@@ -314,11 +316,7 @@ module Heron
       # Calls a handler callback if it has it; one that raises is logged, and the connection
       # closed with 1011 (internal error).
       def callback(name, *args)
-        return unless @handler.respond_to?(name)
-        @handler.public_send(name, @client, *args)
-      rescue StandardError, ScriptError => e
-        @context.logger.error("rack.upgrade handler's #{name} raised", e)
-        close(1011, "internal error") unless name == :on_close
+        close(1011, "internal error") unless run_callback(name, *args) || name == :on_close
       end
     end
   end

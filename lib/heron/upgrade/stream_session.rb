@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require "async/notification"
+require_relative "callbacks"
 require_relative "client"
 require_relative "../sse/codec"
 require_relative "../timeout_error"
@@ -20,6 +21,8 @@ module Heron
     # stream's own fiber sends the queue in order, so a client whose window is shut holds up its
     # own stream only, not the mailbox every connection of the reactor shares.
     class StreamSession
+      include Callbacks
+
       # @return [Upgrade::Client]
       attr_reader :client
       # @return [Object] the app's handler.
@@ -149,11 +152,7 @@ module Heron
       end
 
       def callback(name)
-        return unless @handler.respond_to?(name)
-        @handler.public_send(name, @client)
-      rescue StandardError, ScriptError => e
-        @context.logger.error("rack.upgrade handler's #{name} raised", e)
-        close
+        close unless run_callback(name)
       end
     end
   end

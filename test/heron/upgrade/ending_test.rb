@@ -21,16 +21,17 @@ class UpgradeEndingTest < Minitest::Test
     client.write("late bytes")
     ending = Heron::Upgrade::Ending.new
     ending.linger = true
-    ending.drain(accepted)
+    ending.drain(accepted, +"")
     assert_nil client.read(1), "the server side was not half-closed"
     refute ending.linger, "it lingers once"
+    assert accepted.closed?, "then closed"
   ensure
     [server, client, accepted].each { |io| io&.close }
   end
 
   def test_without_linger_nothing_is_closed
     ours, theirs = UNIXSocket.pair
-    Heron::Upgrade::Ending.new.drain(ours)
+    Heron::Upgrade::Ending.new.drain(ours, +"")
     ours.write("still open")
     assert_equal "still open", theirs.readpartial(64)
   ensure

@@ -55,6 +55,22 @@ class SSEOverHTTP2Test < Minitest::Test
     end
   end
 
+  def test_an_on_open_that_raises_is_logged_and_ends_its_stream
+    events = @events
+    handler = Module.new do
+      define_singleton_method(:on_open) { |client| client.write("before") && raise("handler bug") }
+      define_singleton_method(:on_close) { |_client| events << [:close] }
+    end
+    with_server(UpgradeApp.with(handler), lint: false) do |port|
+      out, err, status = Open3.capture3("curl", "-sS", "--http2-prior-knowledge", "--max-time", "30",
+                                        "-H", "Accept: text/event-stream", "http://127.0.0.1:#{port}/feed")
+      assert status.success?, err
+      assert_equal "data: before\n\n", out, "the stream ends, not left open until curl gives up"
+      assert_equal [:close], next_event
+      assert_match(/rack.upgrade handler's on_open raised.*handler bug/m, server_log)
+    end
+  end
+
   def test_a_graceful_stop_ends_the_stream_after_on_shutdown
     server = start_server(@app, lint: false, shutdown_timeout: 10)
     port = server.bound_ports.first

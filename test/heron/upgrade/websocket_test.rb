@@ -149,6 +149,26 @@ class WebSocketUpgradeTest < Minitest::Test
     end
   end
 
+  def test_a_callback_that_raises_is_logged_and_closes_its_connection_with_1011_only
+    closed = Queue.new
+    handler = Module.new do
+      define_singleton_method(:on_message) { |client, data| data == "boom" ? raise("handler bug") : client.write(data) }
+      define_singleton_method(:on_close) { |_client| closed << :on_close }
+    end
+    serve_handler(handler) do |port|
+      failing = WebSocketClient.new(port)
+      other = WebSocketClient.new(port)
+      failing.send_frame(WebSocketClient::TEXT, "boom")
+      opcode, payload = failing.read_frame
+      assert_equal [WebSocketClient::CLOSE, 1011], [opcode, payload.unpack1("n")]
+      failing.send_frame(WebSocketClient::CLOSE, [1011].pack("n"))
+      assert_equal :on_close, Timeout.timeout(ProcessHelper::PATIENCE) { closed.pop }, "on_close still runs"
+      assert_match(/rack.upgrade handler's on_message raised.*handler bug/m, server_log)
+      other.send_frame(WebSocketClient::TEXT, "still here")
+      assert_equal [WebSocketClient::TEXT, "still here"], other.read_frame
+    end
+  end
+
   def test_every_valid_close_code_is_echoed
     serve do |port|
       [1000, 1001, 1002, 1003, 1007, 1008, 1009, 1010, 1011, 1012, 1013, 1014, 3000, 3999, 4000, 4999].each do |code|
