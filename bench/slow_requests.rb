@@ -22,6 +22,8 @@
 # connections does not set off a major collection each time the heap fills).
 # --server-env K=V,... adds a row at the highest rate with those variables in the server's
 # environment (Ruby's GC settings, which it reads only at boot: see docs/deployment.md).
+# HERON_BENCH_SERVER_DIR=DIR measures the server of another checkout (its exe/heron, lib and
+# Gemfile; bench/sleep.ru must exist there), to compare two builds under the same generator.
 # --attack-env K=V,... runs every heron attack with those variables (the generator's own GC
 # settings: its lateness is part of every latency it reports).
 
@@ -42,6 +44,9 @@ require_relative "lib/proc_fs"
 class SlowRequests
   ROOT = File.expand_path("..", __dir__)
   SERVER = %w[bundle exec exe/heron -q -e production --control-bind tcp://127.0.0.1:0].freeze
+  # The checkout whose server is measured (HERON_BENCH_SERVER_DIR: another build, e.g. a worktree
+  # of an older commit, with its own Gemfile), so two builds meet the same load generator.
+  SERVER_DIR = File.expand_path(ENV.fetch("HERON_BENCH_SERVER_DIR", ROOT))
 
   def initialize(argv)
     @argv_text = argv.join(" ")
@@ -127,7 +132,8 @@ class SlowRequests
     @server_command = argv.join(" ").sub(port.to_s, "PORT") if cap
     gc = { "RUBYOPT" => "#{ENV.fetch('RUBYOPT', '')} -r#{File.join(__dir__, 'lib/gc_report.rb')}", "HERON_BENCH_GC_OUT" => File.join(dir, "gc.json") }
     File.delete(gc["HERON_BENCH_GC_OUT"]) if File.exist?(gc["HERON_BENCH_GC_OUT"])
-    Bench::ServerProcess.new(argv, port: port, log: File.join(dir, "server.log"), chdir: ROOT, env: gc.merge(env)).start.tap do |server|
+    gc["BUNDLE_GEMFILE"] = File.join(SERVER_DIR, "Gemfile")
+    Bench::ServerProcess.new(argv, port: port, log: File.join(dir, "server.log"), chdir: SERVER_DIR, env: gc.merge(env)).start.tap do |server|
       @start_rss ||= server.rss_kb
     end
   end
@@ -186,7 +192,7 @@ class SlowRequests
       - Date: #{Time.now.utc.strftime('%Y-%m-%d %H:%M UTC')}
       - Machine: #{Bench::Machine.summary}; load average (1/5/15 min) at start #{@load_before}, at the end #{loadavg}.
         The server and the load generator share the machine; other jobs were running.
-      - Command: `bundle exec ruby bench/slow_requests.rb #{@argv_text}`
+      - Command: `#{"HERON_BENCH_SERVER_DIR=#{SERVER_DIR} " unless SERVER_DIR == ROOT}bundle exec ruby bench/slow_requests.rb #{@argv_text}`
       - Server (fresh for each row): `#{@server_command}` (`bench/sleep.ru`: `sleep 1`, then "ok"); RSS after start #{(@start_rss.to_i / 1024.0).round} MB.
       - heron attack row: `#{@attack_command}` (URL `/?ms=1000`); latency from each request's due time.
       #{"- h2load row: `#{@h2load_command}`: connections opened open loop, one request each; latency from the send." if @h2load_command}

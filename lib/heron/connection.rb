@@ -216,7 +216,7 @@ module Heron
     def serve_http2
       deadline = head_deadline
       @wait.taken_over
-      @http2 = HTTP2::Connection.new(@socket, @context, @exchange, @env, deadline: deadline)
+      @http2 = HTTP2::Connection.new(@socket, @context, @exchange, @env, deadline: deadline, parking: @listener.parking)
       @http2.serve
     end
 

@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require "test_helper"
+require_relative "../support/tls_certificates"
 
 # The GC-per-request guard, beside bench/instructions.rb's instructions per request: what a
 # request and a waiting connection cost the garbage collector, counted (allocations and
@@ -10,6 +11,9 @@ require "test_helper"
 # winding down, or left behind) allocates or holds objects beside the one server measured.
 class GCPerRequestTest < Minitest::Test
   include ServerHelper
+  include TLSCertificates::Fixture
+
+  NAMES = ["localhost"].freeze
 
   # Objects allocated in the process per keep-alive hello-world request: the server's own
   # (env Hash and its values, the response head, rack.after_reply and rack.response_finished,
@@ -32,6 +36,16 @@ class GCPerRequestTest < Minitest::Test
   # turn lived on in the scheduler's heap, were promoted and died old
   # (bench/results/per_core.md).
   TIMERS_PER_REQUEST = 0.25
+  # Objects allocated in the process per hello-world request over h2c (cleartext HTTP/2), one
+  # stream at a time on one connection of 400 requests (h2load: no client in this process),
+  # its set-up included: 42.5 when HTTP2::Session read frames through protocol-http2's Framer (a
+  # Frame per frame) and each stream made two flow-control Windows; 39.5 (Ruby 3.1) once a
+  # request's HEADERS frame was read without a Frame object and a stream made its receive
+  # window only for a body; 38.5 once frame headers were packed into the output
+  # (SocketStream#frame) with no String each; 33.6 once a request without a body shared the
+  # connection's empty input (no HTTP2::Input, Method, Array and keyword Hash each); 31.9 once
+  # a repeated header block was neither decoded nor built into env entries again.
+  H2C_OBJECTS_PER_REQUEST = 33
   REQUEST = "GET / HTTP/1.1\r\nHost: x\r\n\r\n"
   APP = ->(_env) { [200, { "content-type" => "text/plain", "content-length" => "2" }, ["ok"]] }
 
@@ -40,9 +54,22 @@ class GCPerRequestTest < Minitest::Test
     assert_operator per_request.min, :<=, OBJECTS_PER_REQUEST, "objects allocated per request (batches: #{per_request.join(', ')})"
   end
 
+  def test_a_request_over_h2c_allocates_at_most_the_stated_objects
+    skip "h2load is not installed (bin/setup installs nghttp2-client)" unless system("command -v h2load >/dev/null")
+    per_request = in_child { h2c_allocations_per_request }
+    assert_operator per_request.min, :<=, H2C_OBJECTS_PER_REQUEST, "objects allocated per h2c request (batches: #{per_request.join(', ')})"
+  end
+
   def test_a_keep_alive_request_makes_no_scheduler_timer
     per_request = in_child { timers_per_request }
     assert_operator per_request.min, :<=, TIMERS_PER_REQUEST, "scheduler timers made per request (batches: #{per_request.join(', ')})"
+  end
+
+  # The same over TLS, whose connections never park: they wait up to keepalive_timeout in their
+  # fiber (Server::Parking#kept_wait), and a timer per wait stayed in the heap for all of it.
+  def test_a_keep_alive_request_over_tls_makes_no_scheduler_timer
+    per_request = in_child { timers_per_request(binds: [ssl_bind("localhost")]) }
+    assert_operator per_request.min, :<=, TIMERS_PER_REQUEST, "scheduler timers made per TLS request (batches: #{per_request.join(', ')})"
   end
 
   def test_a_connection_waiting_for_its_head_remembers_nothing_but_its_fiber
@@ -88,13 +115,31 @@ class GCPerRequestTest < Minitest::Test
     end
   end
 
+  # Objects allocated per h2c request in five batches of one h2load connection of 400 requests
+  # each, after one to warm every call site (the fewest of five, as #allocations_per_request).
+  def h2c_allocations_per_request
+    with_server(APP, lint: false, quiet: true) do |port|
+      h2load(port, 400)
+      Array.new(5) do
+        before = GC.stat(:total_allocated_objects)
+        h2load(port, 400)
+        (GC.stat(:total_allocated_objects) - before) / 400.0
+      end
+    end
+  end
+
+  # `n` hello requests over h2c on one connection, one at a time.
+  def h2load(port, count)
+    system("h2load", "-n", count.to_s, "-c", "1", "-m", "1", "http://127.0.0.1:#{port}/", out: File::NULL, exception: true)
+  end
+
   # Scheduler timers made per request in three batches of 400, after 100 (the fewest of three,
   # as #allocations_per_request).
-  def timers_per_request
+  def timers_per_request(**config)
     made = 0
     trace = TracePoint.new(:call) { |t| made += 1 if t.defined_class == IO::Event::Timers::Handle && t.method_id == :initialize }
-    with_server(APP, lint: false, quiet: true) do |port|
-      socket = connect(port)
+    with_server(APP, lint: false, quiet: true, **config) do |port|
+      socket = config[:binds] ? tls_connect(port) : connect(port)
       buffer = String.new(capacity: 4096)
       request = ->(n) { n.times { socket.write(REQUEST) && response(socket, buffer) } }
       request.call(100)
@@ -167,6 +212,16 @@ class GCPerRequestTest < Minitest::Test
     raise Minitest::Assertion, "in the child: #{outcome[1]}: #{outcome[2]}\n#{outcome[3]&.first(10)&.join("\n")}"
   ensure
     reader&.close
+  end
+
+  def tls_connect(port)
+    context = OpenSSL::SSL::SSLContext.new
+    context.set_params(verify_mode: OpenSSL::SSL::VERIFY_PEER, ca_file: @paths["ca"])
+    socket = OpenSSL::SSL::SSLSocket.new(TCPSocket.new("127.0.0.1", port), context)
+    socket.sync_close = true
+    socket.hostname = "localhost"
+    socket.connect
+    socket
   end
 
   def read_json(socket)

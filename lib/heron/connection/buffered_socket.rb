@@ -74,9 +74,10 @@ module Heron
         count
       end
 
-      # Appends what a plain socket (see {#parkable?}) has right now to {#buffer}, never waiting.
-      # @return [Integer, Symbol, nil] bytes appended; :wait_readable when nothing is there yet;
-      #   nil at end of stream.
+      # Appends what the socket has right now (for a TLS socket: what OpenSSL can decrypt of it) to
+      # {#buffer}, never waiting.
+      # @return [Integer, Symbol, nil] bytes appended; :wait_readable when nothing is there yet
+      #   (:wait_writable when a TLS socket must write first); nil at end of stream.
       def fill_now
         data = @io.read_nonblock(READ_SIZE, @chunk, exception: false)
         return data unless data.is_a?(String)
@@ -84,10 +85,13 @@ module Heron
         data.bytesize
       rescue Errno::ECONNRESET, Errno::EPIPE, IOError
         nil
+      rescue StandardError => e
+        raise unless tls_error?(e)
+        nil
       end
 
-      # Waits until a plain socket (see {#parkable?}) has bytes to read, or its end of stream,
-      # with no timeout of its own: the caller's (Server::Parking::HotWaits) ends the wait by
+      # Waits until the socket has bytes to read (for a TLS socket: once {#fill_now} found no whole
+      # record), or its end of stream, with no timeout of its own: the caller's (Server::Parking::HotWaits) ends the wait by
       # resuming the fiber, and then it returns false. A timeout here would make a scheduler
       # timer per wait.
       # @return [Boolean] false when the wait was ended before anything came.

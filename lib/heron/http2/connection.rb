@@ -6,11 +6,13 @@ require "protocol/http2/stream"
 require_relative "socket_stream"
 require_relative "header_block"
 require_relative "session"
+require_relative "stream_settings"
 require_relative "env_builder"
 require_relative "framing"
 require_relative "../upgrade/handshake"
 require_relative "../request"
 require_relative "../request/rewindable_input"
+require_relative "../request/input"
 require_relative "../clock"
 
 module Heron
@@ -21,7 +23,6 @@ module Heron
     # sends GOAWAY and lets the open streams finish.
     class Connection
       PREFACE = Protocol::HTTP2::CONNECTION_PREFACE
-      FRAMES = Protocol::HTTP2::FRAMES.dup.tap { |frames| frames[Protocol::HTTP2::HeadersFrame::TYPE] = HeaderBlock }.freeze
       QUIET = [EOFError, IOError, SystemCallError, Heron::TimeoutError,
                Protocol::HTTP2::Error, Protocol::HPACK::Error].freeze
 
@@ -49,8 +50,10 @@ module Heron
       # @param env [Request::EnvBuilder] the connection's env builder (Heron::Connection's).
       # @param deadline [Float] monotonic time by which the connection preface and the client's
       #   first SETTINGS must have come (`header_timeout` after the accept, as for HTTP/1.1).
-      def initialize(socket, context, exchange, env, deadline:)
+      # @param parking [Server::Parking, nil] whose #kept_wait the reads between streams take first.
+      def initialize(socket, context, exchange, env, deadline:, parking: nil)
         @deadline = deadline
+        @parking = parking
         @socket = socket
         @context = context
         @exchange = exchange
@@ -59,7 +62,6 @@ module Heron
         @running = 0
         @draining = false
         @env = EnvBuilder.new(env)
-        @on_request = method(:start)
         @idle = nil # the stream task waiting for the next request (#work)
         @closed = false
         HeaderBlock.max_bytes = @config.max_header_bytes
@@ -96,10 +98,10 @@ module Heron
 
       def new_session
         @stream = SocketStream.new(@socket, write_timeout: @config.write_timeout, read_timeout: -> { read_timeout },
-                                            header_timeout: @config.header_timeout)
-        session = Session.new(Protocol::HTTP2::Framer.new(@stream, FRAMES), max_streams: max_streams,
-                                                                           new_stream: method(:configure), running: -> { @draining ? max_streams : @running },
-                                                                           output: @stream)
+                                            header_timeout: @config.header_timeout, idle_wait: (method(:idle_wait) if @parking))
+        session = Session.new(Protocol::HTTP2::Framer.new(@stream, Session::FRAMES), max_streams: max_streams,
+                                                                                   stream_settings: stream_settings,
+                                                                                   running: -> { @draining ? max_streams : @running }, output: @stream)
         @stream.reader = session # writes while it works through read frames leave together
         session
       end
@@ -118,9 +120,17 @@ module Heron
         @running.zero? ? @config.keepalive_timeout : nil
       end
 
-      def configure(stream)
-        stream.configure(on_request: @on_request, body_limit: @config.max_body_size, body_timeout: @config.body_timeout,
-                         header_limit: @config.max_header_bytes, body_budget: @context.body_budget)
+      def stream_settings
+        StreamSettings.new(on_request: method(:start), body_limit: @config.max_body_size, body_timeout: @config.body_timeout,
+                           header_limit: @config.max_header_bytes, body_budget: @context.body_budget,
+                           empty_input: Request::Input.new(nil, nil, 0, @config).freeze)
+      end
+
+      # Between streams (none running, the connection open) the read waits as a kept-alive
+      # HTTP/1.1 connection that cannot park does, up to keepalive_timeout with no scheduler
+      # timer of its own (Server::Parking#kept_wait): each h2c request made one.
+      def idle_wait(socket)
+        @running.zero? && @session&.state == :open && @parking.kept_wait(socket)
       end
 
       # A stream's headers are complete: its request runs in a fiber of its own.

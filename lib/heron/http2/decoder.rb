@@ -14,6 +14,9 @@ module Heron
     # paths) on every new connection, where the dynamic table is still empty. Short strings only
     # and a bounded number of them (the cache is emptied when full), so a client sending new
     # values each time costs a lookup.
+    #
+    # A block of indexed fields only, the same bytes as the last one, is not decoded again: a
+    # client repeating a request on its connection (an API poll, a load generator) sends that.
     class Decoder
       STATIC = Protocol::HPACK::Context::STATIC_TABLE.map { |pair| pair.map(&:freeze).freeze }.freeze
       ENTRY_OVERHEAD = 32
@@ -27,25 +30,53 @@ module Heron
         @table = [] # newest first
         @size = 0
         @max = table_size
+        @last_block = nil # the last block, when it was indexed fields only (#remember)
+        @last_fields = nil
       end
 
       # @param data [String] a whole header block.
       # @param table_size_limit [Integer] our SETTINGS_HEADER_TABLE_SIZE: the most a dynamic
       #   table size update may ask for.
-      # @return [Array<Array(String, String)>] the fields, frozen (UTF-8 tagged, as protocol-hpack's).
+      # @return [Array<Array(String, String)>] the fields, frozen (UTF-8 tagged, as protocol-hpack's);
+      #   the Array itself frozen and shared when the block repeats the last one (#remember).
       # @raise [Protocol::HPACK::CompressionError] for a malformed block.
       def decode(data, table_size_limit = 4096)
+        return @last_fields if data == @last_block
+        @last_block = nil
         @data = data
         @offset = 0
         fields = []
-        fields << field(table_size_limit) while @offset < data.bytesize
+        plain = true
+        while @offset < data.bytesize
+          byte = data.getbyte(@offset)
+          unless byte > 0x80 && byte < 0xff
+            plain = false
+            next fields << field(table_size_limit)
+          end
+          # §6.1 with the index in the first byte (1 to 126): most fields of a request after a
+          # connection's first, read here, where #field would take four calls.
+          @offset += 1
+          index = byte & 0x7f
+          pair = index <= STATIC.size ? STATIC[index - 1] : @table[index - STATIC.size - 1]
+          fields << (pair or raise Protocol::HPACK::CompressionError, "invalid index #{index}")
+        end
         fields.compact!
-        fields
+        plain ? remember(data, fields.freeze) : fields
       ensure
         @data = nil
       end
 
       private
+
+      # A block of one-byte indexed fields only changes nothing in the table, so the same bytes
+      # next time (a client repeating a request on its connection) give the same fields, until
+      # a block that is not such a one (which may change the table) comes between.
+      # The block is kept as a frozen copy (a copy-on-write one: no bytes are copied), so a caller
+      # that reuses its String cannot make a later block look like this one.
+      def remember(data, fields)
+        @last_block = data.frozen? ? data : data.dup.freeze
+        @last_fields = fields
+      end
 
       def field(table_size_limit)
         byte = @data.getbyte(@offset)

@@ -43,24 +43,21 @@ module Heron
       # @return [String] buffer.
       def encode(fields, buffer = String.new(encoding: Encoding::BINARY), table_size = nil)
         resize(buffer, table_size) if table_size && table_size != @limit
-        fields.each { |name, value| field(buffer, name, value) }
+        fields.each do |name, value|
+          index = EXACT[name]&.[](value) || ((inserted = @entries[name]&.[](value)) && FIRST_DYNAMIC + @inserted - 1 - inserted)
+          index && index < 0x7f ? buffer << (0x80 | index) : field(buffer, name, value, index) # §6.1 in one byte
+        end
         buffer
       end
 
       private
 
-      def field(buffer, name, value)
-        index = EXACT[name]&.[](value) || dynamic(name, value)
+      def field(buffer, name, value, index)
         return integer(buffer, index, 7, 0x80) if index
         size = name.bytesize + value.bytesize + ENTRY_OVERHEAD
         indexed = size <= @limit && !UNIQUE.include?(name)
         literal(buffer, name, value, indexed ? 0x40 : 0x00, indexed ? 6 : 4)
         add(name, value, size) if indexed
-      end
-
-      def dynamic(name, value)
-        inserted = @entries[name]&.[](value)
-        inserted && FIRST_DYNAMIC + @inserted - 1 - inserted
       end
 
       # A literal field (§6.2.1 with `pattern` 0x40, §6.2.2 with 0x00): the name by its static

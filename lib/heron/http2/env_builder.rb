@@ -25,11 +25,14 @@ module Heron
       # when full.
       KEYS = {} # rubocop:disable Style/MutableConstant -- the cache itself
       MAX_KEYS = 512
-      private_constant :PSEUDO, :SPECIAL, :KEYS, :MAX_KEYS
+      MUTABLE = %w[PATH_INFO QUERY_STRING].freeze # made anew for each request (#replay)
+      private_constant :PSEUDO, :SPECIAL, :KEYS, :MAX_KEYS, :MUTABLE
 
       # @param common [Request::EnvBuilder] the connection's env builder.
       def initialize(common)
         @common = common
+        @fields = nil # the last frozen fields built, and what they added (#remember)
+        @added = nil
       end
 
       # Reads the fields in one pass: the pseudo-headers, which must all come first, then the
@@ -38,7 +41,8 @@ module Heron
       # @return [Hash] the env, for Request::EnvBuilder#complete.
       # @raise [Malformed]
       def build(fields)
-        env = @common.fresh
+        return replay if fields.equal?(@fields)
+        env = {}
         pseudo = [nil, nil, nil, nil] # :method, :scheme, :authority, :path
         regular = false
         fields.each do |name, value|
@@ -50,10 +54,32 @@ module Heron
         end
         request_line(env, pseudo)
         env["HTTP_HOST"] ||= pseudo[2] if pseudo[2]
-        env
+        remember(fields, env) if fields.frozen?
+        @common.fresh.merge!(env)
       end
 
       private
+
+      # The same frozen fields again (HTTP2::Decoder hands out the last block's when a client
+      # repeats it): what they added to the env last time, checked then, is added again, with a
+      # PATH_INFO and QUERY_STRING of the request's own (the app's to change).
+      def replay
+        env = @common.fresh.merge!(@added)
+        env["PATH_INFO"] = env["PATH_INFO"].dup
+        env["QUERY_STRING"] = env["QUERY_STRING"].dup
+        env
+      end
+
+      # Keeps what frozen fields added, when every value but those two is frozen (shared by
+      # the requests that replay it); a non-ASCII value's binary copy is not, and is made anew.
+      def remember(fields, env)
+        @fields = nil
+        return unless env.all? { |key, value| value.frozen? || MUTABLE.include?(key) }
+        added = env.dup # this request's PATH_INFO and QUERY_STRING stay its own
+        MUTABLE.each { |key| added[key] = added[key].dup.freeze }
+        @added = added.freeze
+        @fields = fields
+      end
 
       def request_line(env, (method, scheme, _, path))
         raise Malformed, "missing :method, :scheme or :path" unless method && scheme && path && !path.empty?

@@ -5,20 +5,19 @@ require "protocol/http2/frame"
 module Heron
   module HTTP2
     # Packs the frames of a response (RFC 9113 §4.1: a 9-byte header, then the payload) straight
-    # into the connection's output, where protocol-http2 makes, packs and writes a Frame object
-    # for each: HEADERS with its CONTINUATION frames, and DATA.
+    # into the connection's output (SocketStream#frame), where protocol-http2 makes, packs and
+    # writes a Frame object for each: HEADERS with its CONTINUATION frames, and DATA.
     module FramePacker
       HEADERS = 0x1
       DATA = 0x0
       CONTINUATION = 0x9
-      LAYOUT = "CnCCN" # length (24 bits), type, flags, stream id
-      private_constant :HEADERS, :DATA, :CONTINUATION, :LAYOUT
+      private_constant :HEADERS, :DATA, :CONTINUATION
 
       module_function
 
       # A header block as a HEADERS frame and, past `max` bytes, CONTINUATION frames (the last
       # with END_HEADERS; each with the stream's id: protocol-http2 0.22 sends them on stream 0).
-      # @param out [#<<] the connection's output.
+      # @param out [SocketStream] the connection's output.
       # @param id [Integer] the stream's id.
       # @param block [String] the encoded header block.
       # @param flags [Integer] END_STREAM or 0.
@@ -26,27 +25,24 @@ module Heron
       # @return [void]
       def headers(out, id, block, flags, max)
         size = block.bytesize
-        return out << header(size, HEADERS, flags | Protocol::HTTP2::END_HEADERS, id) << block if size <= max
-        out << header(max, HEADERS, flags, id) << block.byteslice(0, max)
+        return out.frame(HEADERS, flags | Protocol::HTTP2::END_HEADERS, id, block) if size <= max
+        out.frame(HEADERS, flags, id, block.byteslice(0, max))
         (max...size).step(max) do |offset|
           length = [size - offset, max].min
           last = offset + length == size
-          out << header(length, CONTINUATION, last ? Protocol::HTTP2::END_HEADERS : 0, id) << block.byteslice(offset, length)
+          out.frame(CONTINUATION, last ? Protocol::HTTP2::END_HEADERS : 0, id, block.byteslice(offset, length))
         end
       end
 
       # One DATA frame (the caller keeps it within the windows and the frame size).
-      # @param out [#<<]
+      # @param out [SocketStream]
       # @param id [Integer]
       # @param data [String]
       # @param flags [Integer] END_STREAM or 0.
       # @return [void]
       def data(out, id, data, flags)
-        out << header(data.bytesize, DATA, flags, id) << data
+        out.frame(DATA, flags, id, data)
       end
-
-      # @return [String] a frame's 9-byte header.
-      def header(length, type, flags, id) = [length >> 16, length & 0xffff, type, flags, id].pack(LAYOUT)
     end
   end
 end

@@ -4,6 +4,7 @@ require "protocol/http2/server"
 require "protocol/http2/framer"
 require "protocol/http2/stream"
 require_relative "stream"
+require_relative "header_block"
 require_relative "flood_guard"
 require_relative "encoder"
 require_relative "decoder"
@@ -16,26 +17,62 @@ module Heron
     # interleave, streams beyond the concurrency limit are refused (counting streams whose app
     # is still running, even after the client reset them: the "rapid reset" attack), and floods
     # of resets, SETTINGS and PINGs end the connection with ENHANCE_YOUR_CALM.
+    #
+    # Frames are read here rather than by protocol-http2's Framer: a request's HEADERS frame,
+    # whole and plain (END_HEADERS, no padding, no priority, its bytes here already), opens its
+    # stream straight from the frame's 9-byte header and payload (#read_request), where the
+    # framer made a Frame object and the state machines passed it through some forty method
+    # calls; every other frame is read into protocol-http2's Frame objects as before.
     class Session < Protocol::HTTP2::Server
+      # protocol-http2's frame classes by type, with a bounded header block (HeaderBlock).
+      FRAMES = Protocol::HTTP2::FRAMES.dup.tap { |frames| frames[Protocol::HTTP2::HeadersFrame::TYPE] = HeaderBlock }.freeze
       BLOCK = String.new(encoding: Encoding::BINARY).freeze
       HELD = 16 * 1024 # bytes held for the reading fiber's next wait at most (a body streams on)
-      private_constant :BLOCK, :HELD
+      LAYOUT = "CnCCN" # a frame header: length (24 bits), type, flags, stream id (RFC 9113 §4.1)
+      HEADERS = Protocol::HTTP2::HeadersFrame::TYPE
+      # The flags of a HEADERS frame #read_request takes: END_HEADERS, and neither of these.
+      PLAIN = Protocol::HTTP2::END_HEADERS | Protocol::HTTP2::PADDED | Protocol::HTTP2::PRIORITY
+      private_constant :BLOCK, :HELD, :LAYOUT, :HEADERS, :PLAIN
 
       # @param framer [Protocol::HTTP2::Framer]
       # @param max_streams [Integer] concurrent streams per connection.
-      # @param new_stream [#call] configures each new {Stream} (see Stream#configure).
+      # @param stream_settings [StreamSettings] what each new {Stream} is given.
       # @param running [#call] how many streams' apps are running now.
       # @param output [SocketStream] the framer's stream, for frames packed by {Stream} (see #output).
-      def initialize(framer, max_streams:, new_stream:, running:, output:)
+      def initialize(framer, max_streams:, stream_settings:, running:, output:)
         super(framer)
         @output = output
         @encoder = Encoder.new
         @decoder = Decoder.new
         @max_streams = max_streams
-        @new_stream = new_stream
+        @stream_settings = stream_settings
         @running = running
         @guard = FloodGuard.new
         @write_lock = Thread::Mutex.new
+      end
+
+      # Reads one frame and acts on it, as protocol-http2's Connection#read_frame does (a protocol
+      # or HPACK error sends GOAWAY and is raised), a request's plain HEADERS frame without a
+      # Frame object (#read_request).
+      # @yield [Protocol::HTTP2::Frame] each frame read the generic way, before it is applied.
+      # @return [Protocol::HTTP2::Frame, nil] the frame, or nil for a request read straight.
+      def read_frame
+        length, type, flags, id = read_header
+        return read_request(length, flags, id) if type == HEADERS && request?(length, flags, id)
+        frame = (FRAMES[type] || Protocol::HTTP2::Frame).new(id, flags, type, length)
+        frame.read(@output, @local_settings.maximum_frame_size)
+        return if ignore_frame?(frame)
+        yield frame if block_given?
+        frame.apply(self)
+        frame
+      rescue Protocol::HTTP2::GoawayError
+        raise
+      rescue Protocol::HTTP2::ProtocolError => e
+        send_goaway(e.code || Protocol::HTTP2::PROTOCOL_ERROR, e.message)
+        raise
+      rescue Protocol::HPACK::Error => e
+        send_goaway(Protocol::HTTP2::COMPRESSION_ERROR, e.message)
+        raise
       end
 
       # Frame writes are whole: the socket may block mid-frame and another fiber may write
@@ -98,10 +135,14 @@ module Heron
         super
       end
 
-      # A new stream, or REFUSED_STREAM when max_streams apps are running already.
+      # A new stream, or REFUSED_STREAM when max_streams apps are running already. An even id
+      # (the server's own, RFC 9113 §5.1.1) is a connection error, as in protocol-http2's
+      # (whose check this method replaced: such a HEADERS frame was served as a request).
+      # @raise [Protocol::HTTP2::ProtocolError] for an id the client may not open.
       def accept_stream(stream_id)
+        raise Protocol::HTTP2::ProtocolError, "Invalid stream id: #{stream_id}" unless valid_remote_stream_id?(stream_id)
         return refuse(stream_id) if @running.call >= @max_streams
-        create_stream(stream_id) { |connection, id| @new_stream.call(Stream.create(connection, id)) }
+        create_stream(stream_id) { |connection, id| Stream.create(connection, id, @stream_settings) }
       end
 
       # A new stream past max_streams open ones is refused on its own (REFUSED_STREAM, RFC 9113
@@ -129,6 +170,15 @@ module Heron
         @decoder.decode(data, @local_settings.header_table_size)
       end
 
+      # The most bytes one DATA frame may carry now: the connection's send window, within the
+      # client's SETTINGS_MAX_FRAME_SIZE (protocol-http2's, in one call rather than four).
+      # @return [Integer]
+      def available_frame_size
+        size = @remote_settings.maximum_frame_size
+        available = @remote_window.available
+        available < size ? available : size
+      end
+
       # Counts resets against the flood limit.
       def receive_reset_stream(frame)
         @guard.count(:reset)
@@ -154,6 +204,34 @@ module Heron
       end
 
       private
+
+      # @return [Array(Integer, Integer, Integer, Integer)] the next frame's length, type, flags
+      #   and stream id (its reserved bit cleared).
+      def read_header
+        high, low, type, flags, id = @output.read(9).unpack(LAYOUT)
+        [(high << 16) | low, type, flags, id & 0x7fffffff]
+      end
+
+      # Whether a HEADERS frame opens a new stream that may run now, its block whole in this
+      # frame, within the frame size and header block limits, and already received: else it
+      # goes the generic way (HeaderBlock reads it within header_timeout; Session#receive_headers
+      # and #accept_stream refuse it; protocol-http2 rejects a bad stream id).
+      def request?(length, flags, id)
+        flags & PLAIN == Protocol::HTTP2::END_HEADERS && @state == :open && id.odd? && id > @remote_stream_id &&
+          length <= @local_settings.maximum_frame_size && length <= HeaderBlock.max_bytes &&
+          @output.buffered_bytes >= length && @streams.size < @max_streams && @running.call < @max_streams
+      end
+
+      # Opens the stream a plain HEADERS frame asks for and hands it its request (what
+      # Connection#receive_headers, #accept_stream and Stream#receive_headers do for one).
+      # @return [nil]
+      def read_request(length, flags, id)
+        block = @output.read(length)
+        stream = Stream.create(self, id, @stream_settings)
+        @remote_stream_id = id
+        stream.receive_request(block, flags.anybits?(Protocol::HTTP2::END_STREAM))
+        nil
+      end
 
       def flush
         return @framer&.flush if @write_lock.owned?

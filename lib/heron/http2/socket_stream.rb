@@ -13,15 +13,22 @@ module Heron
     class SocketStream
       include Clock
 
+      FRAME_HEADER = "CnCCN" # length (24 bits), type, flags, stream id
+      private_constant :FRAME_HEADER
+
       # @param socket [Connection::BufferedSocket]
       # @param write_timeout [Numeric] seconds a write may wait for the client.
       # @param read_timeout [#call] returns the seconds a read may wait now (nil: no limit).
       # @param header_timeout [Numeric] seconds a whole header block may take (see #head).
-      def initialize(socket, write_timeout:, read_timeout:, header_timeout:)
+      # @param idle_wait [#call, nil] given the socket, waits for its next bytes with no scheduler
+      #   timer (Connection#idle_wait): what BufferedSocket#fill gives, or false when nothing came
+      #   (or the connection is not idle), after which the read waits on within its timeout's rest.
+      def initialize(socket, write_timeout:, read_timeout:, header_timeout:, idle_wait: nil)
         @socket = socket
         @write_timeout = write_timeout
         @read_timeout = read_timeout
         @header_timeout = header_timeout
+        @idle_wait = idle_wait
         @deadline = nil
         @out = String.new(encoding: Encoding::BINARY)
         @spare = String.new(encoding: Encoding::BINARY) # the two take turns: no String per flush
@@ -46,7 +53,7 @@ module Heron
       def read(length)
         while @socket.buffered_bytes < length
           @reader&.waiting
-          @socket.fill(wait) or raise EOFError, "client closed"
+          fill or raise EOFError, "client closed"
           @reader&.working
         end
         @socket.consume(length)
@@ -69,6 +76,20 @@ module Heron
       # @return [SocketStream]
       def <<(data)
         write(data)
+        self
+      end
+
+      # Adds one frame to what the next #flush sends: its 9-byte header packed straight into the
+      # output (RFC 9113 §4.1), then the payload (FramePacker: no header String per frame).
+      # @param type [Integer]
+      # @param flags [Integer]
+      # @param id [Integer] the stream's id.
+      # @param payload [String] within the peer's SETTINGS_MAX_FRAME_SIZE (FramePacker's care).
+      # @return [SocketStream]
+      def frame(type, flags, id, payload)
+        length = payload.bytesize
+        [length >> 16, length & 0xffff, type, flags, id].pack(FRAME_HEADER, buffer: @out)
+        @out << (payload.encoding == Encoding::BINARY || payload.ascii_only? ? payload : payload.b)
         self
       end
 
@@ -106,6 +127,17 @@ module Heron
       def closed? = @socket.closed?
 
       private
+
+      # Waits for the client's next bytes: first in the idle wait, outside a header block, then
+      # for what is left of the read timeout.
+      def fill
+        return @socket.fill(wait) unless @idle_wait && @deadline.nil?
+        started = now
+        ready = @idle_wait.call(@socket)
+        return ready unless ready == false
+        limit = wait
+        @socket.fill(limit && limit - (now - started))
+      end
 
       # Seconds the next read may wait: the read timeout, within the header deadline if one runs.
       def wait

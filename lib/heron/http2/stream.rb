@@ -19,23 +19,39 @@ module Heron
 
       # @return [Array<Array(String, String)>, nil] the request's header fields, once received.
       attr_reader :request_headers
-      # @return [Input, nil] the request body.
+      # @return [Input, Request::Input, nil] the request body: an {Input} the stream feeds from
+      #   DATA frames, or (a request whose HEADERS ended the stream) the connection's shared
+      #   empty one (StreamSettings#empty_input: no Input, Method and Array per bodiless request).
       attr_reader :input
 
-      # Hands a stream whose request head is complete to `on_request`.
-      # @param on_request [#call] called with the stream once its headers arrived.
-      # @param body_limit [Integer, nil]
-      # @param body_timeout [Numeric]
-      # @param header_limit [Integer] the most bytes a decoded header list may have (counted as
-      #   RFC 9113 §6.5.2 does); enforced whether or not the client acknowledged the setting.
-      # @param body_budget [Server::BodyBudget, nil] bounds bodies read whole (see {Input}).
-      def configure(on_request:, body_limit:, body_timeout:, header_limit:, body_budget: nil)
-        @header_limit = header_limit
-        @body_budget = body_budget
-        @on_request = on_request
-        @body_limit = body_limit
-        @body_timeout = body_timeout
-        self
+      # @param connection [Session]
+      # @param id [Integer]
+      # @param settings [StreamSettings] the callback for a complete request head (given the
+      #   stream) and the request's limits.
+      # @return [Stream] the new stream, in the connection's table.
+      def self.create(connection, id, settings)
+        connection.streams[id] = new(connection, id, settings)
+      end
+
+      # protocol-http2's Stream#initialize, less the receive window, made on the first DATA
+      # frame (#local_window): most requests have no body.
+      # @param connection [Session]
+      # @param id [Integer]
+      # @param settings [StreamSettings]
+      def initialize(connection, id, settings) # rubocop:disable Lint/MissingSuper -- its windows are set here
+        @connection = connection
+        @id = id
+        @state = :idle
+        @priority = nil
+        @local_window = nil
+        @body = nil # the Input fed from DATA frames (none when the HEADERS ended the stream)
+        @remote_window = Protocol::HTTP2::Window.new(connection.remote_settings.initial_window_size)
+        @settings = settings
+      end
+
+      # @return [Protocol::HTTP2::Window] the window of what the client may send on the stream.
+      def local_window
+        @local_window ||= Protocol::HTTP2::Window.new(@connection.local_settings.initial_window_size)
       end
 
       # The first HEADERS frame is the request; a later one (trailers) is ignored. A decoded
@@ -43,14 +59,18 @@ module Heron
       # (HPACK). A request without a body has its input ended before the app runs (so a response
       # that closes the stream does not end it with an error made for nothing).
       def process_headers(frame)
-        headers = super
-        bounded(headers)
-        return headers if @request_headers
-        @request_headers = headers
-        @input = Input.new(limit: @body_limit, timeout: @body_timeout, consumed: method(:consumed), budget: @body_budget)
-        @input.finish if frame.end_stream?
-        @on_request.call(self)
-        headers
+        take(super, frame.end_stream?)
+      end
+
+      # The request of a new stream from a plain HEADERS frame (Session#read_request), without
+      # the frame: the state it leaves (RFC 9113 §5.1: open, or half-closed (remote) with
+      # END_STREAM), then as #process_headers.
+      # @param block [String] the frame's header block.
+      # @param end_stream [Boolean] whether the frame had END_STREAM.
+      # @return [void]
+      def receive_request(block, end_stream)
+        @state = end_stream ? :half_closed_remote : :open
+        take(@connection.decode_headers(block), end_stream)
       end
 
       # Headers arriving after the stream closed are still decoded (HPACK state is per connection).
@@ -59,17 +79,17 @@ module Heron
       # Ends the body when the request's last frame came.
       def receive_headers(frame)
         super
-        @input&.finish if frame.end_stream?
+        @body&.finish if frame.end_stream?
       end
 
       # Passes a DATA frame's bytes to the input.
       def process_data(frame)
         data = super
-        @input.push(data)
-        @input.finish if frame.end_stream?
+        @body.push(data)
+        @body.finish if frame.end_stream?
         data
       rescue Request::Input::TooLarge => e
-        @input.finish(e)
+        @body.finish(e)
         send_reset_stream(Protocol::HTTP2::CANCEL)
         data
       end
@@ -84,11 +104,31 @@ module Heron
       # @return [void]
       def discard_rest(limit)
         @discard_left = limit
-        @input.discard
+        @body.discard
       end
 
       # The window is given back as the app reads ({Input}), not when frames arrive.
       def request_window_update = nil
+
+      # Takes a DATA frame's bytes from the receive window (made on the first).
+      def consume_local_window(frame)
+        local_window.consume(frame.length)
+      end
+
+      # Gives bytes back to the client's window (made, if no DATA frame made it yet, first).
+      def send_window_update(window_increment)
+        local_window
+        super
+      end
+
+      # The most bytes one DATA frame may carry now: the stream's window, within the
+      # connection's (Session#available_frame_size).
+      # @return [Integer]
+      def available_frame_size
+        size = @connection.available_frame_size
+        available = @remote_window.available
+        available < size ? available : size
+      end
 
       # A WINDOW_UPDATE of the stream's own wakes its writer (protocol-http2 calls #window_updated
       # only for the connection's: a client with a small stream window stalled a response).
@@ -110,8 +150,8 @@ module Heron
       def closed(error)
         @writable&.signal
         @watcher&.stream_closed
-        return unless @input
-        @input.finish(error || (EOFError.new("stream closed") unless @input.finished?))
+        return unless @body
+        @body.finish(error || (EOFError.new("stream closed") unless @body.finished?))
       end
 
       # Sends HEADERS (and CONTINUATION) frames packed by {FramePacker}.
@@ -178,9 +218,23 @@ module Heron
         @state == :open ? @state = :half_closed_local : close!
       end
 
+      def take(headers, end_stream)
+        bounded(headers)
+        return headers if @request_headers
+        @request_headers = headers
+        @input = end_stream ? @settings.empty_input : (@body = new_body)
+        @settings.on_request.call(self)
+        headers
+      end
+
+      def new_body
+        Input.new(limit: @settings.body_limit, timeout: @settings.body_timeout, consumed: method(:consumed),
+                  budget: @settings.body_budget)
+      end
+
       def bounded(headers)
         size = headers.sum { |name, value| name.bytesize + value.bytesize + 32 }
-        return if size <= @header_limit && headers.size <= MAX_FIELDS
+        return if size <= @settings.header_limit && headers.size <= MAX_FIELDS
         raise Protocol::HTTP2::ProtocolError.new("header list of #{size} bytes", Protocol::HTTP2::ENHANCE_YOUR_CALM)
       end
 

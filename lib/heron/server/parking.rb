@@ -54,6 +54,7 @@ module Heron
       # @param workers [Server::ConnectionWorkers] run woken connections.
       # @return [void]
       def start(root, workers)
+        @kept = HotWaits.new(root, @config.keepalive_timeout)
         return unless ParkingLot.supported? && (@park_after || @config.prebuffer_body.positive?)
         @workers = workers
         @hot = HotWaits.new(root, @park_after) if @park_after
@@ -102,6 +103,22 @@ module Heron
       def hot_wait(socket, quick)
         return :busy if @hot.size >= HOT_WAITS && !quick
         @hot.readable?(socket) && socket.fill(@config.header_timeout)
+      end
+
+      # A kept-alive connection that cannot park (a TLS socket, or parking off) waits in its fiber
+      # for its next request, up to keepalive_timeout, with no scheduler timer of its own: the
+      # reactor's {HotWaits} for that timeout keeps the deadline, once neither the socket nor
+      # OpenSSL holds a byte of it. A timer per wait stayed in the scheduler's heap until its
+      # deadline, keepalive_timeout later, long enough to be promoted and die old (see HotWaits).
+      # @param socket [Connection::BufferedSocket]
+      # @return [Integer, Boolean, nil] what Connection::BufferedSocket#fill gave, or false when
+      #   nothing came in time.
+      def kept_wait(socket)
+        return socket.fill(@config.keepalive_timeout) unless @kept
+        ready = socket.fill_now
+        return ready unless ready.is_a?(Symbol)
+        return socket.fill(@config.keepalive_timeout) unless :wait_readable.equal?(ready) # a TLS write first
+        @kept.readable?(socket) && socket.fill(@config.header_timeout)
       end
 
       # Parks a spot's connection with no fiber until its socket is readable or `deadline` passes

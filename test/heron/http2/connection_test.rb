@@ -33,6 +33,23 @@ class HeronHTTP2ConnectionTest < Minitest::Test
     end
   end
 
+  # Between streams the connection's read waits with no scheduler timer of its own
+  # (Server::Parking#kept_wait), then, if that wait ended early, for the rest of
+  # keepalive_timeout: an idle connection still closes then, neither sooner nor never.
+  def test_an_idle_connection_closes_after_keepalive_timeout_not_before
+    with_server(ECHO, keepalive_timeout: 1.5, keepalive_park_after: 0.05) do |port, _server|
+      h2 = client(port)
+      stream = h2.request("GET", "/idle")
+      h2.wait(stream)
+      assert_equal "HTTP/2 GET /idle http 0", stream.body
+      idle_since = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+      assert h2.socket.wait_readable(30), "the idle connection was still open after 30 s"
+      idle = Process.clock_gettime(Process::CLOCK_MONOTONIC) - idle_since
+      assert_nil h2.socket.read_nonblock(1, exception: false), "the server closed the connection (no frame)"
+      assert_operator idle, :>=, 1.4, "closed #{idle.round(2)} s into keepalive_timeout 1.5"
+    end
+  end
+
   def test_tls_negotiates_h2_by_alpn
     Dir.mktmpdir do |dir|
       paths = TLSCertificates.make(dir, "localhost")
@@ -194,6 +211,29 @@ class HeronHTTP2ConnectionTest < Minitest::Test
     ensure
       h2&.close
     end
+  end
+
+  # A request's HEADERS frame is read without a Frame object only when it opens a new
+  # client stream (HTTP2::Session#request?): one on a stream id the client may not open (even,
+  # 0, not above the last one, RFC 9113 §5.1.1) still ends the connection with PROTOCOL_ERROR.
+  def test_headers_on_a_stream_id_the_client_may_not_open_end_the_connection
+    with_server(ECHO) do |port, _server|
+      [[1, 2], [5, 3], [3, 3], [1, 0]].each do |first, bad|
+        h2 = client(port)
+        ((first + 1) / 2).times { h2.wait(h2.request("GET", "/first")) } # streams 1, 3, ... up to `first`
+        h2.write(raw_headers(h2, bad))
+        assert_equal Protocol::HTTP2::PROTOCOL_ERROR, h2.goaway_code, "HEADERS on stream #{bad} after stream #{first}"
+      ensure
+        h2&.close
+      end
+    end
+  end
+
+  # A request's HEADERS frame on stream `id`, packed by the client's HPACK context.
+  def raw_headers(h2, id)
+    frame = Protocol::HTTP2::HeadersFrame.new(id, Protocol::HTTP2::END_STREAM)
+    frame.pack(h2.client.encode_headers([[":method", "GET"], [":scheme", "http"], [":authority", "localhost"], [":path", "/bad"]]))
+    frame
   end
 
   # Each response's x-request-id is new: indexed, it would fill the client's HPACK table (and

@@ -26,6 +26,31 @@ class HeronHTTP2DecoderTest < Minitest::Test
     decodes.first.zip(decodes.last).each { |(name, first), (_, last)| refute_same first, last, name unless %w[:method :scheme].include?(name) } # those two: static table
   end
 
+  # A repeated block of indexed fields is decoded once; a block that changes the table between
+  # two such blocks makes the next one decode afresh (its dynamic index now names another entry).
+  def test_a_repeated_block_of_indexed_fields_is_decoded_once_until_the_table_changes
+    decoder = Heron::HTTP2::Decoder.new
+    client = Protocol::HPACK::Context.new
+    decoder.decode(block([[":authority", "first.example"]], client)) # the table's entry 62
+    repeated = [0x82, 0x84, 0xbe].pack("C*") # :method GET, :path /, entry 62
+    first = decoder.decode(repeated.dup)
+    assert_equal [[":method", "GET"], [":path", "/"], [":authority", "first.example"]], first
+    assert_same first, decoder.decode(repeated.dup), "the same block again: the fields decoded last time"
+    assert_predicate first, :frozen?
+    decoder.decode(block([[":authority", "second.example"]], client)) # now entry 62; first.example 63
+    assert_equal [[":method", "GET"], [":path", "/"], [":authority", "second.example"]], decoder.decode(repeated.dup)
+  end
+
+  # A caller that reuses its String for the next block (a read buffer) gets that block decoded,
+  # not the remembered one it overwrote.
+  def test_a_reused_string_is_not_taken_for_the_remembered_block
+    decoder = Heron::HTTP2::Decoder.new
+    buffer = [0x82, 0x84].pack("C*") # :method GET, :path /
+    assert_equal [[":method", "GET"], [":path", "/"]], decoder.decode(buffer)
+    buffer.replace([0x83, 0x85].pack("C*")) # :method POST, :path /index.html
+    assert_equal [[":method", "POST"], [":path", "/index.html"]], decoder.decode(buffer)
+  end
+
   def test_a_connection_of_blocks_decodes_as_protocol_hpack_does
     %i[shorter never].each do |huffman|
       client = Protocol::HPACK::Context.new(huffman: huffman)

@@ -37,6 +37,26 @@ class HeronHTTP2EnvBuilderTest < Minitest::Test
     env["PATH_INFO"] << "/changed" # the app's to change
   end
 
+  # The same frozen fields again (HTTP2::Decoder's, for a repeated header block) add what they
+  # added last time without reading each field again; the app's PATH_INFO and QUERY_STRING are
+  # its own each time.
+  def test_the_same_frozen_fields_again_are_not_read_again
+    fields = request(["accept", "x"], ["cookie", "a=1"]).map(&:freeze).freeze
+    first = @builder.build(fields)
+    first["PATH_INFO"] << "/changed"
+    first["QUERY_STRING"] << "&z"
+    calls = []
+    trace = TracePoint.new(:call) { |t| calls << t.method_id if t.defined_class == Heron::HTTP2::EnvBuilder }
+    second = trace.enable { @builder.build(fields) }
+    assert_equal ["/a/b", "x=1&y", "GET", "x", "a=1", "example.com"],
+                 second.values_at("PATH_INFO", "QUERY_STRING", "REQUEST_METHOD", "HTTP_ACCEPT", "HTTP_COOKIE", "HTTP_HOST")
+    refute_includes calls, :add_field, "fields read again: #{calls.tally}"
+    refute_same first["PATH_INFO"], second["PATH_INFO"]
+    second["PATH_INFO"] << "/mine" # mutable
+    other = @builder.build(request(["accept", "y"]).map(&:freeze).freeze)
+    assert_equal ["/a/b", "y"], other.values_at("PATH_INFO", "HTTP_ACCEPT")
+  end
+
   def test_malformed_requests_are_refused_even_for_names_seen_before
     @builder.build(request(["te", "trailers"], ["x-seen", "1"]))
     [request(["connection", "keep-alive"]), request(["te", "gzip"]), request(["X-Seen", "1"]),

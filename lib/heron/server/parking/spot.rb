@@ -75,7 +75,7 @@ module Heron
           Async::Task.current.yield
           return true if @socket.buffered?
           return false if @parking.draining?
-          after = @parkable && @parking.park_after or return @socket.fill(@parking.config.keepalive_timeout)
+          after = @parkable && @parking.park_after or return @parking.kept_wait(@socket)
           ready = @socket.fill_now
           return ready unless :wait_readable.equal?(ready)
           ready = @parking.hot_wait(@socket, @quick)
