@@ -3,11 +3,17 @@
 if ENV["COVERAGE"] == "1"
   require "simplecov"
   require_relative "support/coverage_formatter"
+  require_relative "support/coverage_processes"
   SimpleCov.start do
     formatter CoverageFormatter
     enable_coverage :branch
     add_filter "/test/"
     command_name "minitest-#{Process.pid}"
+  end
+  # The spawned processes' results first, so that the report holds them.
+  SimpleCov.at_exit do
+    CoverageProcesses.fold
+    SimpleCov.result.format!
   end
 end
 

@@ -1,8 +1,8 @@
 # frozen_string_literal: true
 
 # Builds Heron's core C classes: Heron::HTTPParser, Heron::Response::Head,
-# Heron::Connection::IdleSet, Heron::Connection::StackScrub, Heron::Log::RequestId,
-# Heron::Server::EnvTemplate and Heron::WebSocket::Mask (heron_ext.c lists them). The profiler's
+# Heron::Connection::IdleSet, Heron::Connection::StackScrub, Heron::Connection::ReadBuffer,
+# Heron::Log::RequestId, Heron::Server::EnvTemplate and Heron::WebSocket::Mask (heron_ext.c lists them). The profiler's
 # are in heron-profiler/ext/heron_profiler (the heron-profiler gem).
 #
 # Environment:

@@ -6,6 +6,7 @@
  *   Heron::Response::Head   heron_response_head.c
  *   Heron::Connection::IdleSet  heron_connection_idle_set.c (epoll, for parked connections)
  *   Heron::Connection::StackScrub  heron_connection_stack_scrub.c (before a fiber waits)
+ *   Heron::Connection::ReadBuffer  heron_connection_read_buffer.c (drops parsed bytes in place)
  *   Heron::Log::RequestId   heron_log_request_id.c (generate and assign; the rest is Ruby)
  *   Heron::Server::EnvTemplate  heron_server_env_template.c (with_room; the rest is Ruby)
  *   Heron::WebSocket::Mask  heron_websocket_mask.c (unmasking client frames)
@@ -18,6 +19,7 @@
 #include "heron_response_head.h"
 #include "heron_connection_idle_set.h"
 #include "heron_connection_stack_scrub.h"
+#include "heron_connection_read_buffer.h"
 #include "heron_log_request_id.h"
 #include "heron_server_env_template.h"
 #include "heron_websocket_mask.h"
@@ -32,6 +34,7 @@ void Init_heron_ext(void)
   Init_Heron_Response_Head(mHeron);
   Init_Heron_Connection_IdleSet(mHeron);
   Init_Heron_Connection_StackScrub(mHeron);
+  Init_Heron_Connection_ReadBuffer(mHeron);
   Init_Heron_Log_RequestId(mHeron);
   Init_Heron_Server_EnvTemplate(mHeron);
   Init_Heron_WebSocket_Mask(mHeron);

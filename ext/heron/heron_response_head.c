@@ -275,6 +275,18 @@ static VALUE Heron_Response_Head_new_head(VALUE status_line)
   return head;
 }
 
+/* After the status line: the app's fields, the server's lines and the blank line. */
+HERON_RAISES_THROUGH static VALUE Heron_Response_Head_finish(Heron_Response_Head_buffer *buffer, VALUE headers, VALUE extra,
+                                        VALUE date, VALUE connection)
+{
+  Heron_Response_Head_add_fields(buffer, headers);
+  Heron_Response_Head_append_bytes(buffer, extra);
+  Heron_Response_Head_append_bytes(buffer, date);
+  Heron_Response_Head_append_bytes(buffer, connection);
+  Heron_Response_Head_append_raw(buffer, "\r\n", 2);
+  return Heron_Response_Head_done(buffer);
+}
+
 /*
  * call-seq: Heron::Response::Head.assemble(status_line, headers, extra, date, connection) -> String
  *
@@ -293,12 +305,24 @@ HERON_RAISES_THROUGH static VALUE Heron_Response_Head_assemble(VALUE self, VALUE
 {
   Heron_Response_Head_buffer buffer;
   Heron_Response_Head_begin(&buffer, Heron_Response_Head_new_head(status_line));
-  Heron_Response_Head_add_fields(&buffer, headers);
-  Heron_Response_Head_append_bytes(&buffer, extra);
-  Heron_Response_Head_append_bytes(&buffer, date);
-  Heron_Response_Head_append_bytes(&buffer, connection);
-  Heron_Response_Head_append_raw(&buffer, "\r\n", 2);
-  return Heron_Response_Head_done(&buffer);
+  return Heron_Response_Head_finish(&buffer, headers, extra, date, connection);
+}
+
+/*
+ * call-seq: Heron::Response::Head.assemble_into(buffer, status_line, headers, extra, date, connection) -> buffer
+ *
+ * As assemble, into `buffer` (a binary String, emptied first, its memory kept) instead of a new
+ * String: Response::Writer reuses one buffer per reactor thread for its heads (see
+ * Server::Context#head_buffer), so a response costs neither a String nor a malloc for its head.
+ */
+HERON_RAISES_THROUGH static VALUE Heron_Response_Head_assemble_into(VALUE self, VALUE head, VALUE status_line, VALUE headers,
+                                               VALUE extra, VALUE date, VALUE connection)
+{
+  Heron_Response_Head_buffer buffer;
+  Heron_Response_Head_begin(&buffer, head);
+  buffer.len = 0;
+  Heron_Response_Head_append_bytes(&buffer, status_line);
+  return Heron_Response_Head_finish(&buffer, headers, extra, date, connection);
 }
 
 /*
@@ -345,6 +369,7 @@ void Init_Heron_Response_Head(VALUE heron)
   rb_define_singleton_method(cHeron_Response_Head, "fields", Heron_Response_Head_fields, 1);
   rb_define_singleton_method(cHeron_Response_Head, "normalize", Heron_Response_Head_normalize, 1);
   rb_define_singleton_method(cHeron_Response_Head, "assemble", Heron_Response_Head_assemble, 5);
+  rb_define_singleton_method(cHeron_Response_Head, "assemble_into", Heron_Response_Head_assemble_into, 6);
   rb_define_singleton_method(cHeron_Response_Head, "append_parts", Heron_Response_Head_append_parts, 2);
   rb_define_singleton_method(cHeron_Response_Head, "bytesize_of", Heron_Response_Head_bytesize_of, 1);
 }

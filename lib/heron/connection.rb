@@ -176,7 +176,7 @@ module Heron
     # What only HTTP/1.1 uses, made once the client is known not to speak HTTP/2 (again when a
     # fresh connection resumes from parking: kept).
     def speak_http1
-      @writer ||= Response::Writer.new(@socket, @config, @context.date)
+      @writer ||= Response::Writer.new(@socket, @config, @context.date, @context.head_buffer)
       @reader ||= Connection::RequestReader.new(@socket, @context, @env, -> { hijack! })
     end
 
@@ -205,10 +205,13 @@ module Heron
 
     # The connection parked: the worker moves on (a reference to its task would keep an ended
     # worker's fiber stack), and an idle one drops its parser (about 1 KiB; a request waiting
-    # for its body keeps it, for its framing).
+    # for its body keeps it, for its framing) and its read buffer's kept room.
     def let_go(request = nil)
       @task = nil
-      @reader&.release_parser unless request
+      unless request
+        @reader&.release_parser
+        @socket.release_room
+      end
       :parked
     end
 

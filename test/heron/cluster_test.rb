@@ -99,10 +99,11 @@ class ClusterTest < Minitest::Test
   def test_phased_restart_replaces_every_worker_without_failing_a_request
     pid, port, log = spawn_heron(PID_APP, "-w", "2", "-q")
     before = worker_pids(port, 2)
-    load = start_load(port, rate: 40, seconds: 6)
+    load = start_load(port, rate: 40)
     wait_for_answers(load)
     Process.kill("USR1", pid)
     eventually { File.read(log).include?("phased restart done") }
+    stop_load(load)
     assert_every_request_answered(load)
     after = worker_pids(port, 2)
     assert_empty before & after, "every worker was replaced"

@@ -17,13 +17,14 @@ class GCPerRequestTest < Minitest::Test
   NAMES = ["localhost"].freeze
 
   # Objects allocated in the process per keep-alive hello-world request: the server's own
-  # (env Hash and its values, the response head, rack.after_reply and rack.response_finished,
-  # the request id) plus the app's two (its Array and headers Hash) and the client's (none: a
-  # frozen request, a reused buffer). Measured 15.0 on Ruby 3.1, YJIT off and on
+  # (env Hash and its values, rack.after_reply and rack.response_finished, the request id)
+  # plus the app's two (its Array and headers Hash) and the client's (none: a frozen request, a
+  # reused buffer). Measured 15.0 on Ruby 3.1, YJIT off and on
   # (bench/results/per_core.md, "GC and waiting fibers"), then 12.0 once the wait between
   # requests made no scheduler timer (its Handle, Proc and a heap swap's Array; "Hot waits
-  # without a timer each").
-  OBJECTS_PER_REQUEST = 14
+  # without a timer each"), then 11.0 once the response head was built in a buffer each
+  # reactor thread reuses (Response::Writer; "Hello world against Iodine").
+  OBJECTS_PER_REQUEST = 11.5
   # Old write-barrier-unprotected objects (remembered: re-marked by every minor GC) a
   # connection adds once its fiber waits for the rest of a head, besides new fibers (a fiber
   # cannot be WB-protected; a worker's fiber may also exist already): none. The parser (a C

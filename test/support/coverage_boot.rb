@@ -2,10 +2,13 @@
 
 # Loaded with `ruby -r` into the `heron` processes the tests spawn, so code that only runs there
 # (launcher, cluster master, forked workers, signal handling) counts towards coverage. Results
-# merge into coverage/.resultset.json with the test process's own.
+# are stored in coverage/processes/PID/ and folded into coverage/.resultset.json by the test
+# process when it ends (CoverageProcesses).
 if ENV["COVERAGE"] == "1"
   require "simplecov"
+  require_relative "coverage_processes"
   SimpleCov.root(File.expand_path("../..", __dir__))
+  SimpleCov.coverage_dir CoverageProcesses.dir(Process.pid)
   SimpleCov.command_name "heron-process-#{Process.pid}"
   SimpleCov.print_error_status = false
   SimpleCov.formatter SimpleCov::Formatter::SimpleFormatter
@@ -14,6 +17,7 @@ if ENV["COVERAGE"] == "1"
     add_filter "/test/"
     enable_for_subprocesses true
     at_fork do |pid|
+      SimpleCov.coverage_dir CoverageProcesses.dir(pid)
       SimpleCov.command_name "heron-worker-#{pid}"
       SimpleCov.print_error_status = false
       SimpleCov.formatter SimpleCov::Formatter::SimpleFormatter

@@ -37,7 +37,7 @@ module InstallHelper
   # Runs a command outside the repository's bundle; fails the test when it fails.
   # @return [String] its stdout and stderr.
   def run!(env, *argv, chdir:)
-    output, status = Bundler.with_unbundled_env { Open3.capture2e(env, *argv, chdir: chdir) }
+    output, status = Open3.capture2e(unbundled(env), *argv, chdir: chdir, unsetenv_others: true)
     assert status.success?, "#{argv.join(' ')} failed:\n#{output}"
     output
   end
@@ -45,7 +45,7 @@ module InstallHelper
   # Starts a server command outside the bundle, yields its log path, then stops it with TERM.
   def serving(env, argv, chdir:)
     log = File.join(chdir, "server.log")
-    pid = Bundler.with_unbundled_env { Process.spawn(env, *argv, chdir: chdir, %i[out err] => log, pgroup: true) }
+    pid = Process.spawn(unbundled(env), *argv, chdir: chdir, %i[out err] => log, pgroup: true, unsetenv_others: true)
     @serving_pid = pid
     yield log
   ensure
@@ -86,4 +86,12 @@ module InstallHelper
       retry
     end
   end
+
+  private
+
+  # The whole environment of a child outside the bundle: this process's own before Bundler
+  # changed it, with `env` over it (nil unsets). Given to spawn with unsetenv_others, where
+  # Bundler.with_unbundled_env would swap ENV itself, which tests running in threads share.
+  # @return [Hash{String => String, nil}]
+  def unbundled(env) = Bundler.unbundled_env.merge(env)
 end

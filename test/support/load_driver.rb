@@ -7,9 +7,9 @@ require_relative "../../lib/heron/clock"
 # The core's own load for its restart tests (the core's tests run without heron-attack): an open
 # loop of GETs at a fixed rate, each on a new connection in a thread of its own, so a slow answer
 # never delays the next request. Run as a child process (`ruby load_driver.rb URL RATE SECONDS
-# REPORT LINES`): it appends a line to LINES as each answer arrives, and writes REPORT (JSON:
-# requests sent, answers by status, errors by class with a few samples) when every request has
-# ended.
+# REPORT LINES`): it sends for SECONDS, or until SIGTERM stops it sending, appends a line to LINES
+# as each answer arrives, and writes REPORT (JSON: requests sent, answers by status, errors by
+# class with a few samples) when every request sent has ended.
 class LoadDriver
   include Heron::Clock
 
@@ -26,16 +26,25 @@ class LoadDriver
     @errors = Hash.new(0)
     @samples = []
     @lock = Mutex.new
+    @stopped = false
+  end
+
+  # Sends no further request (those sent are still awaited); safe in a signal handler.
+  # @return [void]
+  def stop
+    @stopped = true
   end
 
   # Sends every request at its time, waits for all of them.
   # @return [Hash] the report.
   def run
     started = now
-    threads = Array.new(@planned) do |index|
-      delay = started + index.fdiv(@rate) - now
+    threads = []
+    until threads.size == @planned
+      delay = started + threads.size.fdiv(@rate) - now
       sleep(delay) if delay.positive?
-      Thread.new { record(fetch) }
+      break if @stopped
+      threads << Thread.new { record(fetch) }
     end
     threads.each(&:join)
     { "requests" => { "sent" => threads.size }, "status_codes" => @codes, "errors" => @errors, "error_samples" => @samples }
@@ -69,6 +78,8 @@ if $PROGRAM_NAME == __FILE__
   url, rate, seconds, report, lines = ARGV
   File.open(lines, "a") do |out|
     out.sync = true
-    File.write(report, JSON.generate(LoadDriver.new(URI(url), Integer(rate), Float(seconds), out).run))
+    driver = LoadDriver.new(URI(url), Integer(rate), Float(seconds), out)
+    Signal.trap("TERM") { driver.stop }
+    File.write(report, JSON.generate(driver.run))
   end
 end

@@ -14,6 +14,22 @@
 VALUE Heron_Profiler_str(const char *s); /* profiler_ext.c */
 double Heron_Profiler_monotonic(void);   /* CLOCK_MONOTONIC seconds (profiler_request_profile.c) */
 
+/*
+ * A walk over a Hash's entries for callbacks that only read them (no allocation, no Ruby call,
+ * the Hash left alone): the Meter's pass over a request's env, the look for an app's own
+ * Server-Timing. rb_hash_stlike_foreach is libruby's own walk of a Hash's table (exported,
+ * declared only in its internal headers; extconf.rb checks for it): it skips rb_hash_foreach's
+ * guard against the Hash changing under it (an rb_ensure per walk and a check per entry,
+ * about 55 instructions an entry), which such a callback does not need. The callback is an
+ * st_foreach callback: int (st_data_t key, st_data_t value, st_data_t arg).
+ */
+#ifdef HAVE_RB_HASH_STLIKE_FOREACH
+int rb_hash_stlike_foreach(VALUE hash, st_foreach_callback_func *func, st_data_t arg);
+#define HERON_PROFILER_HASH_FOREACH(hash, func, arg) rb_hash_stlike_foreach((hash), (func), (st_data_t)(arg))
+#else
+#define HERON_PROFILER_HASH_FOREACH(hash, func, arg) rb_hash_foreach((hash), (func), (VALUE)(arg))
+#endif
+
 #include "profiler_cpu_clock.h"
 #include "profiler_request_profile.h"
 #include "profiler_fiber_accounting.h"

@@ -51,7 +51,7 @@ static int Heron_Profiler_Dashboard_LoopbackRule_loopback(VALUE addr)
   s = RSTRING_PTR(addr);
   n = RSTRING_LEN(addr);
   if (n == 3 && memcmp(s, "::1", 3) == 0) return 1;
-  if (n > 7 && strncasecmp(s, "::ffff:", 7) == 0) return Heron_Profiler_Dashboard_LoopbackRule_loopback_v4(s + 7, n - 7);
+  if (n > 7 && s[0] == ':' && strncasecmp(s, "::ffff:", 7) == 0) return Heron_Profiler_Dashboard_LoopbackRule_loopback_v4(s + 7, n - 7);
   return Heron_Profiler_Dashboard_LoopbackRule_loopback_v4(s, n);
 }
 
@@ -90,24 +90,34 @@ void Heron_Profiler_Dashboard_LoopbackRule_begin(Heron_Profiler_Dashboard_Loopba
   Heron_Profiler_Dashboard_LoopbackRule_lengths |= 1UL << seen->unix_key_length;
 }
 
-/* Notes one env entry, the `n` bytes of its key at `key` (a caller may skip keys whose length
- * Heron_Profiler_Dashboard_LoopbackRule_wants refuses): REMOTE_ADDR's value, a forwarding
- * header's presence (whatever its value, as a lookup finds it), the unix-socket mark when true. */
-void Heron_Profiler_Dashboard_LoopbackRule_note(Heron_Profiler_Dashboard_LoopbackRule_seen *seen, const char *key, long n, VALUE value)
+/* What the `n` bytes of an env key at `key` are to the rule (HERON_LOOPBACK_*); a caller may
+ * skip keys whose length Heron_Profiler_Dashboard_LoopbackRule_wants refuses. */
+int Heron_Profiler_Dashboard_LoopbackRule_kind(const Heron_Profiler_Dashboard_LoopbackRule_seen *seen, const char *key, long n)
 {
   size_t i;
-  if (n == 11 && memcmp(key, "REMOTE_ADDR", 11) == 0) {
-    seen->remote_addr = value;
-    return;
-  }
-  if (RTEST(value) && Heron_Profiler_Dashboard_LoopbackRule_is(key, n, seen->unix_key, seen->unix_key_length)) {
-    seen->forwarded = 1;
-    return;
-  }
-  if (n < 5 || memcmp(key, "HTTP_", 5) != 0) return; /* every forwarding header's key */
+  if (n == 11 && memcmp(key, "REMOTE_ADDR", 11) == 0) return HERON_LOOPBACK_REMOTE_ADDR;
+  if (Heron_Profiler_Dashboard_LoopbackRule_is(key, n, seen->unix_key, seen->unix_key_length)) return HERON_LOOPBACK_UNIX_MARK;
+  if (n < 5 || memcmp(key, "HTTP_", 5) != 0) return HERON_LOOPBACK_NONE; /* every forwarding header's key */
   for (i = 0; i < PROXY_HEADERS; i++) {
-    if (Heron_Profiler_Dashboard_LoopbackRule_is(key, n, Heron_Profiler_Dashboard_LoopbackRule_headers[i], proxy_lengths[i])) seen->forwarded = 1;
+    if (Heron_Profiler_Dashboard_LoopbackRule_is(key, n, Heron_Profiler_Dashboard_LoopbackRule_headers[i], proxy_lengths[i])) return HERON_LOOPBACK_FORWARDING;
   }
+  return HERON_LOOPBACK_NONE;
+}
+
+/* Notes an env entry whose key is of `kind` (HERON_LOOPBACK_*): REMOTE_ADDR's value, a
+ * forwarding header's presence (whatever its value, as a lookup finds it), the unix-socket mark
+ * when true. */
+void Heron_Profiler_Dashboard_LoopbackRule_take(Heron_Profiler_Dashboard_LoopbackRule_seen *seen, int kind, VALUE value)
+{
+  if (kind == HERON_LOOPBACK_REMOTE_ADDR) seen->remote_addr = value;
+  else if (kind == HERON_LOOPBACK_FORWARDING || (kind == HERON_LOOPBACK_UNIX_MARK && RTEST(value))) seen->forwarded = 1;
+}
+
+/* Notes one env entry, the `n` bytes of its key at `key` (a caller may skip keys whose length
+ * Heron_Profiler_Dashboard_LoopbackRule_wants refuses). */
+void Heron_Profiler_Dashboard_LoopbackRule_note(Heron_Profiler_Dashboard_LoopbackRule_seen *seen, const char *key, long n, VALUE value)
+{
+  Heron_Profiler_Dashboard_LoopbackRule_take(seen, Heron_Profiler_Dashboard_LoopbackRule_kind(seen, key, n), value);
 }
 
 /* The rule's answer once every entry of the env was noted. */

@@ -19,6 +19,16 @@ typedef struct Heron_Profiler_Dashboard_LoopbackRule_seen {
 
 extern unsigned long Heron_Profiler_Dashboard_LoopbackRule_lengths;
 
+/* What an env key is to the rule (Heron_Profiler_Dashboard_LoopbackRule_kind): a caller that
+ * remembers the answer per key (the Meter, by the key's identity) notes an entry with
+ * Heron_Profiler_Dashboard_LoopbackRule_take without reading the key's bytes again. */
+enum {
+  HERON_LOOPBACK_NONE,        /* a key the rule does not read */
+  HERON_LOOPBACK_REMOTE_ADDR, /* REMOTE_ADDR */
+  HERON_LOOPBACK_FORWARDING,  /* a forwarding header: its presence counts, whatever its value */
+  HERON_LOOPBACK_UNIX_MARK    /* the unix-socket mark: counts when its value is true */
+};
+
 /* Whether the rule reads some env key of `n` bytes (else a pass need not note that entry). */
 static inline int Heron_Profiler_Dashboard_LoopbackRule_wants(long n)
 {
@@ -26,6 +36,8 @@ static inline int Heron_Profiler_Dashboard_LoopbackRule_wants(long n)
 }
 
 void Heron_Profiler_Dashboard_LoopbackRule_begin(Heron_Profiler_Dashboard_LoopbackRule_seen *seen);
+int Heron_Profiler_Dashboard_LoopbackRule_kind(const Heron_Profiler_Dashboard_LoopbackRule_seen *seen, const char *key, long n);
+void Heron_Profiler_Dashboard_LoopbackRule_take(Heron_Profiler_Dashboard_LoopbackRule_seen *seen, int kind, VALUE value);
 void Heron_Profiler_Dashboard_LoopbackRule_note(Heron_Profiler_Dashboard_LoopbackRule_seen *seen, const char *key, long n, VALUE value);
 int Heron_Profiler_Dashboard_LoopbackRule_judge(const Heron_Profiler_Dashboard_LoopbackRule_seen *seen);
 int Heron_Profiler_Dashboard_LoopbackRule_local(VALUE env);

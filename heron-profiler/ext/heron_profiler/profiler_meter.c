@@ -2,9 +2,10 @@
  * Heron::Profiler::Meter: the per-request primitive under Heron::Profiler::Middleware. Every
  * profiled request runs #call and #finish, and written in Ruby their dozens of method calls
  * cost more than Heron's whole hello-world request, so they are C; the Ruby middleware
- * (lib/heron/profiler/middleware.rb) builds a Meter with its settings and with the Procs that
- * do the cold work (the dashboard, the memory profile, N+1 reports, after-reply timing,
- * checking a request's queries, naming a route), and calls #call and #finish.
+ * (lib/heron/profiler/middleware.rb) is a subclass that sets the Meter up with its settings
+ * and with the Procs that do the cold work (the dashboard, the memory profile, N+1 reports,
+ * after-reply timing, checking a request's queries, naming a route), and inherits #call and
+ * #finish, so a request enters C straight from the server.
  *
  * The Meter calls no Ruby method by name: the app is called (`call` on the Rack app, as a
  * server would) and the Procs it was given are run with rb_proc_call_with_block; everything
@@ -46,6 +47,27 @@ static const char *const HOOK_NAMES[HOOK_COUNT] = {
 
 enum { LAST_METHOD, LAST_PATH, LAST_ROUTE, LAST_SIZE };
 
+/* What an env key is to the Meter's pass (Heron_Profiler_Meter_kind); KEY_RULE + n: kind n of
+ * the loopback rule (HERON_LOOPBACK_*). KEY_UNKNOWN (0) marks an empty slot of the key cache. */
+enum { KEY_UNKNOWN, KEY_OTHER, KEY_PATH, KEY_QUERY, KEY_METHOD, KEY_AFTER_REPLY, KEY_QUEUE_HEADER, KEY_REQUEST_START, KEY_RULE };
+
+/*
+ * The kinds of the env keys seen, by the key's identity: a server builds each request's env
+ * with the same key objects (Heron's and Puma's keys, header names included, are interned
+ * frozen Strings), so the pass tells most entries apart by one pointer compare instead of
+ * reading their bytes. Only frozen Strings are remembered (their bytes cannot change), and the
+ * cache holds on to them (marked, so pinned: the address cannot be reused for another String
+ * or moved). Open addressing, linear probing; emptied when half full, so a client sending
+ * ever-new header names costs the pass its cache, never memory.
+ */
+#define KEY_SLOTS 256
+#define KEY_MAX (KEY_SLOTS / 2)
+typedef struct Heron_Profiler_Meter_keys {
+  VALUE key[KEY_SLOTS]; /* Qfalse: empty */
+  unsigned char kind[KEY_SLOTS];
+  int count;
+} Heron_Profiler_Meter_keys;
+
 typedef struct Heron_Profiler_Meter {
   VALUE app, accounting, store, profile_path;
   VALUE hooks[HOOK_COUNT];
@@ -58,6 +80,7 @@ typedef struct Heron_Profiler_Meter {
   int proxies;                       /* whether any proxy is trusted (else X-Request-Start is not read) */
   long features_seen; /* $LOADED_FEATURES' size when the SQL hooks were last looked for;
                          -1: all are installed; -2: not looked for yet */
+  Heron_Profiler_Meter_keys keys;
 } Heron_Profiler_Meter;
 
 /* What rb_protect hands to Heron_Profiler_Meter_measure (the values stay on this stack, where
@@ -72,11 +95,14 @@ typedef struct Heron_Profiler_Meter_request {
 
 /* What the Meter reads of a request's env, in one pass over it (Heron_Profiler_Meter_read): a
  * String-keyed lookup hashes its key (about 290 instructions) and a measured request needs
- * thirteen keys (six of them forwarding headers, normally absent), where the pass costs Ruby's
- * iteration (about 55 instructions an entry) and a length test for most entries: about 1,200
- * instructions less per request on Heron's env of 24 entries (in-process callgrind, 20,000
- * calls). Its break-even is near 60 entries, more than a browser's request makes. */
+ * thirteen keys (six of them forwarding headers, normally absent), where the pass costs
+ * libruby's walk (about 30 instructions an entry with rb_hash_stlike_foreach, 55 with
+ * rb_hash_foreach) and, for a key seen before, one probe of the key cache (about 30): about
+ * 1,500 instructions on Heron's env of 24 entries (in-process callgrind), where it was 3,000
+ * with rb_hash_foreach and a length test and memcmp per entry, and the lookups about 4,000. */
 typedef struct Heron_Profiler_Meter_env {
+  VALUE self;            /* the Meter, owner of the key cache */
+  Heron_Profiler_Meter *m;
   VALUE path, query, method, request_start, after_reply; /* Qnil when absent */
   int paths;        /* whether the pass reads PATH_INFO and QUERY_STRING (else they were looked up) */
   int loopback;     /* whether it notes what the loopback rule needs */
@@ -94,6 +120,9 @@ static void Heron_Profiler_Meter_mark(void *ptr)
   rb_gc_mark(m->profile_path);
   for (i = 0; i < HOOK_COUNT; i++) rb_gc_mark(m->hooks[i]);
   for (i = 0; i < LAST_SIZE; i++) rb_gc_mark(m->last[i]);
+  for (i = 0; i < KEY_SLOTS; i++) {
+    if (m->keys.key[i] != Qfalse) rb_gc_mark(m->keys.key[i]);
+  }
 }
 
 static const rb_data_type_t Heron_Profiler_Meter_type = {
@@ -117,6 +146,7 @@ static VALUE Heron_Profiler_Meter_alloc(VALUE klass)
   m->app = m->accounting = m->store = m->profile_path = Qnil;
   for (i = 0; i < HOOK_COUNT; i++) m->hooks[i] = Qnil;
   for (i = 0; i < LAST_SIZE; i++) m->last[i] = Qnil;
+  for (i = 0; i < KEY_SLOTS; i++) m->keys.key[i] = Qfalse;
   return self;
 }
 
@@ -435,51 +465,101 @@ static VALUE Heron_Profiler_Meter_measured(VALUE self, Heron_Profiler_Meter *m, 
 /* Whether the `n` bytes at `s` spell the string literal `literal` (a constant-length memcmp,
  * which the compiler writes as a few word compares). */
 #define HERON_METER_KEY_IS(s, n, literal) ((n) == (long)sizeof(literal) - 1 && memcmp((s), (literal), sizeof(literal) - 1) == 0)
-/* Bit n set: the Meter reads some env key of n bytes (see Heron_Profiler_Meter_read_entry). */
+/* Bit n set: the Meter reads some env key of n bytes (see Heron_Profiler_Meter_classify). */
 #define HERON_METER_LENGTHS ((1UL << 9) | (1UL << 12) | (1UL << 14) | (1UL << 16) | (1UL << 18) | (1UL << 19) | (1UL << 20))
 
-/* Takes an env entry the Meter reads into `read`; returns whether it was one. */
-static int Heron_Profiler_Meter_take(Heron_Profiler_Meter_env *read, const char *s, long n, VALUE value)
+/* What the `n` bytes of an env key at `s` are to the Meter (KEY_*), by its bytes. */
+static int Heron_Profiler_Meter_classify(const Heron_Profiler_Meter_env *read, const char *s, long n)
 {
-  switch (n) {
-  case 9: return read->paths && HERON_METER_KEY_IS(s, n, "PATH_INFO") && (read->path = value, 1);
-  case 12: return read->paths && HERON_METER_KEY_IS(s, n, "QUERY_STRING") && (read->query = value, 1);
-  case 14: return HERON_METER_KEY_IS(s, n, "REQUEST_METHOD") && (read->method = value, 1);
-  case 16: return HERON_METER_KEY_IS(s, n, "rack.after_reply") && (read->after_reply = value, 1);
-  case 18: return HERON_METER_KEY_IS(s, n, "HTTP_X_QUEUE_START") && (read->queue_header |= !NIL_P(value), 1);
-  case 19: return HERON_METER_KEY_IS(s, n, "heron.request_start") && (read->request_start = value, 1);
-  case 20: return HERON_METER_KEY_IS(s, n, "HTTP_X_REQUEST_START") && (read->queue_header |= !NIL_P(value), 1);
-  default: return 0;
+  int rule;
+  if (n >= 64 || !((HERON_METER_LENGTHS | Heron_Profiler_Dashboard_LoopbackRule_lengths) >> n & 1UL)) return KEY_OTHER;
+  if (HERON_METER_KEY_IS(s, n, "PATH_INFO")) return KEY_PATH;
+  if (HERON_METER_KEY_IS(s, n, "QUERY_STRING")) return KEY_QUERY;
+  if (HERON_METER_KEY_IS(s, n, "REQUEST_METHOD")) return KEY_METHOD;
+  if (HERON_METER_KEY_IS(s, n, "rack.after_reply")) return KEY_AFTER_REPLY;
+  if (HERON_METER_KEY_IS(s, n, "HTTP_X_QUEUE_START") || HERON_METER_KEY_IS(s, n, "HTTP_X_REQUEST_START")) return KEY_QUEUE_HEADER;
+  if (HERON_METER_KEY_IS(s, n, "heron.request_start")) return KEY_REQUEST_START;
+  if (!read->loopback || !Heron_Profiler_Dashboard_LoopbackRule_wants(n)) return KEY_OTHER;
+  rule = Heron_Profiler_Dashboard_LoopbackRule_kind(&read->rule, s, n);
+  return rule == HERON_LOOPBACK_NONE ? KEY_OTHER : KEY_RULE + rule;
+}
+
+/* The key cache's first slot to probe for `key`. */
+static inline unsigned Heron_Profiler_Meter_slot(VALUE key)
+{
+  return (unsigned)(((key >> 3) * 0x9E3779B97F4A7C15ULL) >> 56) & (KEY_SLOTS - 1);
+}
+
+/* Remembers a frozen String key's kind (see Heron_Profiler_Meter_keys). */
+static void Heron_Profiler_Meter_remember(const Heron_Profiler_Meter_env *read, VALUE key, int kind)
+{
+  Heron_Profiler_Meter_keys *keys = &read->m->keys;
+  unsigned slot;
+  int i;
+  if (keys->count >= KEY_MAX) {
+    for (i = 0; i < KEY_SLOTS; i++) keys->key[i] = Qfalse;
+    keys->count = 0;
   }
+  for (slot = Heron_Profiler_Meter_slot(key); keys->key[slot] != Qfalse; slot = (slot + 1) & (KEY_SLOTS - 1)) {}
+  RB_OBJ_WRITE(read->self, &keys->key[slot], key);
+  keys->kind[slot] = (unsigned char)kind;
+  keys->count++;
+}
+
+/* The kind of a key the cache does not hold: read from its bytes, and remembered when it is a
+ * frozen String. Out of line, so the lookup's caller saves no registers for it. */
+static int __attribute__((noinline)) Heron_Profiler_Meter_learn(const Heron_Profiler_Meter_env *read, VALUE key)
+{
+  int kind;
+  if (!RB_TYPE_P(key, T_STRING)) return KEY_OTHER;
+  kind = Heron_Profiler_Meter_classify(read, RSTRING_PTR(key), RSTRING_LEN(key));
+  if (OBJ_FROZEN(key)) Heron_Profiler_Meter_remember(read, key, kind);
+  return kind;
+}
+
+/* What an env key is to the Meter (KEY_*): remembered by its identity, else learnt. */
+static inline int Heron_Profiler_Meter_kind(const Heron_Profiler_Meter_env *read, VALUE key)
+{
+  const Heron_Profiler_Meter_keys *keys = &read->m->keys;
+  unsigned slot;
+  for (slot = Heron_Profiler_Meter_slot(key); keys->key[slot] != Qfalse; slot = (slot + 1) & (KEY_SLOTS - 1)) {
+    if (keys->key[slot] == key) return keys->kind[slot];
+  }
+  return Heron_Profiler_Meter_learn(read, key);
 }
 
 /* Notes one env entry (rb_hash_foreach's callback) into the Heron_Profiler_Meter_env at `arg`.
- * Most keys are turned away by their length alone. */
-static int Heron_Profiler_Meter_read_entry(VALUE key, VALUE value, VALUE arg)
+ * Most keys are known by their identity and turned away at once. */
+static int Heron_Profiler_Meter_read_entry(st_data_t key, st_data_t value, st_data_t arg)
 {
   Heron_Profiler_Meter_env *read = (Heron_Profiler_Meter_env *)arg;
-  const char *s;
-  long n;
-  if (!RB_TYPE_P(key, T_STRING)) return ST_CONTINUE;
-  n = RSTRING_LEN(key);
-  if (n >= 64 || !((HERON_METER_LENGTHS | Heron_Profiler_Dashboard_LoopbackRule_lengths) >> n & 1UL)) return ST_CONTINUE;
-  s = RSTRING_PTR(key);
-  if (Heron_Profiler_Meter_take(read, s, n, value)) return ST_CONTINUE;
-  if (read->loopback && Heron_Profiler_Dashboard_LoopbackRule_wants(n)) Heron_Profiler_Dashboard_LoopbackRule_note(&read->rule, s, n, value);
+  int kind = Heron_Profiler_Meter_kind(read, key);
+  switch (kind) {
+  case KEY_OTHER: break;
+  case KEY_PATH: if (read->paths) read->path = value; break;
+  case KEY_QUERY: if (read->paths) read->query = value; break;
+  case KEY_METHOD: read->method = value; break;
+  case KEY_AFTER_REPLY: read->after_reply = value; break;
+  case KEY_QUEUE_HEADER: read->queue_header |= !NIL_P(value); break;
+  case KEY_REQUEST_START: read->request_start = value; break;
+  default: Heron_Profiler_Dashboard_LoopbackRule_take(&read->rule, kind - KEY_RULE, value); break;
+  }
   return ST_CONTINUE;
 }
 
 /* Reads what a measured request needs of its env in one pass; `paths`: PATH_INFO and
  * QUERY_STRING too (else `read` has them already). */
-static void Heron_Profiler_Meter_read(const Heron_Profiler_Meter *m, VALUE env, Heron_Profiler_Meter_env *read, int paths)
+static void Heron_Profiler_Meter_read(VALUE self, Heron_Profiler_Meter *m, VALUE env, Heron_Profiler_Meter_env *read, int paths)
 {
+  read->self = self;
+  read->m = m;
   read->method = read->request_start = read->after_reply = Qnil;
   if (paths) read->path = read->query = Qnil;
   read->paths = paths;
   read->loopback = m->loopback;
   read->queue_header = 0;
   if (m->loopback) Heron_Profiler_Dashboard_LoopbackRule_begin(&read->rule);
-  rb_hash_foreach(env, Heron_Profiler_Meter_read_entry, (VALUE)read);
+  HERON_PROFILER_HASH_FOREACH(env, Heron_Profiler_Meter_read_entry, read);
 }
 
 /* The queue time (ms) of a proxy's X-Request-Start / X-Queue-Start header when the request
@@ -510,14 +590,14 @@ static VALUE Heron_Profiler_Meter_call(VALUE self, VALUE env)
   VALUE response, profile;
   Check_Type(env, T_HASH);
   if (m->sample <= 1) {
-    Heron_Profiler_Meter_read(m, env, &read, 1);
+    Heron_Profiler_Meter_read(self, m, env, &read, 1);
   } else {
     read.path = rb_hash_aref(env, Heron_Profiler_str_PATH_INFO);
     read.query = rb_hash_aref(env, Heron_Profiler_str_QUERY_STRING);
   }
   response = Heron_Profiler_Meter_route_request(m, env, read.path, read.query);
   if (response != Qundef) return response;
-  if (m->sample > 1) Heron_Profiler_Meter_read(m, env, &read, 0);
+  if (m->sample > 1) Heron_Profiler_Meter_read(self, m, env, &read, 0);
   profile = Heron_Profiler_RequestProfile_begin(read.method, read.path, read.query, read.request_start, Heron_Profiler_Meter_proxy_ms(m, env, &read));
   return Heron_Profiler_Meter_measured(self, m, env, profile, &read);
 }

@@ -534,11 +534,34 @@ static VALUE Heron_Profiler_merged_server_timing(VALUE existing, VALUE ours)
   return rb_str_plus(rb_str_plus(existing, str_separator), ours);
 }
 
+/* Notes the value of a `server-timing` entry (a callback of HERON_PROFILER_HASH_FOREACH over
+ * the headers, `arg` a VALUE to set). */
+static int Heron_Profiler_RequestProfile_find_timing(st_data_t key, st_data_t value, st_data_t arg)
+{
+  if (!RB_TYPE_P((VALUE)key, T_STRING) || RSTRING_LEN((VALUE)key) != (long)sizeof("server-timing") - 1) return ST_CONTINUE;
+  if (memcmp(RSTRING_PTR((VALUE)key), "server-timing", sizeof("server-timing") - 1) != 0) return ST_CONTINUE;
+  *(VALUE *)arg = (VALUE)value;
+  return ST_STOP;
+}
+
+/* The app's own `server-timing` header, or Qnil. A response's headers are few: walking them
+ * compares a length or two, where a lookup hashes the name (about 120 instructions); past
+ * SMALL_HEADERS entries, a lookup. A non-String key equal to "server-timing" is no header
+ * (Rack 3's are Strings). */
+#define SMALL_HEADERS 8
+static VALUE Heron_Profiler_RequestProfile_app_timing(VALUE headers)
+{
+  VALUE found = Qnil;
+  if (RHASH_SIZE(headers) > SMALL_HEADERS) return rb_hash_aref(headers, str_server_timing);
+  HERON_PROFILER_HASH_FOREACH(headers, Heron_Profiler_RequestProfile_find_timing, &found);
+  return found;
+}
+
 /* #add_headers for a caller holding the pointer. */
 void Heron_Profiler_RequestProfile_add_timing(VALUE self, const Heron_Profiler_RequestProfile *p, VALUE headers)
 {
   VALUE ours = Heron_Profiler_RequestProfile_timing(self, p);
-  rb_hash_aset(headers, str_server_timing, Heron_Profiler_merged_server_timing(rb_hash_aref(headers, str_server_timing), ours));
+  rb_hash_aset(headers, str_server_timing, Heron_Profiler_merged_server_timing(Heron_Profiler_RequestProfile_app_timing(headers), ours));
 }
 
 /*

@@ -11,6 +11,11 @@ module Heron
       READ_SIZE = 16 * 1024
       # Most bytes {#append_to} reads at once: a whole body is being read, so fewer, larger reads.
       APPEND_SIZE = 64 * 1024
+      # Most room the read buffer keeps once emptied (Connection::ReadBuffer): a kept-alive
+      # connection's next head is read into the memory its last one used, with no malloc and no
+      # free per request; a buffer that grew past this (a large head, a prebuffered body) gives
+      # its memory back when emptied, as does a connection that parks ({#release_room}).
+      KEEP_ROOM = 1024
 
       # @return [Socket] the underlying socket.
       attr_reader :io
@@ -156,11 +161,19 @@ module Heron
       def decode_chunked(parser, out) = parser.filter_body(out, @buffer)
 
       # Drops `length` bytes from the front of the buffer (a parsed head, whose fields the parser
-      # already copied), in place: unlike {#consume}, no String is made of them.
+      # already copied), in place: unlike {#consume}, no String is made of them, and the buffer
+      # keeps its memory for the next request (up to KEEP_ROOM).
       # @param length [Integer]
       # @return [void]
       def skip(length)
-        drop_front(length)
+        Connection::ReadBuffer.drop_front(@buffer, length, KEEP_ROOM)
+      end
+
+      # Gives back the memory an empty read buffer kept (see KEEP_ROOM): the connection parks
+      # between requests, holding no more than an empty String.
+      # @return [void]
+      def release_room
+        Connection::ReadBuffer.drop_front(@buffer, 0, 0)
       end
 
       # Removes and returns up to `length` bytes from the front of the buffer, moving what is left
@@ -179,7 +192,9 @@ module Heron
         data
       end
 
-      # Writes all of `data`, waiting for the peer up to `timeout` seconds at a time.
+      # Writes all of `data`, waiting for the peer up to `timeout` seconds at a time. What the
+      # socket does not take at once is copied before the first wait: `data` may be a buffer
+      # other connections of the thread write into meanwhile (Response::Writer's heads).
       # @param data [String]
       # @param timeout [Numeric, nil]
       # @return [Integer] bytes written.
@@ -268,12 +283,11 @@ module Heron
         out
       end
 
-      # Drops the first `n` bytes of the buffer in place. A splice of one byte moves the rest down
-      # within the buffer's memory; `[0, n] = ""` and `slice!` leave the buffer pointing into a
-      # shared block that the next change copies.
+      # Drops the first `n` bytes of the buffer in place (Connection::ReadBuffer: the rest moves
+      # down within the buffer's memory; `[0, n] = ""` and `slice!` leave the buffer pointing into
+      # a shared block that the next change copies).
       def drop_front(n)
-        return @buffer.clear if n >= @buffer.bytesize
-        @buffer[0, n + 1] = @buffer.byteslice(n, 1)
+        Connection::ReadBuffer.drop_front(@buffer, n, KEEP_ROOM)
       end
 
       # Reads up to `max` bytes into the thread's read buffer.
@@ -315,11 +329,16 @@ module Heron
         taken.bytesize
       end
 
+      # The rest of `data` from `written` (a Symbol: none of it went) is written from a copy
+      # (see #write); the copy shares the bytes until `data` is changed.
       def write_rest(data, written, timeout)
+        sent = written.is_a?(Symbol) ? 0 : written
+        data = data.byteslice(sent, data.bytesize - sent)
+        written = 0 unless written.is_a?(Symbol)
         while written.is_a?(Symbol) || written < data.bytesize
           if written.is_a?(Symbol) # :wait_writable, or :wait_readable while TLS reads a record
             wait(written, timeout) or raise Heron::TimeoutError, "write timed out"
-          else
+          elsif written.positive?
             data = data.byteslice(written, data.bytesize - written)
           end
           written = @io.write_nonblock(data, exception: false)

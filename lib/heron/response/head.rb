@@ -34,6 +34,15 @@ module Heron
         assemble(STATUS_LINES[status], headers, extra, date, connection)
       end
 
+      # As {.build}, into `buffer` (emptied first, its memory kept; `assemble_into`, in C): the
+      # head of a response written at once (Response::Writer), in a buffer its reactor thread's
+      # connections share, so a response makes no String and no malloc for its head.
+      # @param buffer [String] binary; see Server::Context#head_buffer.
+      # @return [String] buffer
+      def self.build_into(buffer, status, headers, extra, date, connection)
+        assemble_into(buffer, STATUS_LINES[status], headers, extra, date, connection)
+      end
+
       # @param length [Integer] body bytes.
       # @return [String] "content-length: LENGTH\r\n" (frozen; shared for small lengths).
       def self.content_length(length) = LENGTH_LINES[length]

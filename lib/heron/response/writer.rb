@@ -17,14 +17,24 @@ module Heron
       COALESCE = 64 * 1024
       private_constant :COALESCE
 
+      # @return [String] a buffer for {#initialize}'s `head`: binary, with room for a typical head.
+      def self.head_buffer
+        String.new(capacity: 512, encoding: Encoding::BINARY)
+      end
+
       # @param socket [Connection::BufferedSocket]
       # @param config [Configuration]
       # @param date [Response::HTTPDate] shared Date cache.
-      def initialize(socket, config, date)
+      # @param head [String] where each head is built (see {.head_buffer}), shared by the
+      #   connections of one reactor thread: a head (with a small body appended) is handed to
+      #   the socket at once, and BufferedSocket#write copies what it must wait to write, so the
+      #   next connection's head cannot overwrite it. One String and one malloc less a response.
+      def initialize(socket, config, date, head = Writer.head_buffer)
         @socket = socket
         @timeout = config.write_timeout
         @read_limit = config.max_body_size
         @date = date
+        @head = head
       end
 
       # Writes the whole response; sets request.status, request.bytes and request.keepalive.
@@ -163,7 +173,7 @@ module Heron
       end
 
       def head_for(request, headers, framing)
-        Head.build(request.status, headers, framing, headers["date"] ? "" : @date.line, connection_line(request))
+        Head.build_into(@head, request.status, headers, framing, headers["date"] ? "" : @date.line, connection_line(request))
       end
 
       def connection_line(request)

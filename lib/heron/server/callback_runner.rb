@@ -83,7 +83,11 @@ module Heron
       end
 
       def callbacks?(env)
-        list_present?(env["rack.after_reply"]) || list_present?(env["rack.response_finished"])
+        after = env["rack.after_reply"]
+        finished = env["rack.response_finished"]
+        # The two Arrays the env was given, with no call each (every request comes here).
+        return !(after.empty? && finished.empty?) if after.instance_of?(Array) && finished.instance_of?(Array)
+        list_present?(after) || list_present?(finished)
       end
 
       def list_present?(list)

@@ -6,6 +6,7 @@ require_relative "../connection/buffered_socket"
 require_relative "../request/gc_pacer"
 require_relative "body_budget"
 require_relative "../response/app_failure"
+require_relative "../response/writer"
 
 module Heron
   class Server
@@ -28,6 +29,9 @@ module Heron
       attr_reader :date
       # @return [String] the read buffer the thread's connections share (see BufferedSocket).
       attr_reader :scratch_buffer
+      # @return [String] the buffer the thread's HTTP/1.1 responses build their heads in (see
+      #   Response::Writer): written before the fiber can switch, or copied first (BufferedSocket#write).
+      attr_reader :head_buffer
       # @return [Request::GCPacer] counts the body bytes all the thread's requests hand to apps as
       #   new Strings: the garbage of concurrent uploads is one heap's, so one count paces it.
       attr_reader :gc_pacer
@@ -46,6 +50,7 @@ module Heron
         @env_template = server.env_template
         @date = Response::HTTPDate.new
         @scratch_buffer = Connection::BufferedSocket.scratch_buffer
+        @head_buffer = Response::Writer.head_buffer
         @gc_pacer = Request::GCPacer.new
         limit = @config.body_memory_limit
         @body_budget = limit && Server::BodyBudget.new(limit, @config.body_spool_threshold)

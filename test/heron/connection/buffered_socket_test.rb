@@ -84,6 +84,24 @@ class HeronConnectionBufferedSocketTest < Minitest::Test
     assert_raises(Heron::TimeoutError) { @socket.write("x" * (8 * 1024 * 1024), 0.1) }
   end
 
+  # A write that must wait sends the bytes it was given, whatever the caller does to its String
+  # meanwhile: Response::Writer builds every head of a reactor thread in one String, and the
+  # next connection's head is built while this one waits.
+  def test_a_write_that_waits_sends_the_bytes_it_was_given_though_the_string_changes
+    filled = 0
+    while (count = @ours.write_nonblock("x" * 65_536, exception: false)).is_a?(Integer) # until the socket is full
+      filled += count
+    end
+    data = "a" * 1000
+    writer = Thread.new { @socket.write(data, 5) }
+    Thread.pass until writer.status == "sleep" || !writer.alive? # waiting for the peer to read
+    data.tr!("a", "b") # the next head, built in the same String
+    received = +""
+    received << @peer.readpartial(65_536) while received.bytesize < filled + 1000
+    assert_equal 1000, writer.value
+    assert_equal "a" * 1000, received.byteslice(filled, 1000)
+  end
+
   def test_the_shared_scratch_buffer_is_not_kept
     scratch = BufferedSocket.scratch_buffer
     socket = BufferedSocket.new(@ours, scratch)

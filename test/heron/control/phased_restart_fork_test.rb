@@ -33,7 +33,7 @@ class ControlPhasedRestartForkTest < Minitest::Test
   private
 
   def phased_restart_under_load(round, port, control, log)
-    load = start_load(port, rate: 40, seconds: 5)
+    load = start_load(port, rate: 40)
     wait_for_answers(load)
     scraper = scrape(control)
     answer = post(control, "/control/phased-restart")
@@ -41,6 +41,7 @@ class ControlPhasedRestartForkTest < Minitest::Test
     eventually(timeout: 60) { File.read(log).scan("phased restart done").size > round }
     Process.kill("TERM", scraper)
     Process.wait(scraper)
+    stop_load(load)
     assert_every_request_answered(load)
     refute_match(/\[BUG\]|exited \(|Segmentation fault/, File.read(log), "round #{round}: a worker died")
   end

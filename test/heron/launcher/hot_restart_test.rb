@@ -31,10 +31,11 @@ class HotRestartTest < Minitest::Test
     old, port, log = spawn_heron(APP, "-q", "--pidfile", "heron.pid", *args)
     pidfile = File.join(File.dirname(log), "heron.pid")
     assert_equal old, master_from(pidfile)
-    load = start_load(port, rate: 40, seconds: 6)
+    load = start_load(port, rate: 40)
     wait_for_answers(load)
     Process.kill("USR2", old)
     assert wait_exit(old)&.success?, "the old process drains and exits 0:\n#{File.read(log)}"
+    stop_load(load)
     assert_every_request_answered(load)
     fresh = master_from(pidfile)
     refute_equal old, fresh

@@ -9,14 +9,18 @@ require_relative "../../support/rails_app"
 # Every restart under every launcher, with a real Rails 7.1 app (Rails comes from
 # HERON_RAILS_GEM_HOME, which bin/setup-rails fills): `heron`, `rackup -s heron` and
 # `bin/rails server -u heron`, one process and a cluster of 2. Each restart (SIGUSR2, SIGUSR1,
-# `heron ctl restart`, `heron ctl phased-restart`) happens under an open-loop load (`heron
-# attack`, 40 requests/s, a new connection each) that must get 200 for every request; after
+# `heron ctl restart`, `heron ctl phased-restart`) happens under an open-loop load (the core's
+# load driver, 40 requests/s, a new connection each) that runs until the restart is done (the old
+# master gone, or the phased restart logged done) and must get 200 for every request; after
 # each, the pidfile (Rails' own tmp/pids/server.pid under `rails server`) is there and names the
 # master that serves. In one process SIGUSR1 is ignored (phased restarts need workers), which
 # the log says.
 class RailsRestartMatrixTest < Minitest::Test
   include InstallHelper
   include RailsApp
+  # Each launcher and mode has its own app directory, ports and processes, and the tests mostly
+  # wait for Rails to boot: minitest runs them in threads (one per core), after the serial tests.
+  parallelize_me!
 
   CONTROLLER = <<~'RUBY'
     class PidsController < ActionController::API
@@ -55,12 +59,15 @@ class RailsRestartMatrixTest < Minitest::Test
 
   def restart_under_load(restart, master, workers, dir, port, pidfile, log)
     phased = File.read(log).scan("phased restart done").size
-    load = start_load(port, rate: 40, seconds: 6)
+    load = start_load(port, rate: 40)
     wait_for_answers(load)
     trigger(restart, master, dir)
-    report = with_log(log, restart) { assert_every_request_answered(load) }
     hot = %i[usr2 ctl_restart].include?(restart)
-    hot ? wait_gone(master, log) : settle_phased(workers, phased, log)
+    report = with_log(log, restart) do
+      hot ? wait_gone(master, log) : settle_phased(workers, phased, log)
+      stop_load(load)
+      assert_every_request_answered(load)
+    end
     fresh = serving_master(pidfile, log)
     assert_equal(hot, fresh != master, "#{restart}: the master #{hot ? 'is replaced' : 'stays'}")
     record(restart, workers, report)

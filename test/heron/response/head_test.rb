@@ -14,6 +14,20 @@ class HeadTest < Minitest::Test
     assert_equal Encoding::BINARY, head.encoding
   end
 
+  # build_into writes the same head into a reused buffer, emptied first, growing it as needed;
+  # an invalid field raises with the buffer left usable.
+  def test_build_into_reuses_one_buffer
+    buffer = String.new(capacity: 16, encoding: Encoding::BINARY) << "stale bytes of the last head"
+    headers = { "content-type" => "text/plain", "x-long" => "v" * 600 }
+    head = Heron::Response::Head.build_into(buffer, 200, headers, "content-length: 0\r\n", "", "")
+    assert_same buffer, head
+    assert_equal build(headers), head
+    short = Heron::Response::Head.build_into(buffer, 404, {}, "", "", "connection: close\r\n")
+    assert_equal "HTTP/1.1 404 Not Found\r\nconnection: close\r\n\r\n", short
+    assert_raises(Heron::Response::Invalid) { Heron::Response::Head.build_into(buffer, 200, { "bad name" => "x" }, "", "", "") }
+    assert_equal build({}), Heron::Response::Head.build_into(buffer, 200, {}, "content-length: 0\r\n", "", "")
+  end
+
   def test_array_values_give_one_line_each
     head = build({ "set-cookie" => %w[a=1 b=2] })
     assert_includes head, "set-cookie: a=1\r\nset-cookie: b=2\r\n"

@@ -23,11 +23,12 @@ module Heron
     # request, which measured at about half of a hello world's throughput (see
     # docs/profiling.md).
     #
-    # Every profiled request runs `call`, so the measuring is C: a {Meter}
-    # (ext/heron_profiler/profiler_meter.c), which this class builds with its settings and with
-    # Procs for the cold work (the dashboard, the memory profile, N+1 reports, after-reply
-    # timing, checking a request's queries, naming a route), and which calls no Ruby method by
-    # name; see docs/profiling.md for what a request costs.
+    # Every profiled request runs `call`, so the measuring is C: this class is a {Meter}
+    # (ext/heron_profiler/profiler_meter.c, whose `call` and `finish` it inherits, so a request
+    # enters C straight from the server, with no Ruby frame in between), set up with its
+    # settings and with Procs for the cold work (the dashboard, the memory profile, N+1 reports,
+    # after-reply timing, checking a request's queries, naming a route); the Meter calls no Ruby
+    # method by name. See docs/profiling.md for what a request costs.
     # `config.profile_sample` N measures the first request and one in N after it;
     # `config.profile_cpu_sample` M reads the thread's CPU time (a system call at every fiber
     # switch) for the first measured request and one in M after it, the others getting only the
@@ -39,7 +40,7 @@ module Heron
     # rule ({Dashboard::AccessControl}) in every environment: without a `profile_token` only a
     # loopback client with no forwarding header gets them, with one only a request carrying it.
     # Outside development `x-heron-n-plus-one` is never sent.
-    class Middleware
+    class Middleware < Meter
       N_PLUS_ONE_HEADER = "x-heron-n-plus-one"
       UNAVAILABLE = "The Heron profiler dashboard is not available in this build.\n"
       # Query shapes counted for a record that ran more statements than it keeps.
@@ -63,23 +64,11 @@ module Heron
         @development = config.environment_name == "development"
         @trusted = TrustedPeer.new(config.trusted_proxies)
         @access = Dashboard::AccessControl.new(config)
-        @meter = Meter.new(app, accounting, store.is_a?(Store) ? store.ring : store, settings, hooks)
+        super(app, accounting, store.is_a?(Store) ? store.ring : store, settings, hooks)
       end
 
-      # Rack entry point: measures the request ({Meter#call}).
-      # @param env [Hash] the request's Rack env.
-      # @return [Array] the app's response, with the profiler's headers.
-      def call(env)
-        @meter.call(env)
-      end
-
-      # Finishes a request's profile once no app code is left to run ({ProfiledBody#close}).
-      # @param profile [RequestProfile]
-      # @param status [Integer] used when the app returned none.
-      # @return [nil]
-      def finish(profile, status)
-        @meter.finish(profile, status)
-      end
+      # `call(env)`, the Rack entry point, and `finish(profile, status)`, which {ProfiledBody}
+      # calls once no app code is left to run, are the {Meter}'s (C).
 
       # The methods below are the {Meter}'s hooks (see {#hooks}), public for subclasses and tests;
       # not meant for apps.

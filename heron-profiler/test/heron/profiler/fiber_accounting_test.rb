@@ -49,6 +49,25 @@ class FiberAccountingTest < Minitest::Test
     assert_nil @accounting.current
   end
 
+  # A profile's own fiber enters the table only when it first switches away: before that it
+  # is found all the same, and after a round trip through a fiber that works for nobody (whose
+  # allocations it is not charged) it is found and charged again.
+  def test_the_own_fiber_is_found_before_and_after_its_first_switch
+    profile = @accounting.open(new_profile)
+    assert_same profile, @accounting.profile_for(Fiber.current)
+    other = Fiber.new { [@accounting.current, 100_000.times { Object.new }] }
+    assert_nil other.resume.first
+    assert_same profile, @accounting.current
+    assert_same profile, @accounting.profile_for(Fiber.current)
+    50_000.times { Object.new }
+    @accounting.checkpoint
+    assert_operator profile.allocations, :>=, 50_000
+    assert_operator profile.allocations, :<, 100_000
+  ensure
+    @accounting.close(profile)
+    assert_nil @accounting.profile_for(Fiber.current)
+  end
+
   def test_attach_another_fiber_and_forget_it_on_close
     profile = @accounting.open(new_profile)
     fiber = Fiber.new { @accounting.current }

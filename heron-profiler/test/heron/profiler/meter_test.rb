@@ -48,6 +48,31 @@ class MeterTest < Minitest::Test
     refute route.export[:slowest].first.key?(:queries)
   end
 
+  # The env pass remembers what each key is by the key's identity (a server reuses its key
+  # objects), which holds only while a key's bytes cannot change: an unfrozen key (a
+  # compare_by_identity env keeps it as given) is read again every time.
+  def test_a_key_whose_bytes_change_is_read_again
+    meter = meter(hooks)
+    key = +"HTTP_X_FORWARDED_FOR"
+    env = Rack::MockRequest.env_for("/", "REMOTE_ADDR" => "127.0.0.1").compare_by_identity
+    env[key] = "10.0.0.1"
+    assert_nil meter.call(env.dup)[1]["server-timing"], "a forwarded request gets no timing"
+    key.replace("HTTP_X_FORWARDED_XX")
+    assert meter.call(env.dup)[1]["server-timing"], "the key is no forwarding header any more"
+  end
+
+  # A client sending ever-new header names fills the key cache, which starts over: every
+  # request is still judged by its own headers.
+  def test_many_header_names_are_judged_right
+    meter = meter(hooks)
+    shown = Array.new(600) do |i|
+      env = Rack::MockRequest.env_for("/", "REMOTE_ADDR" => "127.0.0.1", "HTTP_X_NAME_#{i}" => "1")
+      env["HTTP_X_REAL_IP"] = "10.0.0.1" if i % 3 == 0
+      !meter.call(env)[1]["server-timing"].nil?
+    end
+    assert_equal Array.new(600) { |i| i % 3 != 0 }, shown
+  end
+
   private
 
   def app = ->(_env) { [200, {}, ["ok"]] }

@@ -72,7 +72,7 @@ module Heron
         # @return [Integer, Boolean, Symbol, nil] true or a byte count: bytes are there; false or
         #   nil: none came in time, the client closed or a drain began; :parked.
         def wait_for_next
-          Async::Task.current.yield
+          Fiber.scheduler.yield # Async::Task#yield's body, without finding the task (two calls less a request)
           return true if @socket.buffered?
           return false if @parking.draining?
           after = @parkable && @parking.park_after or return @parking.kept_wait(@socket)
