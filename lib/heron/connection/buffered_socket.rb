@@ -95,13 +95,6 @@ module Heron
         nil
       end
 
-      # Waits until the socket has bytes to read (for a TLS socket: once {#fill_now} found no whole
-      # record), or its end of stream, with no timeout of its own: the caller's (Server::Parking::HotWaits) ends the wait by
-      # resuming the fiber, and then it returns false. A timeout here would make a scheduler
-      # timer per wait.
-      # @return [Boolean] false when the wait was ended before anything came.
-      def readable? = !@io.wait_readable.nil?
-
       # @return [Boolean] whether the socket is a plain one, whose readiness the kernel reports
       #   exactly (a TLS socket may hold decrypted bytes inside OpenSSL), so the connection may
       #   wait for its next bytes parked, without a fiber (see Server::ParkingLot).
