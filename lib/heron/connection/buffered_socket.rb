@@ -159,7 +159,7 @@ module Heron
       # @param length [Integer]
       # @return [void]
       def skip(length)
-        Connection::ReadBuffer.drop_front(@buffer, length, KEEP_ROOM)
+        drop_front(length)
       end
 
       # Gives back the memory an empty read buffer kept (see KEEP_ROOM): the connection parks
@@ -322,16 +322,14 @@ module Heron
         taken.bytesize
       end
 
-      # The rest of `data` from `written` (a Symbol: none of it went) is written from a copy
-      # (see #write); the copy shares the bytes until `data` is changed.
+      # The rest of `data` after `written` bytes (a Symbol: none of them went) is written from a
+      # copy (see #write), which shares the bytes until `data` is changed.
       def write_rest(data, written, timeout)
-        sent = written.is_a?(Symbol) ? 0 : written
-        data = data.byteslice(sent, data.bytesize - sent)
-        written = 0 unless written.is_a?(Symbol)
+        data = data.byteslice(0, data.bytesize)
         while written.is_a?(Symbol) || written < data.bytesize
           if written.is_a?(Symbol) # :wait_writable, or :wait_readable while TLS reads a record
             wait(written, timeout) or raise Heron::TimeoutError, "write timed out"
-          elsif written.positive?
+          else
             data = data.byteslice(written, data.bytesize - written)
           end
           written = @io.write_nonblock(data, exception: false)
