@@ -19,10 +19,11 @@ module Heron
 
       # @return [Array<Array(String, String)>, nil] the request's header fields, once received.
       attr_reader :request_headers
-      # @return [Input, Request::Input, nil] the request body: an {Input} the stream feeds from
-      #   DATA frames, or (a request whose HEADERS ended the stream) the connection's shared
-      #   empty one (StreamSettings#empty_input: no Input, Method and Array per bodiless request).
-      attr_reader :input
+      # @return [Input, Request::Input, nil] the request body, once the request head came: an
+      #   {Input} the stream feeds from DATA frames, or (a request whose HEADERS ended the stream)
+      #   the connection's shared empty one (StreamSettings#empty_input: no Input, Method and Array
+      #   per bodiless request).
+      def input = @body || (@settings.empty_input if @request_headers)
 
       # @param connection [Session]
       # @param id [Integer]
@@ -222,7 +223,7 @@ module Heron
         bounded(headers)
         return headers if @request_headers
         @request_headers = headers
-        @input = end_stream ? @settings.empty_input : (@body = new_body)
+        @body = new_body unless end_stream
         @settings.on_request.call(self)
         headers
       end
