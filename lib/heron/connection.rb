@@ -21,11 +21,12 @@ module Heron
   class Connection
     # @param io [BasicSocket] the accepted socket.
     # @param context [Server::Context] the app, configuration, logger and what connections share.
-    # @param listener [#draining?, #admit, #finished, #parking, #mailbox] told of each request (the
-    #   reactor thread): `draining?` whether to take another request, `admit(request)` before the
-    #   app is called (a response when the request is shed), `finished(request)` after the
-    #   response; `parking` the Server::Parking it waits for its client through (asked once, for
-    #   its spot); `mailbox` for an upgraded connection's writes from other threads.
+    # @param listener [#draining?, #admit, #finished, #parking, #exchange, #mailbox] told of each
+    #   request (the reactor thread): `draining?` whether to take another request, `admit(request)`
+    #   before the app is called (a response when the request is shed), `finished(request)` after
+    #   the response; `parking` the Server::Parking it waits for its client through (asked once,
+    #   for its spot); `exchange` the Heron::Exchange its requests go through (one for all its
+    #   connections); `mailbox` for an upgraded connection's writes from other threads.
     # @param accepted_at [Float] monotonic time of accept.
     # @param peer [String, nil] the client's address from a PROXY protocol header.
     def initialize(io, context, listener, accepted_at, peer: nil)
@@ -33,7 +34,7 @@ module Heron
       @listener = listener
       @config = context.config
       @socket = Connection::BufferedSocket.new(io, context.scratch_buffer)
-      @exchange = Exchange.new(context, listener)
+      @exchange = listener.exchange # the reactor's: it keeps nothing of a connection's
       @env = Request::EnvBuilder.new(context.env_template, io, @config, peer: peer)
       @task = Async::Task.current
       @spot = listener.parking.spot(self, @socket, accepted_at) # where it waits for its client

@@ -33,16 +33,21 @@ module Heron
       attr_reader :context
       # @return [Server::Parking] whether, when and how this loop's connections wait with no fiber.
       attr_reader :parking
+      # @return [Heron::Exchange] the Rack exchange of this loop's requests, one for all its
+      #   connections: it keeps nothing of a connection's, and one per connection was one object
+      #   more for each request to touch, cold, at 256 connections (bench/results/per_core.md,
+      #   "Main against 35cf1cd at 256 connections").
+      attr_reader :exchange
 
       # @param server [Server] supplies app, config, logger, listeners and metrics.
       # @param max_connections [Integer] this loop's share of the connection limit.
       def initialize(server, max_connections)
         @server = server
-        @config = server.config
         @context = Server::Context.new(server)
         @registry = Server::ConnectionRegistry.new(max_connections, server.metrics)
-        @parking = Server::Parking.new(@config, self)
-        @shedder = Server::LoadShedder.new(@config)
+        @parking = Server::Parking.new(server.config, self)
+        @exchange = Exchange.new(@context, self)
+        @shedder = Server::LoadShedder.new(server.config)
         @in_flight = 0
         @served = 0
         @draining = false
@@ -77,7 +82,7 @@ module Heron
       # @return [Server::ReactorThread] self
       def attach(task, hold_callbacks: false)
         @root = task
-        @callbacks = Server::CallbackRunner.new(@context.logger, @config.after_reply_concurrency,
+        @callbacks = Server::CallbackRunner.new(@context.logger, config.after_reply_concurrency,
                                                 observer: @context.metrics, hold: hold_callbacks)
         self
       end
@@ -156,10 +161,12 @@ module Heron
 
       private
 
+      def config = @context.config
+
       # @return [String, false] the client's address from the header, the socket's own peer when
       #   the proxy speaks for itself, or false (socket closed) when the header is bad or late.
       def handshake(io, version)
-        @registry.handshake { ProxyProtocol.read(io, version, @config.header_timeout) || io.remote_address.ip_address }
+        @registry.handshake { ProxyProtocol.read(io, version, config.header_timeout) || io.remote_address.ip_address }
       rescue ProxyProtocol::Error, SystemCallError, IOError
         io.close
         false
@@ -179,8 +186,8 @@ module Heron
       # Keeps serving for drain_delay, then stops accepting (the server closes the listeners once
       # every reactor thread has), closes idle connections and waits for the busy ones.
       def drain
-        sleep(@config.drain_delay) if @config.drain_delay.positive?
-        deadline = now + @config.shutdown_timeout
+        sleep(config.drain_delay) if config.drain_delay.positive?
+        deadline = now + config.shutdown_timeout
         @draining = true
         @parking.drain
         @acceptor.stop

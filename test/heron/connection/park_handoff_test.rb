@@ -40,11 +40,12 @@ class ConnectionParkHandoffTest < Minitest::Test
 
   # The listener interface of Heron::Connection (see Connection#initialize).
   class Listener
-    attr_reader :answered, :parking
+    attr_reader :answered, :parking, :exchange
 
-    def initialize(config)
+    def initialize(context)
       @answered = Async::Notification.new
-      @parking = ResumingParking.new(config, self)
+      @parking = ResumingParking.new(context.config, self)
+      @exchange = Heron::Exchange.new(context, self)
     end
 
     def draining? = false
@@ -62,7 +63,7 @@ class ConnectionParkHandoffTest < Minitest::Test
     context = Heron::Server::Context.new(Heron::Server.new(Rack::Lint.new(APP), config))
     server = TCPServer.new("127.0.0.1", 0)
     client = TCPSocket.new("127.0.0.1", server.addr[1])
-    listener = Listener.new(config)
+    listener = Listener.new(context)
     responses = []
     Sync do |task|
       listener.parking.start(task, Heron::Server::ConnectionWorkers.new(task)) # its hot waits' watcher
