@@ -46,8 +46,9 @@ module Heron
         # @return [Boolean] false when nothing came in time.
         def readable?(socket)
           fiber = Fiber.current
+          first = @waiters.empty? # else the watcher waits for an earlier deadline, not for a ring
           @waiters[fiber] = now + @timeout
-          @watcher.ring
+          @watcher.ring if first
           wait(socket.io.to_io)
         ensure
           @waiters.delete(fiber)
