@@ -72,6 +72,15 @@ class OptionsTest < Minitest::Test
     assert_usage(/missing argument/, "http://h/", "-r")
   end
 
+  # The groups define their options; Options lays them out in this order in --help.
+  def test_help_lists_the_options_in_order
+    help = Options.new.parser.help
+    assert_equal %w[--rate --stages --knee --duration --requests --connections --processes --calibrate --calibration
+                    --timeout --[no-]keepalive --http2 --max-streams --connect-rate --method --header --body --body-file
+                    --targets --pick --seed --insecure --cacert --per-request --json --html --hdr-log --csv --compare --help
+                    --fail-if], help.scan(/^\s+(?:-\w, )?(--\S+)/).flatten
+  end
+
   def test_bad_compare
     assert_usage(/two or more files/, "--compare", "a.json", "--html", "o.html")
     assert_usage(/at most 8 files/, "--compare", *(1..9).map { |i| "#{i}.json" })
