@@ -79,10 +79,8 @@ module Heron
         CoreSharing.new(targets.targets, 1).warnings.each { |w| @stdout.puts("warning: #{w}") }
         @stdout.puts(format("Calibrating one generator process against %s: %.1fs steps, up to %.0f/s", options.url,
                             options.load.calibrate_step, options.load.calibrate_max_rate))
-        client = { timeout: options.client.timeout, keepalive: options.client.keepalive, tls: options.tls.context,
-                   connections: options.load.connections, max_streams: options.client.max_streams }
-        result = Calibration.new(targets, max_rate: options.load.calibrate_max_rate, step: options.load.calibrate_step, client: client,
-                                          output: @stdout).run
+        result = Calibration.new(targets, max_rate: options.load.calibrate_max_rate, step: options.load.calibrate_step,
+                                          client: options.client_settings, output: @stdout).run
         Calibration.save(options.processes.calibration, result)
         calibrated(result, options)
       end

@@ -89,10 +89,9 @@ module Heron
       def generator(offset, stride, progress = nil)
         return web_socket_generator(offset, stride, progress) if @options.websocket?
         load = @options.load
+        client = @options.client_settings.merge(connections: share(load.connections, stride)) # this process's share
         Generator.new(@targets.for_process(offset, @options.request.seed), schedule: load.schedule, total: load.total_requests,
-                                timeout: @options.client.timeout, keepalive: @options.client.keepalive, tls: @options.tls.context,
-                                connections: share(load.connections, stride), stride: stride, offset: offset,
-                                output: @output, progress: progress, max_streams: @options.client.max_streams)
+                                **client, stride: stride, offset: offset, output: @output, progress: progress)
       end
 
       def web_socket_generator(offset, stride, progress)

@@ -85,6 +85,13 @@ module Heron
         websocket? ? @url.sub(/\Aws/i, "http") : @url
       end
 
+      # @return [Hash] timeout:, keepalive:, tls:, connections: and max_streams: for a {Generator}
+      #   (or {Calibration}'s client): the client's settings from the groups that hold them.
+      def client_settings
+        { timeout: @client.timeout, keepalive: @client.keepalive, tls: @tls.context, connections: @load.connections,
+          max_streams: @client.max_streams }
+      end
+
       # @return [OptionParser] the parser, also used to print --help: the groups' options in
       #   the help's order (load, then the request, the output and CI).
       def parser

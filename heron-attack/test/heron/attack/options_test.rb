@@ -72,6 +72,12 @@ class OptionsTest < Minitest::Test
     assert_usage(/missing argument/, "http://h/", "-r")
   end
 
+  def test_client_settings_gather_what_a_generator_needs_from_the_groups
+    settings = parse("https://h/", "-r", "1", "-n", "1", "--http2", "-k", "-c", "2", "--timeout", "5", "--max-streams", "7").client_settings
+    assert_equal [5.0, true, 2, 7, ["h2"]], [*settings.values_at(:timeout, :keepalive, :connections, :max_streams), settings[:tls].alpn_protocols]
+    assert_equal({ timeout: 30.0, keepalive: true, tls: nil, connections: nil, max_streams: nil }, parse("http://h/", "-r", "1", "-n", "1").client_settings)
+  end
+
   # The groups define their options; Options lays them out in this order in --help.
   def test_help_lists_the_options_in_order
     help = Options.new.parser.help
