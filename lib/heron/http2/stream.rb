@@ -14,10 +14,10 @@ module Heron
     # fiber, and lets the {Framing} of the exchange running the app write the response within
     # the flow-control windows.
     class Stream < Protocol::HTTP2::Stream
-      # Header fields one request may have (as max_header_fields is for HTTP/1.1, but fixed).
-      MAX_FIELDS = 200
-
-      # @return [Array<Array(String, String)>, nil] the request's header fields, once received.
+      # @return [Hash, Array<Array(String, String)>, Exception, nil] the request's head, once
+      #   received: its env read straight from the block (Session#read_request), its decoded
+      #   fields (a HEADERS frame read the generic way), or the stream error its fields gave
+      #   (EnvBuilder#env makes the env of any of them).
       attr_reader :request_headers
       # @return [Input, Request::Input, nil] the request body, once the request head came: an
       #   {Input} the stream feeds from DATA frames, or (a request whose HEADERS ended the stream)
@@ -55,10 +55,10 @@ module Heron
         @local_window ||= Protocol::HTTP2::Window.new(@connection.local_settings.initial_window_size)
       end
 
-      # The first HEADERS frame is the request; a later one (trailers) is ignored. A decoded
-      # header list past the limit ends the connection: a few bytes can decode into a great many
-      # (HPACK). A request without a body has its input ended before the app runs (so a response
-      # that closes the stream does not end it with an error made for nothing).
+      # The first HEADERS frame is the request; a later one (trailers) is ignored. (A decoded
+      # header list past the limit ends the connection, Session#decode_headers: a few bytes can
+      # decode into a great many.) A request without a body has its input ended before the app
+      # runs (so a response that closes the stream does not end it with an error made for nothing).
       def process_headers(frame)
         take(super, frame.end_stream?)
       end
@@ -66,12 +66,12 @@ module Heron
       # The request of a new stream from a plain HEADERS frame (Session#read_request), without
       # the frame: the state it leaves (RFC 9113 §5.1: open, or half-closed (remote) with
       # END_STREAM), then as #process_headers.
-      # @param block [String] the frame's header block.
+      # @param head [Hash, Exception] the request's env, or its stream error (EnvBuilder#decode).
       # @param end_stream [Boolean] whether the frame had END_STREAM.
       # @return [void]
-      def receive_request(block, end_stream)
+      def receive_request(head, end_stream)
         @state = end_stream ? :half_closed_remote : :open
-        take(@connection.decode_headers(block), end_stream)
+        take(head, end_stream)
       end
 
       # Headers arriving after the stream closed are still decoded (HPACK state is per connection).
@@ -220,7 +220,6 @@ module Heron
       end
 
       def take(headers, end_stream)
-        bounded(headers)
         return headers if @request_headers
         @request_headers = headers
         @body = new_body unless end_stream
@@ -231,12 +230,6 @@ module Heron
       def new_body
         Input.new(limit: @settings.body_limit, timeout: @settings.body_timeout, consumed: method(:consumed),
                   budget: @settings.body_budget)
-      end
-
-      def bounded(headers)
-        size = headers.sum { |name, value| name.bytesize + value.bytesize + 32 }
-        return if size <= @settings.header_limit && headers.size <= MAX_FIELDS
-        raise Protocol::HTTP2::ProtocolError.new("header list of #{size} bytes", Protocol::HTTP2::ENHANCE_YOUR_CALM)
       end
 
       def consumed(bytes)
