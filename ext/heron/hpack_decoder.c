@@ -32,7 +32,7 @@ const heron_hpack_static_entry heron_hpack_static_table[HERON_HPACK_STATIC_COUNT
 /* The Huffman code's length in bits for each symbol (Appendix B; 256 is EOS). The code is
  * canonical: codes of one length are consecutive, in symbol order, after the shorter ones, so
  * the lengths alone give every code. */
-static const unsigned char huffman_bits[257] = {
+const unsigned char heron_hpack_huffman_bits[257] = {
   13, 23, 28, 28, 28, 28, 28, 28, 28, 24, 30, 28, 28, 30, 28, 28, 28, 28, 28, 28, 28, 28, 30, 28, 28, 28, 28, 28, 28, 28, 28, 28,
   6, 10, 10, 12, 13, 6, 8, 11, 10, 10, 8, 11, 8, 6, 6, 6, 5, 5, 5, 6, 6, 6, 6, 6, 6, 6, 7, 8, 15, 6, 12, 10,
   13, 6, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 8, 7, 8, 13, 19, 13, 14, 6,
@@ -59,7 +59,7 @@ void heron_hpack_init(void)
     huffman_offset[len] = (uint16_t)n;
     huffman_count[len] = 0;
     for (sym = 0; sym < 257; sym++) {
-      if (huffman_bits[sym] != len) continue;
+      if (heron_hpack_huffman_bits[sym] != len) continue;
       huffman_symbols[n++] = (uint16_t)sym;
       huffman_count[len]++;
     }

@@ -69,6 +69,10 @@ typedef struct heron_hpack_static_entry {
   size_t name_len, value_len;
 } heron_hpack_static_entry;
 
+/* The Huffman code's length in bits per symbol (Appendix B; 256 is EOS): the code is
+ * canonical, so the lengths give the codes. */
+extern const unsigned char heron_hpack_huffman_bits[257];
+
 /* The static table (Appendix A), index 1 at [0]. */
 extern const heron_hpack_static_entry heron_hpack_static_table[HERON_HPACK_STATIC_COUNT];
 
