@@ -21,16 +21,9 @@
 #include <string.h>
 
 #include "hpack_decoder.h"
+#include "fuzz_check.h"
 
 #define STOP (HERON_HPACK_ERRORS + 1)
-
-#define CHECK(cond)                                                          \
-  do {                                                                       \
-    if (!(cond)) {                                                           \
-      fprintf(stderr, "check failed: %s (%s:%d)\n", #cond, __FILE__, __LINE__); \
-      abort();                                                               \
-    }                                                                        \
-  } while (0)
 
 static uint32_t codes[257]; /* canonical codes, computed here from the lengths */
 
