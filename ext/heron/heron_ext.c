@@ -12,6 +12,7 @@
  *   Heron::WebSocket::Mask  heron_websocket_mask.c (unmasking client frames)
  *   Heron::HTTP2::Decoder   heron_http2_decoder.c (the binding; HPACK itself is hpack_decoder.c)
  *   Heron::HTTP2::RequestFields  heron_http2_request_fields.c (HTTP/2 fields into the env)
+ *   Heron::HTTP2::Encoder   heron_http2_encoder.c (HPACK, response headers)
  *
  * The profiler's C classes are the heron-profiler gem's extension
  * (heron-profiler/ext/heron_profiler), loaded only when profiling is on.
@@ -27,6 +28,7 @@
 #include "heron_websocket_mask.h"
 #include "heron_http2_request_fields.h"
 #include "heron_http2_decoder.h"
+#include "heron_http2_encoder.h"
 
 /* Called by Ruby when heron/heron_ext.so is required. */
 void Init_heron_ext(void);
@@ -44,4 +46,5 @@ void Init_heron_ext(void)
   Init_Heron_WebSocket_Mask(mHeron);
   Init_Heron_HTTP2_RequestFields(mHeron);
   Init_Heron_HTTP2_Decoder(mHeron);
+  Init_Heron_HTTP2_Encoder(mHeron);
 }

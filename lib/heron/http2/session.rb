@@ -158,7 +158,7 @@ module Heron
         refuse(id).receive_headers(frame)
       end
 
-      # Encodes a header block (HTTP2::Encoder: a hash lookup per field).
+      # Encodes a header block (HTTP2::Encoder, in C: one call per block).
       # @param headers [Array<Array(String, String)>]
       # @param buffer [String]
       # @return [String] buffer
