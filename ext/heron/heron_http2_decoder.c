@@ -1,14 +1,14 @@
 /*
  * Heron::HTTP2::Decoder: one HTTP/2 connection's HPACK decoder (RFC 7541, hpack_decoder.c) for
- * Ruby. #decode gives a block's fields as frozen [name, value] pairs; #request adds a request's
- * block straight to its Rack env (Heron::HTTP2::RequestFields' rules), without a String or an
+ * Ruby. #decode gives a block's fields as frozen [name, value] pairs; #request reads a request's
+ * block straight into its Rack env (Heron::HTTP2::RequestFields' rules), without a String or an
  * Array per field in between.
  *
  * The objects made for a table entry (its pair, its name's env key, its value) are kept in the
  * entry and handed out again while it stays in the table: a client's repeated fields (indexed,
  * as every request after a connection's first sends most of them) cost a lookup. A block of
  * one-byte indexed fields only, the same bytes as the last one, gives #decode the same frozen
- * Array again: such a block cannot change the table.
+ * Array again, and #request a copy of the env it gave: such a block cannot change the table.
  *
  * Errors: a malformed block raises Protocol::HPACK::CompressionError (the connection ends with
  * COMPRESSION_ERROR), a header list past the limit given (max_header_bytes, counted as RFC 9113
@@ -30,6 +30,7 @@ enum { TOO_LARGE = HERON_HPACK_ERRORS };
 typedef struct Heron_HTTP2_Decoder {
   heron_hpack_decoder hpack;
   VALUE last_block, last_fields; /* #decode's last block of indexed fields, and its fields */
+  VALUE last_request, last_env;  /* #request's, and the env it gave (frozen) */
 } Heron_HTTP2_Decoder;
 
 /* The static table's objects: [name, value] pairs (UTF-8, as protocol-hpack tags strings),
@@ -44,6 +45,8 @@ static void Heron_HTTP2_Decoder_mark(void *ptr)
   int s;
   rb_gc_mark(d->last_block);
   rb_gc_mark(d->last_fields);
+  rb_gc_mark(d->last_request);
+  rb_gc_mark(d->last_env);
   for (i = 0; i < d->hpack.count; i++) {
     heron_hpack_entry *e = heron_hpack_entry_at(&d->hpack, i);
     for (s = 0; s < HERON_HPACK_USER_SLOTS; s++)
@@ -76,7 +79,7 @@ static VALUE Heron_HTTP2_Decoder_alloc(VALUE klass)
   Heron_HTTP2_Decoder *d;
   VALUE self = TypedData_Make_Struct(klass, Heron_HTTP2_Decoder, &Heron_HTTP2_Decoder_type, d);
   heron_hpack_decoder_init(&d->hpack, 4096);
-  d->last_block = d->last_fields = Qnil;
+  d->last_block = d->last_fields = d->last_request = d->last_env = Qnil;
   return self;
 }
 
@@ -247,6 +250,7 @@ static VALUE HERON_RAISES_THROUGH Heron_HTTP2_Decoder_decode(int argc, VALUE *ar
   plain = Heron_HTTP2_Decoder_plain(data);
   if (plain && !NIL_P(d->last_block) && rb_str_equal(data, d->last_block) == Qtrue) return d->last_fields;
   RB_OBJ_WRITE(self, &d->last_block, Qnil);
+  RB_OBJ_WRITE(self, &d->last_request, Qnil); /* the table may change */
   memset(&c, 0, sizeof(c));
   c.self = self;
   c.list_limit = Heron_HTTP2_Decoder_limit(header_limit);
@@ -260,29 +264,77 @@ static VALUE HERON_RAISES_THROUGH Heron_HTTP2_Decoder_decode(int argc, VALUE *ar
   return c.fields;
 }
 
+static VALUE k_PATH_INFO, k_QUERY_STRING;
+
+/* rb_hash_foreach: stops at a String, but PATH_INFO and QUERY_STRING, that is not frozen (the
+ * other values are the template's, shared by every request already). */
+static int Heron_HTTP2_Decoder_all_frozen_i(VALUE key, VALUE value, VALUE shared)
+{
+  if (!RB_TYPE_P(value, T_STRING) || OBJ_FROZEN(value) || key == k_PATH_INFO || key == k_QUERY_STRING) return ST_CONTINUE;
+  *(int *)shared = 0;
+  return ST_STOP;
+}
+
+/* A repeated request's env: a copy of the last one (a Hash copy keeps its keys' hashes: no key
+ * is hashed again) with a PATH_INFO and QUERY_STRING of its own (the app's to change). */
+static VALUE Heron_HTTP2_Decoder_replay(Heron_HTTP2_Decoder *d)
+{
+  VALUE env = rb_hash_dup(d->last_env);
+  rb_hash_aset(env, k_PATH_INFO, rb_str_dup(rb_hash_aref(env, k_PATH_INFO)));
+  rb_hash_aset(env, k_QUERY_STRING, rb_str_dup(rb_hash_aref(env, k_QUERY_STRING)));
+  return env;
+}
+
+/* Keeps env for a block of indexed fields (it cannot change the table, so the same bytes give
+ * the same env), when every String in it but PATH_INFO and QUERY_STRING is frozen (shared by
+ * the requests that replay it; a joined cookie, for one, is not). */
+static void Heron_HTTP2_Decoder_remember(VALUE self, Heron_HTTP2_Decoder *d, VALUE data, VALUE env)
+{
+  int shared = 1;
+  VALUE kept;
+  rb_hash_foreach(env, Heron_HTTP2_Decoder_all_frozen_i, (VALUE)&shared);
+  if (!shared) return;
+  kept = rb_hash_dup(env); /* with copies of this request's PATH_INFO and QUERY_STRING (the app's to change) */
+  rb_hash_aset(kept, k_PATH_INFO, rb_obj_freeze(rb_str_dup(rb_hash_aref(env, k_PATH_INFO))));
+  rb_hash_aset(kept, k_QUERY_STRING, rb_obj_freeze(rb_str_dup(rb_hash_aref(env, k_QUERY_STRING))));
+  RB_OBJ_WRITE(self, &d->last_env, rb_obj_freeze(kept));
+  RB_OBJ_WRITE(self, &d->last_request, rb_str_new_frozen(data));
+}
+
 /*
- * call-seq: request(data, table_size_limit, header_limit, env) -> nil or exception
+ * call-seq: request(data, table_size_limit, header_limit, template) -> env or exception
  *
- * Decodes a request's header block into env (RequestFields' rules: the request line, HTTP_*
- * keys). Returns nil, or the stream error the request gives (EnvBuilder::Malformed or
- * ::InvalidTarget, not raised: the whole block is decoded all the same).
+ * Decodes a request's header block into a copy of template (RequestFields' rules: the request
+ * line, HTTP_* keys). Returns the env, or the stream error the request gives
+ * (EnvBuilder::Malformed or ::InvalidTarget, not raised: the whole block is decoded all the
+ * same). A block of indexed fields only, the same bytes as the last one, gives a copy of the
+ * last env, with a PATH_INFO and QUERY_STRING of its own.
  */
-static VALUE HERON_RAISES_THROUGH Heron_HTTP2_Decoder_request(VALUE self, VALUE data, VALUE table_size_limit, VALUE header_limit, VALUE env)
+static VALUE HERON_RAISES_THROUGH Heron_HTTP2_Decoder_request(VALUE self, VALUE data, VALUE table_size_limit, VALUE header_limit, VALUE template)
 {
   Heron_HTTP2_Decoder *d = Heron_HTTP2_Decoder_get(self);
   Heron_HTTP2_Decoder_call c;
   Heron_HTTP2_RequestFields request;
+  VALUE error, env;
+  int plain;
   StringValue(data);
-  Check_Type(env, T_HASH);
-  if (!Heron_HTTP2_Decoder_plain(data)) RB_OBJ_WRITE(self, &d->last_block, Qnil); /* the table may change */
+  Check_Type(template, T_HASH);
+  plain = Heron_HTTP2_Decoder_plain(data);
+  if (plain && !NIL_P(d->last_request) && rb_str_equal(data, d->last_request) == Qtrue) return Heron_HTTP2_Decoder_replay(d);
+  RB_OBJ_WRITE(self, &d->last_request, Qnil);
+  if (!plain) RB_OBJ_WRITE(self, &d->last_block, Qnil); /* the table may change */
   memset(&c, 0, sizeof(c));
   c.self = self;
   c.list_limit = Heron_HTTP2_Decoder_limit(header_limit);
   c.request = &request;
+  env = rb_hash_dup(template);
   Heron_HTTP2_RequestFields_start(&request, env);
   Heron_HTTP2_Decoder_run(d, data, table_size_limit, &c);
+  error = Heron_HTTP2_RequestFields_finish(&request);
+  if (!NIL_P(error)) return error;
+  if (plain) Heron_HTTP2_Decoder_remember(self, d, data, env);
   RB_GC_GUARD(data);
-  return Heron_HTTP2_RequestFields_finish(&request);
+  return env;
 }
 
 static VALUE Heron_HTTP2_Decoder_static_str(const char *s, size_t len, rb_encoding *enc)
@@ -297,6 +349,8 @@ static void Heron_HTTP2_Decoder_init_static(void)
   Heron_HTTP2_RequestFields probe;
   size_t i;
   heron_hpack_init();
+  k_PATH_INFO = Heron_HTTP2_Decoder_static_str("PATH_INFO", 9, rb_ascii8bit_encoding());
+  k_QUERY_STRING = Heron_HTTP2_Decoder_static_str("QUERY_STRING", 12, rb_ascii8bit_encoding());
   Heron_HTTP2_RequestFields_start(&probe, Qnil);
   for (i = 0; i < HERON_HPACK_STATIC_COUNT; i++) {
     const heron_hpack_static_entry *s = &heron_hpack_static_table[i];

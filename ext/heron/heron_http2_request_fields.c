@@ -9,15 +9,16 @@
  * returned, not raised, so that the caller decodes the rest of the block (the HPACK table must
  * stay in step) and resets only the stream.
  *
- * Every string in the env is binary, as HTTP/1.1's parser gives them.
+ * Every string in the env is binary, as HTTP/1.1's parser gives them. SERVER_PROTOCOL and
+ * rack.hijack? are the same for every HTTP/2 request: the connection's template has them
+ * (HTTP2::EnvBuilder).
  */
 #include "heron_http2_request_fields.h"
 #include <ruby/encoding.h>
 #include <string.h>
 #include "heron_str.h"
 
-static VALUE k_REQUEST_METHOD, k_SERVER_PROTOCOL, k_REQUEST_URI, k_PATH_INFO, k_QUERY_STRING, k_rack_hijack,
-    k_HTTP_HOST, k_HTTP_COOKIE, k_HTTP_TE, v_HTTP_2;
+static VALUE k_REQUEST_METHOD, k_REQUEST_URI, k_PATH_INFO, k_QUERY_STRING, k_HTTP_HOST, k_HTTP_COOKIE, k_HTTP_TE;
 
 static const char *const methods[] = {"GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "PATCH"};
 #define METHODS_COUNT (sizeof(methods) / sizeof(methods[0]))
@@ -220,11 +221,9 @@ VALUE Heron_HTTP2_RequestFields_finish(Heron_HTTP2_RequestFields *r)
   }
   query = memchr(p, '?', (size_t)len);
   rb_hash_aset(env, k_REQUEST_METHOD, Heron_HTTP2_RequestFields_method(r->method));
-  rb_hash_aset(env, k_SERVER_PROTOCOL, v_HTTP_2);
   rb_hash_aset(env, k_REQUEST_URI, path);
   rb_hash_aset(env, k_PATH_INFO, rb_str_new(p, query ? query - p : len));
   rb_hash_aset(env, k_QUERY_STRING, query ? rb_str_new(query + 1, len - (query - p) - 1) : rb_str_new(NULL, 0));
-  rb_hash_aset(env, k_rack_hijack, Qfalse);
   if (r->authority != Qundef && rb_hash_lookup2(env, k_HTTP_HOST, Qundef) == Qundef) rb_hash_aset(env, k_HTTP_HOST, r->authority);
   return Qnil;
 }
@@ -271,15 +270,12 @@ void Init_Heron_HTTP2_RequestFields(VALUE mHeron)
   VALUE cRequestFields = rb_define_class_under(mHTTP2, "RequestFields", rb_cObject);
   size_t i;
   k_REQUEST_METHOD = Heron_str("REQUEST_METHOD");
-  k_SERVER_PROTOCOL = Heron_str("SERVER_PROTOCOL");
   k_REQUEST_URI = Heron_str("REQUEST_URI");
   k_PATH_INFO = Heron_str("PATH_INFO");
   k_QUERY_STRING = Heron_str("QUERY_STRING");
-  k_rack_hijack = Heron_str("rack.hijack?");
   k_HTTP_HOST = Heron_str("HTTP_HOST");
   k_HTTP_COOKIE = Heron_str("HTTP_COOKIE");
   k_HTTP_TE = Heron_str("HTTP_TE");
-  v_HTTP_2 = Heron_str("HTTP/2");
   for (i = 0; i < METHODS_COUNT; i++) method_values[i] = Heron_str(methods[i]);
   rb_undef_alloc_func(cRequestFields);
   rb_define_singleton_method(cRequestFields, "fill", Heron_HTTP2_RequestFields_s_fill, 2);

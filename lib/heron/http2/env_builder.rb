@@ -23,16 +23,21 @@ module Heron
       end
 
       MUTABLE = %w[PATH_INFO QUERY_STRING].freeze # made anew for each request (#replay)
-      private_constant :MUTABLE
+      # What every HTTP/2 request's env has, in the connection's template (copied, its keys are
+      # not hashed again).
+      PROTOCOL = { "SERVER_PROTOCOL" => "HTTP/2", "rack.hijack?" => false }.freeze
+      private_constant :MUTABLE, :PROTOCOL
 
       # @param common [Request::EnvBuilder] the connection's env builder.
       def initialize(common)
         @common = common
+        @template = common.fresh.merge!(PROTOCOL).freeze
         @fields = nil # the last frozen fields built, and what they added (#remember)
         @added = nil
       end
 
-      # A request's header block read straight into a fresh env (Decoder#request).
+      # A request's header block read straight into a copy of the connection's template
+      # (Decoder#request; a repeated block of indexed fields gives a copy of the last env).
       # @param decoder [Decoder] the connection's.
       # @param block [String] the request's whole header block.
       # @param table_size_limit [Integer] our SETTINGS_HEADER_TABLE_SIZE.
@@ -40,8 +45,7 @@ module Heron
       # @return [Hash, Malformed, InvalidTarget] the env, or the stream error (for #env).
       # @raise [Protocol::HPACK::CompressionError, Protocol::HTTP2::ProtocolError] connection errors.
       def decode(decoder, block, table_size_limit, header_limit)
-        env = @common.fresh
-        decoder.request(block, table_size_limit, header_limit, env) || env
+        decoder.request(block, table_size_limit, header_limit, @template)
       end
 
       # The env of a stream's request head (Stream#request_headers): the one #decode filled, or
@@ -64,7 +68,7 @@ module Heron
         env = {}
         error = RequestFields.fill(env, fields) and raise error
         remember(fields, env) if fields.frozen?
-        @common.fresh.merge!(env)
+        @template.merge.merge!(env)
       end
 
       private
@@ -73,7 +77,7 @@ module Heron
       # repeats it): what they added to the env last time, checked then, is added again, with a
       # PATH_INFO and QUERY_STRING of the request's own (the app's to change).
       def replay
-        env = @common.fresh.merge!(@added)
+        env = @template.merge.merge!(@added)
         env["PATH_INFO"] = env["PATH_INFO"].dup
         env["QUERY_STRING"] = env["QUERY_STRING"].dup
         env

@@ -29,8 +29,7 @@ class HeronHTTP2DecoderRequestTest < Minitest::Test
         fields = [[":method", %w[GET POST PATCH][n % 3]], [":scheme", "https"], [":authority", "example.com"], [":path", "/item/#{n % 37}?page=#{n % 5}"],
                   ["x-trace-#{n % 11}", "t" * (n % 90)], ["cookie", "session=#{n % 7}"], ["cookie", "theme=dark"], ["accept", "*/*"]]
         data = block(fields, client, { 100 => 256, 200 => 4096 }[n])
-        env = {}
-        assert_nil straight.request(data, 4096, 65_536, env)
+        env = straight.request(data, 4096, 65_536, {})
         assert_equal filled(fields_way.decode(data, 4096)), env, "block #{n} (#{huffman})"
         assert_equal ["session=#{n % 7}; theme=dark", Encoding::BINARY], [env["HTTP_COOKIE"], env["PATH_INFO"].encoding]
         refute_predicate env["PATH_INFO"], :frozen?, "the app's to change"
@@ -50,9 +49,34 @@ class HeronHTTP2DecoderRequestTest < Minitest::Test
     good = [[":method", "GET"], [":scheme", "http"], [":path", "/next"], ["x-after", "kept"]]
     data = block(good, client)
     assert_includes data.bytes, 0xbf, "x-after by its dynamic index (63: :path /next is added before)"
-    assert_nil decoder.request(data, 4096, 65_536, env = {})
+    env = decoder.request(data, 4096, 65_536, {})
     assert_equal ["/next", "kept"], env.values_at("PATH_INFO", "HTTP_X_AFTER")
     assert_kind_of Heron::HTTP2::EnvBuilder::InvalidTarget, decoder.request("\x82\x86\x04\x03/\xc0\xaf".b, 4096, 65_536, {})
+  end
+
+  # A repeated block of indexed fields gives a copy of the last env (its keys not hashed
+  # again), with a PATH_INFO and QUERY_STRING of its own; a block that changes the table between
+  # two such blocks makes the next one decode afresh; a joined cookie (a String of the request's
+  # own) is never shared.
+  def test_a_repeated_block_of_indexed_fields_gives_a_copy_of_the_last_env
+    decoder = Heron::HTTP2::Decoder.new
+    client = Protocol::HPACK::Context.new
+    template = { "SERVER_PROTOCOL" => "HTTP/2" }.freeze
+    decoder.request(block([[":method", "GET"], [":scheme", "http"], [":path", "/a?x=1"], [":authority", "first.example"]], client), 4096, 65_536, template)
+    repeated = [0x82, 0x86, 0xbf, 0xbe].pack("C*") # :method GET, :scheme http, entry 63 (:path /a?x=1), 62 (:authority)
+    first = decoder.request(repeated.dup, 4096, 65_536, template)
+    first["PATH_INFO"] << "/changed"
+    second = decoder.request(repeated.dup, 4096, 65_536, template)
+    assert_equal ["GET", "/a", "x=1", "first.example", "HTTP/2"], second.values_at("REQUEST_METHOD", "PATH_INFO", "QUERY_STRING", "HTTP_HOST", "SERVER_PROTOCOL")
+    refute_same first, second
+    refute_predicate second["QUERY_STRING"], :frozen?
+    decoder.request(block([[":method", "GET"], [":scheme", "http"], [":path", "/b"], [":authority", "second.example"]], client), 4096, 65_536, template)
+    assert_equal ["/b", "second.example"], decoder.request(repeated.dup, 4096, 65_536, template).values_at("PATH_INFO", "HTTP_HOST")
+    decoder.request(block([[":method", "GET"], [":scheme", "http"], [":path", "/"], %w[cookie a=1], %w[cookie b=2]], client), 4096, 65_536, template)
+    crumbs = [0x82, 0x86, 0x84, 0xbf, 0xbe].pack("C*") # cookie a=1 (63), cookie b=2 (62)
+    joined = Array.new(2) { decoder.request(crumbs.dup, 4096, 65_536, template)["HTTP_COOKIE"] }
+    assert_equal ["a=1; b=2"] * 2, joined
+    refute_same(*joined)
   end
 
   def test_a_header_list_past_its_limits_ends_the_connection
