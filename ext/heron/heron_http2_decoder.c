@@ -266,12 +266,19 @@ static VALUE HERON_RAISES_THROUGH Heron_HTTP2_Decoder_decode(int argc, VALUE *ar
 
 static VALUE k_PATH_INFO, k_QUERY_STRING;
 
-/* rb_hash_foreach: stops at a String, but PATH_INFO and QUERY_STRING, that is not frozen (the
- * other values are the template's, shared by every request already). */
-static int Heron_HTTP2_Decoder_all_frozen_i(VALUE key, VALUE value, VALUE shared)
+typedef struct {
+  VALUE template;
+  int shared;
+} Heron_HTTP2_Decoder_sharing;
+
+/* rb_hash_foreach: stops at a String that is not frozen, but PATH_INFO, QUERY_STRING and the
+ * template's own values (shared by every request already). */
+static int Heron_HTTP2_Decoder_all_frozen_i(VALUE key, VALUE value, VALUE arg)
 {
+  Heron_HTTP2_Decoder_sharing *sharing = (Heron_HTTP2_Decoder_sharing *)arg;
   if (!RB_TYPE_P(value, T_STRING) || OBJ_FROZEN(value) || key == k_PATH_INFO || key == k_QUERY_STRING) return ST_CONTINUE;
-  *(int *)shared = 0;
+  if (rb_hash_lookup2(sharing->template, key, Qundef) == value) return ST_CONTINUE;
+  sharing->shared = 0;
   return ST_STOP;
 }
 
@@ -286,14 +293,14 @@ static VALUE Heron_HTTP2_Decoder_replay(Heron_HTTP2_Decoder *d)
 }
 
 /* Keeps env for a block of indexed fields (it cannot change the table, so the same bytes give
- * the same env), when every String in it but PATH_INFO and QUERY_STRING is frozen (shared by
- * the requests that replay it; a joined cookie, for one, is not). */
-static void Heron_HTTP2_Decoder_remember(VALUE self, Heron_HTTP2_Decoder *d, VALUE data, VALUE env)
+ * the same env), when every String in it but PATH_INFO, QUERY_STRING and the template's is
+ * frozen (shared by the requests that replay it; a joined cookie, for one, is not). */
+static void Heron_HTTP2_Decoder_remember(VALUE self, Heron_HTTP2_Decoder *d, VALUE data, VALUE env, VALUE template)
 {
-  int shared = 1;
+  Heron_HTTP2_Decoder_sharing sharing = {template, 1};
   VALUE kept;
-  rb_hash_foreach(env, Heron_HTTP2_Decoder_all_frozen_i, (VALUE)&shared);
-  if (!shared) return;
+  rb_hash_foreach(env, Heron_HTTP2_Decoder_all_frozen_i, (VALUE)&sharing);
+  if (!sharing.shared) return;
   kept = rb_hash_dup(env); /* with copies of this request's PATH_INFO and QUERY_STRING (the app's to change) */
   rb_hash_aset(kept, k_PATH_INFO, rb_obj_freeze(rb_str_dup(rb_hash_aref(env, k_PATH_INFO))));
   rb_hash_aset(kept, k_QUERY_STRING, rb_obj_freeze(rb_str_dup(rb_hash_aref(env, k_QUERY_STRING))));
@@ -332,7 +339,7 @@ static VALUE HERON_RAISES_THROUGH Heron_HTTP2_Decoder_request(VALUE self, VALUE 
   Heron_HTTP2_Decoder_run(d, data, table_size_limit, &c);
   error = Heron_HTTP2_RequestFields_finish(&request);
   if (!NIL_P(error)) return error;
-  if (plain) Heron_HTTP2_Decoder_remember(self, d, data, env);
+  if (plain) Heron_HTTP2_Decoder_remember(self, d, data, env, template);
   RB_GC_GUARD(data);
   return env;
 }

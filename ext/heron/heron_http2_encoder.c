@@ -101,41 +101,72 @@ static VALUE Heron_HTTP2_Encoder_initialize(int argc, VALUE *argv, VALUE self)
   return self;
 }
 
-/* §5.1: value on a bits-bit prefix, pattern in the first byte's high bits. */
-static void Heron_HTTP2_Encoder_integer(VALUE buffer, size_t value, unsigned bits, unsigned char pattern)
+/* The block being written: bytes gathered on the stack, appended to the Ruby String when full
+ * and at the end (one append per block, not one per byte or string). */
+typedef struct {
+  VALUE str;
+  size_t n;
+  char bytes[512];
+} Heron_HTTP2_Encoder_out;
+
+static void Heron_HTTP2_Encoder_flush(Heron_HTTP2_Encoder_out *out)
 {
-  unsigned char out[16];
+  if (out->n) rb_str_buf_cat(out->str, out->bytes, (long)out->n);
+  out->n = 0;
+}
+
+static void Heron_HTTP2_Encoder_put(Heron_HTTP2_Encoder_out *out, const char *s, size_t len)
+{
+  if (len > sizeof(out->bytes) - out->n) {
+    Heron_HTTP2_Encoder_flush(out);
+    if (len > sizeof(out->bytes)) {
+      rb_str_buf_cat(out->str, s, (long)len);
+      return;
+    }
+  }
+  memcpy(out->bytes + out->n, s, len);
+  out->n += len;
+}
+
+/* §5.1: value on a bits-bit prefix, pattern in the first byte's high bits. */
+static void Heron_HTTP2_Encoder_integer(Heron_HTTP2_Encoder_out *out, size_t value, unsigned bits, unsigned char pattern)
+{
+  unsigned char b[16];
   size_t limit = ((size_t)1 << bits) - 1, n = 0;
   if (value < limit) {
-    out[n++] = (unsigned char)(pattern | value);
+    b[n++] = (unsigned char)(pattern | value);
   } else {
-    out[n++] = (unsigned char)(pattern | limit);
+    b[n++] = (unsigned char)(pattern | limit);
     value -= limit;
     while (value >= 128) {
-      out[n++] = (unsigned char)((value & 0x7f) | 0x80);
+      b[n++] = (unsigned char)((value & 0x7f) | 0x80);
       value >>= 7;
     }
-    out[n++] = (unsigned char)value;
+    b[n++] = (unsigned char)value;
   }
-  rb_str_buf_cat(buffer, (const char *)out, (long)n);
+  Heron_HTTP2_Encoder_put(out, (const char *)b, n);
 }
 
 /* §5.2: a raw string. */
-static void Heron_HTTP2_Encoder_string(VALUE buffer, const char *s, size_t len)
+static void Heron_HTTP2_Encoder_string(Heron_HTTP2_Encoder_out *out, const char *s, size_t len)
 {
-  Heron_HTTP2_Encoder_integer(buffer, len, 7, 0);
-  rb_str_buf_cat(buffer, s, (long)len);
+  Heron_HTTP2_Encoder_integer(out, len, 7, 0);
+  Heron_HTTP2_Encoder_put(out, s, len);
 }
 
 /* The static index of name and value (exact), or of the first entry with the name
- * (*name_index); 0 when none. */
+ * (*name_index); 0 when none. The entries of one name are together in the table. */
 static size_t Heron_HTTP2_Encoder_static(const char *name, size_t nlen, const char *value, size_t vlen, size_t *name_index)
 {
   size_t i;
   *name_index = 0;
+  if (nlen == 0) return 0;
   for (i = 0; i < HERON_HPACK_STATIC_COUNT; i++) {
     const heron_hpack_static_entry *s = &heron_hpack_static_table[i];
-    if (s->name_len != nlen || memcmp(s->name, name, nlen) != 0) continue;
+    if (s->name_len != nlen || s->name[0] != name[0] || memcmp(s->name, name, nlen) != 0) {
+      if (*name_index) break; /* past the name's entries */
+      continue;
+    }
     if (!*name_index) *name_index = i + 1;
     if (s->value_len == vlen && memcmp(s->value, value, vlen) == 0) return i + 1;
   }
@@ -178,7 +209,7 @@ static void Heron_HTTP2_Encoder_add(Heron_HTTP2_Encoder *e, const char *name, si
   e->size += size;
 }
 
-static void Heron_HTTP2_Encoder_field(Heron_HTTP2_Encoder *e, VALUE buffer, VALUE name, VALUE value)
+static void Heron_HTTP2_Encoder_field(Heron_HTTP2_Encoder *e, Heron_HTTP2_Encoder_out *buffer, VALUE name, VALUE value)
 {
   const char *n = RSTRING_PTR(name), *v = RSTRING_PTR(value);
   size_t nlen = (size_t)RSTRING_LEN(name), vlen = (size_t)RSTRING_LEN(value), name_index, size;
@@ -209,6 +240,7 @@ static void Heron_HTTP2_Encoder_field(Heron_HTTP2_Encoder *e, VALUE buffer, VALU
 static VALUE Heron_HTTP2_Encoder_encode(int argc, VALUE *argv, VALUE self)
 {
   Heron_HTTP2_Encoder *e = Heron_HTTP2_Encoder_get(self);
+  Heron_HTTP2_Encoder_out out;
   VALUE fields, buffer, table_size;
   long i;
   rb_scan_args(argc, argv, "12", &fields, &buffer, &table_size);
@@ -216,6 +248,8 @@ static VALUE Heron_HTTP2_Encoder_encode(int argc, VALUE *argv, VALUE self)
   if (NIL_P(buffer)) buffer = rb_str_buf_new(0);
   StringValue(buffer);
   rb_str_modify(buffer);
+  out.str = buffer;
+  out.n = 0;
   for (i = 0; i < RARRAY_LEN(fields); i++) { /* all checked first: a raise halfway would leave the table out of step */
     VALUE pair = RARRAY_AREF(fields, i);
     if (!RB_TYPE_P(pair, T_ARRAY) || RARRAY_LEN(pair) != 2 || !RB_TYPE_P(RARRAY_AREF(pair, 0), T_STRING) ||
@@ -225,12 +259,13 @@ static VALUE Heron_HTTP2_Encoder_encode(int argc, VALUE *argv, VALUE self)
   if (!NIL_P(table_size) && Heron_HTTP2_Encoder_capped(table_size) != e->limit) {
     e->limit = Heron_HTTP2_Encoder_capped(table_size);
     Heron_HTTP2_Encoder_evict(e, e->limit);
-    Heron_HTTP2_Encoder_integer(buffer, e->limit, 5, 0x20);
+    Heron_HTTP2_Encoder_integer(&out, e->limit, 5, 0x20);
   }
   for (i = 0; i < RARRAY_LEN(fields); i++) {
     VALUE pair = RARRAY_AREF(fields, i);
-    Heron_HTTP2_Encoder_field(e, buffer, RARRAY_AREF(pair, 0), RARRAY_AREF(pair, 1));
+    Heron_HTTP2_Encoder_field(e, &out, RARRAY_AREF(pair, 0), RARRAY_AREF(pair, 1));
   }
+  Heron_HTTP2_Encoder_flush(&out);
   return buffer;
 }
 
