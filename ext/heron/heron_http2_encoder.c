@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <string.h>
 #include "hpack_decoder.h"
+#include "heron_asan.h"
 
 #define MAX_TABLE 4096
 #define MAX_ENTRIES (MAX_TABLE / HERON_HPACK_ENTRY_OVERHEAD)
@@ -237,7 +238,7 @@ static void Heron_HTTP2_Encoder_field(Heron_HTTP2_Encoder *e, Heron_HTTP2_Encode
  * table_size:: the client's SETTINGS_HEADER_TABLE_SIZE: a change (within 4096) is announced at
  *              the block's start (§6.3) and the table shrunk to fit.
  */
-static VALUE Heron_HTTP2_Encoder_encode(int argc, VALUE *argv, VALUE self)
+static VALUE HERON_RAISES_THROUGH Heron_HTTP2_Encoder_encode(int argc, VALUE *argv, VALUE self)
 {
   Heron_HTTP2_Encoder *e = Heron_HTTP2_Encoder_get(self);
   Heron_HTTP2_Encoder_out out;

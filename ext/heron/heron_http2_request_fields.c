@@ -17,6 +17,7 @@
 #include <ruby/encoding.h>
 #include <string.h>
 #include "heron_str.h"
+#include "heron_asan.h"
 
 static VALUE k_REQUEST_METHOD, k_REQUEST_URI, k_PATH_INFO, k_QUERY_STRING, k_HTTP_HOST, k_HTTP_COOKIE, k_HTTP_TE;
 
@@ -244,7 +245,7 @@ static VALUE Heron_HTTP2_RequestFields_binary(VALUE str)
  * Adds the request's decoded fields ([name, value] pairs, pseudo-headers first) to env.
  * Returns nil, or (not raised) the EnvBuilder::Malformed or ::InvalidTarget the request gives.
  */
-static VALUE Heron_HTTP2_RequestFields_s_fill(VALUE self, VALUE env, VALUE fields)
+static VALUE HERON_RAISES_THROUGH Heron_HTTP2_RequestFields_s_fill(VALUE self, VALUE env, VALUE fields)
 {
   Heron_HTTP2_RequestFields r;
   long i;
