@@ -27,12 +27,14 @@ VALUE Heron_HTTP2_RequestFields_key(Heron_HTTP2_RequestFields *r, const char *na
 
 /* Adds a field: a pseudo-header (name starting with ':'), or a regular one whose key is given
  * (Heron_HTTP2_RequestFields_key's, or a cached one: Qundef to have it computed). value is the
- * field's value (binary); value_ptr/len its bytes. Does nothing once an error is set. */
+ * field's value, a binary String (or an ASCII one). Does nothing once an error is set. */
 void Heron_HTTP2_RequestFields_add(Heron_HTTP2_RequestFields *r, const char *name, size_t name_len, VALUE key,
                                    VALUE value);
 
-/* Completes the env from the pseudo-headers. Returns Qnil, or the stream error: an
- * EnvBuilder::Malformed (reset with PROTOCOL_ERROR) or EnvBuilder::InvalidTarget (answered 400). */
+/* Completes the env from the pseudo-headers (REQUEST_METHOD, REQUEST_URI, PATH_INFO,
+ * QUERY_STRING, HTTP_HOST from :authority when no host field came). Returns Qnil, or the stream
+ * error: an EnvBuilder::Malformed (reset with PROTOCOL_ERROR) or EnvBuilder::InvalidTarget
+ * (answered 400). */
 VALUE Heron_HTTP2_RequestFields_finish(Heron_HTTP2_RequestFields *r);
 
 /* Defines Heron::HTTP2::RequestFields (called once, by heron_ext.c). */
