@@ -5,6 +5,8 @@
  * index when it has one, added to the dynamic table (§6.2.1) unless it is one of the fields
  * whose values are (nearly) never sent twice (x-request-id, ...: §6.2.2, without indexing, so
  * that they do not evict the fields that repeat). Strings go out without Huffman coding.
+ * #frames packs the block straight into the connection's output as a response's HEADERS (and
+ * CONTINUATION) frames, then its DATA frame: one call per response.
  *
  * The dynamic table is this encoder's own copy of each entry's bytes (no Ruby objects: a
  * caller's String may change after the call), within the client's SETTINGS_HEADER_TABLE_SIZE
@@ -238,25 +240,25 @@ static void Heron_HTTP2_Encoder_field(Heron_HTTP2_Encoder *e, Heron_HTTP2_Encode
  * table_size:: the client's SETTINGS_HEADER_TABLE_SIZE: a change (within 4096) is announced at
  *              the block's start (§6.3) and the table shrunk to fit.
  */
-static VALUE HERON_RAISES_THROUGH Heron_HTTP2_Encoder_encode(int argc, VALUE *argv, VALUE self)
+/* Appends `reserve` zero bytes (a frame header to come), then the header block of fields, to
+ * buffer; the fields are checked before anything is written (a raise halfway would leave the
+ * output and the table out of step with the client's). */
+static void HERON_RAISES_THROUGH Heron_HTTP2_Encoder_block(Heron_HTTP2_Encoder *e, VALUE buffer, VALUE fields, VALUE table_size,
+                                                           size_t reserve)
 {
-  Heron_HTTP2_Encoder *e = Heron_HTTP2_Encoder_get(self);
   Heron_HTTP2_Encoder_out out;
-  VALUE fields, buffer, table_size;
   long i;
-  rb_scan_args(argc, argv, "12", &fields, &buffer, &table_size);
   Check_Type(fields, T_ARRAY);
-  if (NIL_P(buffer)) buffer = rb_str_buf_new(0);
-  StringValue(buffer);
-  rb_str_modify(buffer);
   out.str = buffer;
   out.n = 0;
-  for (i = 0; i < RARRAY_LEN(fields); i++) { /* all checked first: a raise halfway would leave the table out of step */
+  for (i = 0; i < RARRAY_LEN(fields); i++) {
     VALUE pair = RARRAY_AREF(fields, i);
     if (!RB_TYPE_P(pair, T_ARRAY) || RARRAY_LEN(pair) != 2 || !RB_TYPE_P(RARRAY_AREF(pair, 0), T_STRING) ||
         !RB_TYPE_P(RARRAY_AREF(pair, 1), T_STRING))
       rb_raise(rb_eArgError, "a field is a [name, value] pair of Strings");
   }
+  memset(out.bytes, 0, reserve);
+  out.n = reserve;
   if (!NIL_P(table_size) && Heron_HTTP2_Encoder_capped(table_size) != e->limit) {
     e->limit = Heron_HTTP2_Encoder_capped(table_size);
     Heron_HTTP2_Encoder_evict(e, e->limit);
@@ -267,7 +269,95 @@ static VALUE HERON_RAISES_THROUGH Heron_HTTP2_Encoder_encode(int argc, VALUE *ar
     Heron_HTTP2_Encoder_field(e, &out, RARRAY_AREF(pair, 0), RARRAY_AREF(pair, 1));
   }
   Heron_HTTP2_Encoder_flush(&out);
+}
+
+static VALUE Heron_HTTP2_Encoder_encode(int argc, VALUE *argv, VALUE self)
+{
+  VALUE fields, buffer, table_size;
+  rb_scan_args(argc, argv, "12", &fields, &buffer, &table_size);
+  if (NIL_P(buffer)) buffer = rb_str_buf_new(0);
+  StringValue(buffer);
+  rb_str_modify(buffer);
+  Heron_HTTP2_Encoder_block(Heron_HTTP2_Encoder_get(self), buffer, fields, table_size, 0);
   return buffer;
+}
+
+#define FRAME_DATA 0x0
+#define FRAME_HEADERS 0x1
+#define FRAME_CONTINUATION 0x9
+#define FLAG_END_HEADERS 0x4
+
+/* RFC 9113 §4.1: a frame's 9-byte header. */
+static void Heron_HTTP2_Encoder_frame_header(char *h, size_t length, unsigned type, unsigned flags, uint32_t id)
+{
+  h[0] = (char)(length >> 16);
+  h[1] = (char)(length >> 8);
+  h[2] = (char)length;
+  h[3] = (char)type;
+  h[4] = (char)flags;
+  h[5] = (char)((id >> 24) & 0x7f);
+  h[6] = (char)(id >> 16);
+  h[7] = (char)(id >> 8);
+  h[8] = (char)id;
+}
+
+/* The block written at out[start + 9 ..] as a HEADERS frame, or (past max bytes) split into a
+ * HEADERS frame and CONTINUATION frames, the last with END_HEADERS. */
+static void Heron_HTTP2_Encoder_frame_block(VALUE out, long start, unsigned flags, uint32_t id, size_t max)
+{
+  size_t length = (size_t)(RSTRING_LEN(out) - start - 9), offset;
+  char *block, h[9];
+  if (length <= max) {
+    Heron_HTTP2_Encoder_frame_header(RSTRING_PTR(out) + start, length, FRAME_HEADERS, flags | FLAG_END_HEADERS, id);
+    return;
+  }
+  block = ALLOC_N(char, length);
+  memcpy(block, RSTRING_PTR(out) + start + 9, length);
+  rb_str_set_len(out, start);
+  for (offset = 0; offset < length; offset += max) {
+    size_t n = length - offset < max ? length - offset : max;
+    unsigned last = offset + n == length ? FLAG_END_HEADERS : 0;
+    Heron_HTTP2_Encoder_frame_header(h, n, offset ? FRAME_CONTINUATION : FRAME_HEADERS, (offset ? 0 : flags) | last, id);
+    rb_str_buf_cat(out, h, 9);
+    rb_str_buf_cat(out, block + offset, (long)n);
+  }
+  xfree(block);
+}
+
+/*
+ * call-seq: frames(out, id, fields, flags, max_frame_size, table_size, data = nil) -> out
+ *
+ * Appends a response's frames to out (the connection's output): the header block of fields as
+ * a HEADERS frame (CONTINUATION frames past max_frame_size, each on the stream), then, given
+ * data, one DATA frame of it (the caller keeps it within the windows and the frame size).
+ * flags (END_STREAM or 0) go on the last frame.
+ */
+static VALUE HERON_RAISES_THROUGH Heron_HTTP2_Encoder_frames(int argc, VALUE *argv, VALUE self)
+{
+  VALUE out, id, fields, flags, max, table_size, data;
+  uint32_t stream;
+  unsigned last;
+  long start;
+  size_t limit;
+  rb_scan_args(argc, argv, "61", &out, &id, &fields, &flags, &max, &table_size, &data);
+  StringValue(out);
+  rb_str_modify(out);
+  if (!NIL_P(data)) StringValue(data);
+  stream = NUM2UINT(id);
+  last = NUM2UINT(flags);
+  limit = NUM2SIZET(max);
+  if (limit == 0) rb_raise(rb_eArgError, "max_frame_size must be positive");
+  start = RSTRING_LEN(out);
+  /* room for the HEADERS frame's header, written once the block's length is known */
+  Heron_HTTP2_Encoder_block(Heron_HTTP2_Encoder_get(self), out, fields, table_size, 9);
+  Heron_HTTP2_Encoder_frame_block(out, start, NIL_P(data) ? last : 0, stream, limit);
+  if (!NIL_P(data)) {
+    char h[9];
+    Heron_HTTP2_Encoder_frame_header(h, (size_t)RSTRING_LEN(data), FRAME_DATA, last, stream);
+    rb_str_buf_cat(out, h, 9);
+    rb_str_buf_cat(out, RSTRING_PTR(data), RSTRING_LEN(data));
+  }
+  return out;
 }
 
 void Init_Heron_HTTP2_Encoder(VALUE mHeron)
@@ -277,4 +367,5 @@ void Init_Heron_HTTP2_Encoder(VALUE mHeron)
   rb_define_alloc_func(cEncoder, Heron_HTTP2_Encoder_alloc);
   rb_define_method(cEncoder, "initialize", Heron_HTTP2_Encoder_initialize, -1);
   rb_define_method(cEncoder, "encode", Heron_HTTP2_Encoder_encode, -1);
+  rb_define_method(cEncoder, "frames", Heron_HTTP2_Encoder_frames, -1);
 }

@@ -10,6 +10,8 @@ module Heron
     #
     #   encoder = Heron::HTTP2::Encoder.new          # table_size = 4096 at first
     #   encoder.encode(fields, buffer, table_size)   # => buffer, the block appended
+    #   encoder.frames(out, id, fields, flags, max_frame_size, table_size, data)
+    #                                                # => out, HEADERS (+ CONTINUATION) and DATA frames appended
     #
     # A field in the static or the dynamic table goes out as its index (one byte for most);
     # any other as a literal, its name by its static index when it has one, and added to the

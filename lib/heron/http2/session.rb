@@ -158,12 +158,24 @@ module Heron
         refuse(id).receive_headers(frame)
       end
 
-      # Encodes a header block (HTTP2::Encoder, in C: one call per block).
+      # Encodes a header block (HTTP2::Encoder, in C: one call per block). Heron's own frames go
+      # through #pack_response; this keeps protocol-http2's callers on the same HPACK table.
       # @param headers [Array<Array(String, String)>]
       # @param buffer [String]
       # @return [String] buffer
       def encode_headers(headers, buffer = BLOCK.dup)
         @encoder.encode(headers, buffer, @remote_settings.header_table_size)
+      end
+
+      # Packs a response's HEADERS (and CONTINUATION) frames and, given data, its DATA frame into
+      # the output, in one C call (SocketStream#frames).
+      # @param id [Integer] the stream's id.
+      # @param fields [Array<Array(String, String)>]
+      # @param flags [Integer] END_STREAM or 0, on the last frame.
+      # @param data [String, nil]
+      # @raise [EOFError] when the connection is closed.
+      def pack_response(id, fields, flags, data = nil)
+        output.frames(@encoder, id, fields, flags, @remote_settings.maximum_frame_size, @remote_settings.header_table_size, data)
       end
 
       # Decodes a header block (HTTP2::Decoder, in C), the header list within max_header_bytes.

@@ -5,7 +5,6 @@ require "protocol/http2/framer"
 require "protocol/http2/stream"
 require "async/notification"
 require_relative "input"
-require_relative "frame_packer"
 require_relative "../timeout_error"
 
 module Heron
@@ -155,7 +154,7 @@ module Heron
         @body.finish(error || (EOFError.new("stream closed") unless @body.finished?))
       end
 
-      # Sends HEADERS (and CONTINUATION) frames packed by {FramePacker}.
+      # Sends HEADERS (and CONTINUATION) frames (Session#pack_response).
       # @param fields [Array<Array(String, String)>]
       # @param flags [Integer] END_STREAM or 0.
       # @raise [Protocol::HTTP2::ProtocolError] when the stream can no longer send (reset).
@@ -177,9 +176,8 @@ module Heron
           if body.empty? then send_headers(fields, Protocol::HTTP2::END_STREAM)
           elsif !fits then send_headers(fields)
           else
-            write_headers(fields, 0)
+            write_headers(fields, Protocol::HTTP2::END_STREAM, body)
             consume(body.bytesize)
-            FramePacker.data(@connection.output, @id, body, Protocol::HTTP2::END_STREAM)
             sent_end_stream
           end
           body.empty? || fits
@@ -202,10 +200,11 @@ module Heron
 
       private
 
-      # Encodes and packs a header block; under the write lock (HPACK's order is the frames').
-      def write_headers(fields, flags)
+      # Encodes and packs a header block, and the DATA frame of `data` when given; under the
+      # write lock (HPACK's order is the frames').
+      def write_headers(fields, flags, data = nil)
         raise Protocol::HTTP2::ProtocolError, "Cannot send headers in state: #{@state}" unless @state == :open || @state == :half_closed_remote
-        FramePacker.headers(@connection.output, @id, @connection.encode_headers(fields), flags, @connection.maximum_frame_size)
+        @connection.pack_response(@id, fields, flags, data)
       end
 
       # Takes a DATA frame's bytes from both send windows (checked by the caller).
