@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require "async"
+require_relative "doorbell"
 
 module Heron
   class Server
@@ -46,7 +47,7 @@ module Heron
         @idle = [] # idle workers' Waiters, the most recently idle last
         @pending = [] # jobs waiting for a worker
         @starts_left = 0
-        @spawner_woken = false
+        @spawner = Doorbell.new
         @root.async(transient: true, annotation: "heron connection workers") { spawn_workers }
       end
 
@@ -64,7 +65,7 @@ module Heron
         waiter = @idle.pop
         return hand(waiter, job) if waiter
         @pending << job
-        wake_spawner
+        @spawner.ring
       end
 
       private
@@ -74,23 +75,14 @@ module Heron
         Fiber.scheduler.unblock(nil, waiter.fiber)
       end
 
-      # New workers are started by one transient task, at the loop's next turn after jobs were
-      # queued for them: starting a task switches to it.
-      def wake_spawner
-        return if @spawner_woken
-        @spawner_woken = true
-        Fiber.scheduler.unblock(nil, @spawner)
-      end
-
-      # Starts workers for pending jobs: up to STARTS_PER_TURN in one turn of the loop (each new
-      # worker starts the next before running its job, so they all start in this turn), then
-      # looks again at the next turn while jobs are still pending.
+      # Starts workers for pending jobs, in one transient task woken at the loop's next turn after
+      # jobs were queued (starting a task switches to it): up to STARTS_PER_TURN in one turn of
+      # the loop (each new worker starts the next before running its job, so they all start in
+      # this turn), then looks again at the next turn while jobs are still pending.
       def spawn_workers
-        @spawner = Fiber.current
         loop do
-          @spawner_woken = false
           if @pending.empty?
-            Fiber.scheduler.block(nil, nil) until @spawner_woken
+            @spawner.wait
           else
             spawn_turn
           end
@@ -149,7 +141,7 @@ module Heron
       def forsake(waiter)
         return @idle.delete(waiter) unless waiter.job
         @pending << waiter.job
-        wake_spawner
+        @spawner.ring
       end
     end
   end

@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require_relative "../../clock"
+require_relative "../doorbell"
 
 module Heron
   class Server
@@ -32,7 +33,7 @@ module Heron
         def initialize(root, timeout)
           @timeout = timeout
           @waiters = {} # Fiber => deadline, oldest first
-          @idle = false # whether the watcher waits for a first waiter, with no timer
+          @watcher = Doorbell.new # the watcher waits on it for a first waiter, with no timer
           root.async(transient: true, annotation: "heron hot waits") { watch }
         end
 
@@ -45,8 +46,9 @@ module Heron
         # @return [Boolean] false when nothing came in time.
         def readable?(socket)
           fiber = Fiber.current
+          first = @waiters.empty? # else the watcher waits for an earlier deadline, not for a ring
           @waiters[fiber] = now + @timeout
-          wake_watcher if @idle
+          @watcher.ring if first
           wait(socket.io.to_io)
         ensure
           @waiters.delete(fiber)
@@ -62,28 +64,19 @@ module Heron
         # wake-up at the deadline comes back as false or nil, readiness as the events.
         def wait(io) = Fiber.scheduler.io_wait(io, IO::READABLE, nil) ? true : false
 
-        def wake_watcher
-          @idle = false
-          Fiber.scheduler.unblock(nil, @watcher)
-        end
-
         # Sleeps until the oldest deadline and wakes that waiter if it still waits; with no
         # waiter, waits (with no timer) for one.
         def watch
-          @watcher = Fiber.current
           loop do
             fiber, deadline = @waiters.first
             if fiber.nil?
-              @idle = true
-              Fiber.scheduler.block(nil, nil) while @idle
+              @watcher.wait
             elsif (left = deadline - now).positive?
               sleep(left)
             else
               expire(fiber)
             end
           end
-        ensure
-          @idle = false # stopped (the reactor ends): never wake its dead fiber
         end
 
         # Wakes a waiter whose time is up: its `wait_readable` returns nil, as at a timeout. This
