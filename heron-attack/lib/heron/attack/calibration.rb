@@ -64,7 +64,8 @@ module Heron
       # @param targets [TargetPicker] what to send.
       # @param max_rate [Float] the search goes no higher.
       # @param step [Float] seconds per step.
-      # @param client [Hash] timeout:, keepalive:, tls:, connections: as for {Generator}.
+      # @param client [Hash] timeout:, keepalive:, tls:, connections:, max_streams: as for {Generator}
+      #   ({Options#client_settings}).
       # @param output [IO] a line per step.
       def initialize(targets, max_rate:, step:, client:, output:)
         @targets = targets

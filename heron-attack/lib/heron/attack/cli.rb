@@ -35,8 +35,8 @@ module Heron
       def run
         options = Options.parse(@argv)
         return help(options) if options.help
-        return compare(options) if options.compare
-        options.calibrate ? calibrate(options) : attack(options)
+        return compare(options) if options.output.compare
+        options.processes.calibrate ? calibrate(options) : attack(options)
       rescue UsageError => e
         fail_with(2, "#{e.message} (see heron attack --help)")
       rescue StandardError => e
@@ -52,17 +52,17 @@ module Heron
 
       def attack(options)
         targets = load_targets(options)
-        sharing = CoreSharing.new(targets.targets, options.processes)
+        sharing = CoreSharing.new(targets.targets, options.processes.count)
         sharing.placements # before the run: the target's processes as they are now
         started_at = Time.now
-        progress = Progress.for(@stderr, total: options.total_requests)
+        progress = Progress.for(@stderr, total: options.load.total_requests)
         launcher = Launcher.new(options, targets, output: @stdout, progress: progress)
         recorder = on_interrupt(-> { launcher.stop }) { launcher.run }
         report = Summary.new(recorder, options, started_at: started_at).to_h
-        placed(report, sharing, options.process_count)
-        report["thresholds"] = options.thresholds.map { |threshold| threshold.check(report) }
+        placed(report, sharing, options.processes.auto)
+        report["thresholds"] = options.thresholds.fail_if.map { |threshold| threshold.check(report) }
         write_reports(options, report)
-        HdrLog.write(options.hdr_log, recorder, started_at) if options.hdr_log
+        HdrLog.write(options.output.hdr_log, recorder, started_at) if options.output.hdr_log
         verdict(report)
       end
 
@@ -78,21 +78,19 @@ module Heron
         targets = load_targets(options)
         CoreSharing.new(targets.targets, 1).warnings.each { |w| @stdout.puts("warning: #{w}") }
         @stdout.puts(format("Calibrating one generator process against %s: %.1fs steps, up to %.0f/s", options.url,
-                            options.calibrate_step, options.calibrate_max_rate))
-        client = { timeout: options.timeout, keepalive: options.keepalive, tls: options.tls_context, connections: options.connections,
-                   max_streams: options.http2 ? options.max_streams : nil }
-        result = Calibration.new(targets, max_rate: options.calibrate_max_rate, step: options.calibrate_step, client: client,
-                                          output: @stdout).run
-        Calibration.save(options.calibration, result)
+                            options.load.calibrate_step, options.load.calibrate_max_rate))
+        result = Calibration.new(targets, max_rate: options.load.calibrate_max_rate, step: options.load.calibrate_step,
+                                          client: options.client_settings, output: @stdout).run
+        Calibration.save(options.processes.calibration, result)
         calibrated(result, options)
       end
 
       def calibrated(result, options)
         unless result["rate"].positive?
-          return fail_with(1, "one process did not sustain even the lowest step (#{result['steps'].first['rate'].round}/s); saved to #{options.calibration}")
+          return fail_with(1, "one process did not sustain even the lowest step (#{result['steps'].first['rate'].round}/s); saved to #{options.processes.calibration}")
         end
         @stdout.puts(format("Calibration: one process sustains %.0f/s on this machine (lateness p99 %.2f ms < %.0f ms); saved to %s",
-                            result["rate"], result["lateness_p99_ms"], Calibration::LATE_MS, options.calibration))
+                            result["rate"], result["lateness_p99_ms"], Calibration::LATE_MS, options.processes.calibration))
         0
       end
 
@@ -121,21 +119,23 @@ module Heron
       end
 
       def load_targets(options)
-        settings = { headers: options.headers, body: options.body, keepalive: options.keepalive }
-        targets = options.targets_file ? TargetsFile.load(options.targets_file, **settings) : [Target.new(options.method, options.request_url, **settings)]
-        TargetPicker.new(targets, mode: options.pick, seed: options.seed)
+        request = options.request
+        settings = { headers: request.headers, body: request.body, keepalive: options.client.keepalive }
+        targets = request.targets_file ? TargetsFile.load(request.targets_file, **settings) : [Target.new(request.method, options.request_url, **settings)]
+        TargetPicker.new(targets, mode: request.pick, seed: request.seed)
       end
 
       def write_reports(options, report)
         @stdout.write(TextReport.new(report).render)
-        JsonReport.write(options.json, report) if options.json
-        CsvReport.write(options.csv, report) if options.csv
-        File.write(options.html, HtmlReport.new([["run", report]]).render) if options.html
+        output = options.output
+        JsonReport.write(output.json, report) if output.json
+        CsvReport.write(output.csv, report) if output.csv
+        File.write(output.html, HtmlReport.new([["run", report]]).render) if output.html
       end
 
       def compare(options)
-        runs = options.compare.map { |path| [File.basename(path, ".json"), JsonReport.load(path)] }
-        File.write(options.html, HtmlReport.new(runs).render) if options.html
+        runs = options.output.compare.map { |path| [File.basename(path, ".json"), JsonReport.load(path)] }
+        File.write(options.output.html, HtmlReport.new(runs).render) if options.output.html
         @stdout.write(CompareReport.new(runs).render)
         0
       end

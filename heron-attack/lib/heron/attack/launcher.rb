@@ -22,7 +22,7 @@ module Heron
       def initialize(options, targets, output: nil, progress: nil)
         @options = options
         @targets = targets.is_a?(TargetPicker) ? targets : TargetPicker.new(targets)
-        @output = options.per_request ? output : nil
+        @output = options.output.per_request ? output : nil
         @progress = progress
       end
 
@@ -31,9 +31,9 @@ module Heron
       # @raise [RuntimeError] when a generator process fails.
       def run
         raise_open_file_limit
-        return run_here if @options.processes == 1
+        return run_here if @options.processes.count == 1
         generator(0, 1).resolve! # fail before forking
-        start = Clock.now + 0.2 + (0.05 * @options.processes)
+        start = Clock.now + 0.2 + (0.05 * @options.processes.count)
         children = spawn_all(start)
         relay = @progress && ProgressRelay.new(@progress, children.map(&:last)).start
         recorders = children.map { |pid, reader, _| collect(pid, reader) }
@@ -69,7 +69,7 @@ module Heron
       def spawn_all(start)
         @children = []
         previous = trap(:TERM) { stop }
-        @options.processes.times { |k| @children << spawn(k, start) }
+        @options.processes.count.times { |k| @children << spawn(k, start) }
         stop if @stopping
         @children
       ensure
@@ -88,17 +88,19 @@ module Heron
 
       def generator(offset, stride, progress = nil)
         return web_socket_generator(offset, stride, progress) if @options.websocket?
-        Generator.new(@targets.for_process(offset, @options.seed), schedule: @options.schedule, total: @options.total_requests,
-                                timeout: @options.timeout, keepalive: @options.keepalive, tls: @options.tls_context,
-                                connections: share(@options.connections, stride), stride: stride, offset: offset,
-                                output: @output, progress: progress, max_streams: @options.http2 ? @options.max_streams : nil)
+        load = @options.load
+        client = @options.client_settings.merge(connections: share(load.connections, stride)) # this process's share
+        Generator.new(@targets.for_process(offset, @options.request.seed), schedule: load.schedule, total: load.total_requests,
+                                **client, stride: stride, offset: offset, output: @output, progress: progress)
       end
 
       def web_socket_generator(offset, stride, progress)
-        plan = { connections: @options.connections, connect_rate: @options.connect_rate, rate: @options.message_rate,
-                 messages: @options.messages }
-        WebSocket::Generator.new(@targets.targets.first, message: @options.body || "heron attack", plan: plan, timeout: @options.timeout,
-                                                         tls: @options.tls_context, stride: stride, offset: offset, progress: progress)
+        web_socket = @options.web_socket
+        plan = { connections: @options.load.connections, connect_rate: web_socket.connect_rate, rate: web_socket.message_rate,
+                 messages: web_socket.messages }
+        WebSocket::Generator.new(@targets.targets.first, message: @options.request.body || "heron attack", plan: plan,
+                                                         timeout: @options.client.timeout, tls: @options.tls.context,
+                                                         stride: stride, offset: offset, progress: progress)
       end
 
       def share(connections, stride)
@@ -124,7 +126,7 @@ module Heron
         @children = nil # the parent's, copied by fork: a child stops only itself
         trap(:TERM) { stop }
         trap(:INT) { stop } # Ctrl-C reaches the whole process group
-        @generator = generator(offset, @options.processes, progress)
+        @generator = generator(offset, @options.processes.count, progress)
         @generator.stop if @stopping
         @generator.run(start)
       rescue StandardError => e

@@ -59,21 +59,21 @@ module Heron
       private
 
       def target
-        { "url" => @options.url, "targets_file" => @options.targets_file, "method" => @options.method }
+        { "url" => @options.url, "targets_file" => @options.request.targets_file, "method" => @options.request.method }
       end
 
       def plan
-        { "rate" => @options.rate, "duration_s" => @options.duration, "requests" => @options.total_requests,
-          "connections" => @options.connections, "processes" => @options.processes,
-          "keepalive" => @options.keepalive, "timeout_s" => @options.timeout,
-          "pick" => @options.pick, "seed" => @options.pick == "random" ? @options.seed : nil,
-          "stages" => @options.schedule.to_a, "protocol" => protocol,
-          "max_streams" => @options.http2 ? @options.max_streams : nil }
+        load, client, request = @options.load, @options.client, @options.request
+        { "rate" => load.rate, "duration_s" => load.duration, "requests" => load.total_requests,
+          "connections" => load.connections, "processes" => @options.processes.count,
+          "keepalive" => client.keepalive, "timeout_s" => client.timeout,
+          "pick" => request.pick, "seed" => request.pick == "random" ? request.seed : nil,
+          "stages" => load.schedule.to_a, "protocol" => protocol, "max_streams" => client.max_streams }
       end
 
       def protocol
         return "websocket" if @options.websocket?
-        @options.http2 ? "h2" : "http/1.1"
+        @options.client.http2 ? "h2" : "http/1.1"
       end
 
       def requests
@@ -91,7 +91,7 @@ module Heron
       end
 
       def stage_rates
-        @stage_rates ||= StageRates.new(@recorder, @options.schedule)
+        @stage_rates ||= StageRates.new(@recorder, @options.load.schedule)
       end
 
       def throughput
@@ -127,8 +127,9 @@ module Heron
       # ws:// runs: the connections and their connect (upgrade) latency; nil for HTTP.
       def websocket
         return nil unless @options.websocket?
-        { "connections" => @options.connections, "connect_rate" => @options.connect_rate,
-          "message_rate" => @options.message_rate, "messages_per_connection" => @options.messages,
+        web_socket = @options.web_socket
+        { "connections" => @options.load.connections, "connect_rate" => web_socket.connect_rate,
+          "message_rate" => web_socket.message_rate, "messages_per_connection" => web_socket.messages,
           "opened" => @recorder.connects.count, "connect_ms" => self.class.stats(@recorder.connects) }
       end
 
@@ -138,7 +139,7 @@ module Heron
 
       def timeline
         @timeline ||= @recorder.timeline.sort.map do |second, (histogram, errors, failed)|
-          { "second" => second, "offered" => @options.schedule.offered(second, second + 1).round(3),
+          { "second" => second, "offered" => @options.load.schedule.offered(second, second + 1).round(3),
             "responses" => histogram.count, "errors" => errors, "failed" => failed,
             "p50_ms" => histogram.percentile(50) / 1000.0, "p99_ms" => histogram.percentile(99) / 1000.0,
             "max_ms" => histogram.max / 1000.0 }
@@ -147,19 +148,20 @@ module Heron
 
       # The rows of rate against latency, for a run whose rate varies; nil for a constant rate.
       def load_table
-        LoadTable.new(@recorder, @options.schedule).rows if @options.schedule.varying?
+        LoadTable.new(@recorder, @options.load.schedule).rows if @options.load.schedule.varying?
       end
 
       # The first second of due time where a --knee condition holds and still holds the next
       # second (or which is the last one), so one slow second of warm-up is not taken for the
       # knee; and the rate offered then.
       def knee
-        return nil if @options.knee.empty?
-        crossed = ->(entry) { entry.nil? || @options.knee.any? { |condition| condition.holds_in?(entry) } }
+        conditions = @options.thresholds.knee
+        return nil if conditions.empty?
+        crossed = ->(entry) { entry.nil? || conditions.any? { |condition| condition.holds_in?(entry) } }
         second = timeline.each_with_index.find { |entry, i| crossed.call(entry) && crossed.call(timeline[i + 1]) }&.first
-        { "conditions" => @options.knee.map(&:expression), "second" => second&.fetch("second"),
+        { "conditions" => conditions.map(&:expression), "second" => second&.fetch("second"),
           "offered_rate" => second&.fetch("offered"),
-          "held" => second ? @options.knee.select { |c| c.holds_in?(second) }.map(&:expression) : [] }
+          "held" => second ? conditions.select { |c| c.holds_in?(second) }.map(&:expression) : [] }
       end
 
       def curves
@@ -196,8 +198,8 @@ module Heron
       end
 
       def early_stop_warning
-        return if @recorder.sent >= @options.total_requests
-        "stopped early: #{@recorder.sent} of #{@options.total_requests} planned requests were sent"
+        return if @recorder.sent >= @options.load.total_requests
+        "stopped early: #{@recorder.sent} of #{@options.load.total_requests} planned requests were sent"
       end
     end
   end

@@ -21,34 +21,34 @@ class OptionsTest < Minitest::Test
                     "--body", "x", "--timeout", "2", "--no-keepalive", "--per-request", "--json", "a.json",
                     "--html", "a.html", "--processes", "2")
     assert_equal ["http://h/", 50.0, 1.5, 4, "post", ["A: 1", "B: 2"], "x", 2.0, false, true, "a.json", "a.html", 2],
-                 [options.url, options.rate, options.duration, options.connections, options.method, options.headers,
-                  options.body, options.timeout, options.keepalive, options.per_request, options.json, options.html,
-                  options.processes]
-    assert_equal 75, options.total_requests
+                 [options.url, options.load.rate, options.load.duration, options.load.connections, options.request.method,
+                  options.request.headers, options.request.body, options.client.timeout, options.client.keepalive,
+                  options.output.per_request, options.output.json, options.output.html, options.processes.count]
+    assert_equal 75, options.load.total_requests
   end
 
   def test_defaults_and_request_count
     options = parse("http://h/", "-r", "10", "-n", "7")
-    assert_equal [7, "GET", 30.0, true, 1, nil], [options.total_requests, options.method, options.timeout,
-                                                   options.keepalive, options.processes, options.connections]
+    assert_equal [7, "GET", 30.0, true, 1, nil], [options.load.total_requests, options.request.method, options.client.timeout,
+                                                   options.client.keepalive, options.processes.count, options.load.connections]
   end
 
   def test_duration_units
-    assert_in_delta 120.0, parse("http://h/", "-r", "1", "-d", "2m").duration
-    assert_in_delta 3.0, parse("http://h/", "-r", "1", "-d", "3").duration
+    assert_in_delta 120.0, parse("http://h/", "-r", "1", "-d", "2m").load.duration
+    assert_in_delta 3.0, parse("http://h/", "-r", "1", "-d", "3").load.duration
   end
 
   def test_body_file
     Dir.mktmpdir do |dir|
       File.binwrite(File.join(dir, "b"), "\x00\x01")
-      assert_equal "\x00\x01".b, parse("http://h/", "-r", "1", "-n", "1", "--body-file", File.join(dir, "b")).body
+      assert_equal "\x00\x01".b, parse("http://h/", "-r", "1", "-n", "1", "--body-file", File.join(dir, "b")).request.body
     end
     assert_usage(/cannot read body file/, "http://h/", "-r", "1", "-n", "1", "--body-file", "/nonexistent/b")
   end
 
   def test_targets_and_compare_and_help
-    assert_equal "t.txt", parse("--targets", "t.txt", "-r", "1", "-n", "1").targets_file
-    assert_equal %w[a.json b.json], parse("--compare", "a.json", "b.json", "--html", "o.html").compare
+    assert_equal "t.txt", parse("--targets", "t.txt", "-r", "1", "-n", "1").request.targets_file
+    assert_equal %w[a.json b.json], parse("--compare", "a.json", "b.json", "--html", "o.html").output.compare
     assert parse("--help").help
   end
 
@@ -72,20 +72,35 @@ class OptionsTest < Minitest::Test
     assert_usage(/missing argument/, "http://h/", "-r")
   end
 
+  def test_client_settings_gather_what_a_generator_needs_from_the_groups
+    settings = parse("https://h/", "-r", "1", "-n", "1", "--http2", "-k", "-c", "2", "--timeout", "5", "--max-streams", "7").client_settings
+    assert_equal [5.0, true, 2, 7, ["h2"]], [*settings.values_at(:timeout, :keepalive, :connections, :max_streams), settings[:tls].alpn_protocols]
+    assert_equal({ timeout: 30.0, keepalive: true, tls: nil, connections: nil, max_streams: nil }, parse("http://h/", "-r", "1", "-n", "1").client_settings)
+  end
+
+  # The groups define their options; Options lays them out in this order in --help.
+  def test_help_lists_the_options_in_order
+    help = Options.new.parser.help
+    assert_equal %w[--rate --stages --knee --duration --requests --connections --processes --calibrate --calibration
+                    --timeout --[no-]keepalive --http2 --max-streams --connect-rate --method --header --body --body-file
+                    --targets --pick --seed --insecure --cacert --per-request --json --html --hdr-log --csv --compare --help
+                    --fail-if], help.scan(/^\s+(?:-\w, )?(--\S+)/).flatten
+  end
+
   def test_bad_compare
     assert_usage(/two or more files/, "--compare", "a.json", "--html", "o.html")
     assert_usage(/at most 8 files/, "--compare", *(1..9).map { |i| "#{i}.json" })
-    assert_equal 3, parse("--compare", "a.json", "b.json", "c.json").compare.size
+    assert_equal 3, parse("--compare", "a.json", "b.json", "c.json").output.compare.size
   end
 
   def test_ramps_and_stages
     ramp = parse("http://h/", "--rate", "100..300", "-d", "10s")
-    assert_equal 2000, ramp.total_requests
-    assert_in_delta 200.0, ramp.rate, 1e-9
+    assert_equal 2000, ramp.load.total_requests
+    assert_in_delta 200.0, ramp.load.rate, 1e-9
     stages = parse("http://h/", "--stages", "2s:10,1s:0,3s:20..40", "--knee", "p99>5ms", "--knee", "errors>1%")
-    assert_equal 110, stages.total_requests
-    assert_equal 6.0, stages.duration
-    assert_equal %w[p99>5ms errors>1%], stages.knee.map(&:expression)
+    assert_equal 110, stages.load.total_requests
+    assert_equal 6.0, stages.load.duration
+    assert_equal %w[p99>5ms errors>1%], stages.thresholds.knee.map(&:expression)
     assert_usage(/needs --duration, not -n/, "http://h/", "--rate", "1..5", "-n", "10")
     assert_usage(/--stages replaces/, "http://h/", "--stages", "1s:5", "-r", "5")
     assert_usage(/--stages replaces/, "http://h/", "--stages", "1s:5", "-d", "5")
@@ -95,9 +110,9 @@ class OptionsTest < Minitest::Test
 
   def test_calibrate_takes_one_http_url_a_top_rate_and_a_step
     calibrate = parse("--calibrate", "http://h/", "--rate", "5000", "-d", "500ms", "--calibration", "/tmp/c.json")
-    assert_equal [5000.0, 0.5, "/tmp/c.json"], [calibrate.calibrate_max_rate, calibrate.calibrate_step, calibrate.calibration]
+    assert_equal [5000.0, 0.5, "/tmp/c.json"], [calibrate.load.calibrate_max_rate, calibrate.load.calibrate_step, calibrate.processes.calibration]
     defaults = parse("--calibrate", "http://h/")
-    assert_equal [100_000.0, 2.0], [defaults.calibrate_max_rate, defaults.calibrate_step]
+    assert_equal [100_000.0, 2.0], [defaults.load.calibrate_max_rate, defaults.load.calibrate_step]
     assert_usage(/--calibrate takes a URL, not --targets/, "--calibrate", "--targets", "t.txt")
     assert_usage(/takes no --stages, -n or --processes/, "--calibrate", "http://h/", "-n", "5")
     assert_usage(/takes no --stages, -n or --processes/, "--calibrate", "http://h/", "--processes", "2")
