@@ -12,8 +12,8 @@ require_relative "../response/writer"
 module Heron
   class Server
     # What the connections of one reactor thread read and share: the app, the settings, the
-    # logger, the metrics registry, the env template, the Date cache and the read buffer. Frozen
-    # once built; a connection gets this and a listener (the reactor: `draining?`, `admit`,
+    # logger, the metrics registry, the env template, the Date cache, the read buffer and the
+    # parsers parked connections gave back. Frozen once built (the pool it holds is not); a connection gets this and a listener (the reactor: `draining?`, `admit`,
     # `finished`) instead of the reactor itself.
     class Context
       # @return [#call] the Rack app.
