@@ -6,7 +6,8 @@
 # on a freshly started server and reports the offered and achieved rate, latency from each
 # request's due time (p50/p99/max), errors, the generator's own lateness and CPU, and the
 # server's CPU share, peak RSS, peak open descriptors and garbage collections (count, minor/major,
-# time, longest pause: bench/lib/gc_report.rb, loaded into the server through RUBYOPT).
+# time, longest pause, the minor ones with 1,000+ requests in flight, objects allocated:
+# bench/lib/gc_report.rb, loaded into the server through RUBYOPT).
 #
 #   bundle exec ruby bench/slow_requests.rb [--rates 1000,2000,5000] [--duration 10] [--processes 2]
 #     [--max-connections 12000] [--cross-check 5000] [--default-cap 5000] [--server-env K=V,...]
@@ -121,9 +122,15 @@ class SlowRequests
   # Appends the server's GCs (written by bench/lib/gc_report.rb as it exited) to the last row.
   def gc_columns(dir)
     gc = JSON.parse(File.read(File.join(dir, "gc.json")))
-    @rows.last.push("#{gc['count']} (#{gc['minor']}/#{gc['major']})", gc["time_ms"], gc["max_pause_ms"], gc["median_minor_pause_ms"] || "-")
+    @rows.last.push("#{gc['count']} (#{gc['minor']}/#{gc['major']})", gc["time_ms"], gc["max_pause_ms"], gc["median_minor_pause_ms"] || "-",
+                    loaded_minors(gc["loaded_minors"]), gc["allocated"] || "-")
   rescue SystemCallError, JSON::ParserError
-    @rows.last.push("-", "-", "-", "-")
+    @rows.last.push("-", "-", "-", "-", "-", "-")
+  end
+
+  def loaded_minors(loaded)
+    return "0" unless loaded
+    "#{loaded['count']}: #{loaded['median_ms']} / #{loaded['max_ms']} (#{loaded['median_in_flight']})"
   end
 
   def start_server(dir, cap, env)
@@ -185,7 +192,8 @@ class SlowRequests
   def markdown
     header = "| tool | max_connections | offered /s | achieved /s | p50 ms | p99 ms | max ms | errors | " \
              "generator lateness p50 ms | lateness p99 ms | generator CPU µs/request | generator GCs (time) | server CPU % | server peak RSS MB | server peak fds | " \
-             "server GCs (minor/major) | server GC ms | longest GC pause ms | median minor GC pause ms |"
+             "server GCs (minor/major) | server GC ms | longest GC pause ms | median minor GC pause ms | " \
+             "minor GCs with ≥ 1,000 in flight: median / longest pause ms (median in flight) | server objects allocated |"
     <<~MD
       # Slow requests: 1 s sleeps in one Heron process
 
@@ -197,12 +205,14 @@ class SlowRequests
       - heron attack row: `#{@attack_command}` (URL `/?ms=1000`); latency from each request's due time.
       #{"- h2load row: `#{@h2load_command}`: connections opened open loop, one request each; latency from the send." if @h2load_command}
       - errors: requests without a response plus non-2xx responses. Server CPU %: of one core, over the run.
-        Server GCs: over the server's life (boot, the run, the stop), from `GC.stat` and `GC::Profiler` at its exit.
+        Server GCs: over the server's life (boot, the run, the stop), from `GC.stat` and `GC::Profiler` at its exit;
+        the minor ones with 1,000 requests or more in flight (the server's count when a thread that
+        looks every 2 ms saw the collection) are those that pause a loaded server. Objects allocated: over its life.
         Every request in flight is a connection with a fiber sleeping in the app, so the fibers
         each collection marks number about the offered rate (1 s sleeps), as do the peak fds.
 
       #{header}
-      |#{'---|' * 19}
+      |#{'---|' * 21}
       #{@rows.map { |row| "| #{row.join(' | ')} |" }.join("\n")}
     MD
   end

@@ -10,6 +10,9 @@
  *   Heron::Log::RequestId   heron_log_request_id.c (generate and assign; the rest is Ruby)
  *   Heron::Server::EnvTemplate  heron_server_env_template.c (with_room; the rest is Ruby)
  *   Heron::WebSocket::Mask  heron_websocket_mask.c (unmasking client frames)
+ *   Heron::HTTP2::Decoder   heron_http2_decoder.c (the binding; HPACK itself is hpack_decoder.c)
+ *   Heron::HTTP2::RequestFields  heron_http2_request_fields.c (HTTP/2 fields into the env)
+ *   Heron::HTTP2::Encoder   heron_http2_encoder.c (HPACK, response headers)
  *
  * The profiler's C classes are the heron-profiler gem's extension
  * (heron-profiler/ext/heron_profiler), loaded only when profiling is on.
@@ -23,6 +26,9 @@
 #include "heron_log_request_id.h"
 #include "heron_server_env_template.h"
 #include "heron_websocket_mask.h"
+#include "heron_http2_request_fields.h"
+#include "heron_http2_decoder.h"
+#include "heron_http2_encoder.h"
 
 /* Called by Ruby when heron/heron_ext.so is required. */
 void Init_heron_ext(void);
@@ -38,4 +44,7 @@ void Init_heron_ext(void)
   Init_Heron_Log_RequestId(mHeron);
   Init_Heron_Server_EnvTemplate(mHeron);
   Init_Heron_WebSocket_Mask(mHeron);
+  Init_Heron_HTTP2_RequestFields(mHeron);
+  Init_Heron_HTTP2_Decoder(mHeron);
+  Init_Heron_HTTP2_Encoder(mHeron);
 }

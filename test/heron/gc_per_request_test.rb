@@ -61,6 +61,11 @@ class GCPerRequestTest < Minitest::Test
   # connection's empty input (no HTTP2::Input, Method, Array and keyword Hash each); 31.9 once
   # a repeated header block was neither decoded nor built into env entries again.
   H2C_OBJECTS_PER_REQUEST = 33
+  # HTTP/1.1 parsers made per request on a kept-alive connection that parks between its
+  # requests (the state of most connections at 5,000/s of 1 s sleeps: bench/slow_requests.rb):
+  # the parser it gave back when it parked is lent again (Server::ParserPool). It was one per
+  # request, each with the two Hashes of its keyword arguments.
+  PARSERS_PER_PARKED_REQUEST = 0.2
   REQUEST = "GET / HTTP/1.1\r\nHost: x\r\n\r\n"
   APP = ->(_env) { [200, { "content-type" => "text/plain", "content-length" => "2" }, ["ok"]] }
 
@@ -85,6 +90,11 @@ class GCPerRequestTest < Minitest::Test
   def test_a_keep_alive_request_over_tls_makes_no_scheduler_timer
     per_request = in_child { timers_per_request(binds: [ssl_bind("localhost")]) }
     assert_operator per_request.min, :<=, TIMERS_PER_REQUEST, "scheduler timers made per TLS request (batches: #{per_request.join(', ')})"
+  end
+
+  def test_a_connection_parked_between_requests_makes_no_parser_for_each
+    per_request = in_child { parsers_per_parked_request(10) }
+    assert_operator per_request, :<=, PARSERS_PER_PARKED_REQUEST, "parsers made per request on a connection that parks between them"
   end
 
   def test_a_connection_waiting_for_its_head_remembers_nothing_but_its_fiber
@@ -175,6 +185,26 @@ class GCPerRequestTest < Minitest::Test
         trace.enable { request.call(400) }
         made / 400.0
       end
+    ensure
+      socket&.close
+    end
+  end
+
+  # HTTP/1.1 parsers made per request over `count` requests on one connection, each sent once
+  # the connection has parked (and given its parser back) after the one before.
+  def parsers_per_parked_request(count)
+    made = 0
+    trace = TracePoint.new(:call) { |t| made += 1 if t.method_id == :new && t.defined_class == Heron::HTTPParser.singleton_class }
+    with_server(APP, lint: false, quiet: true) do |port, server|
+      socket = connect(port)
+      buffer = String.new(capacity: 4096)
+      exchange = lambda do
+        socket.write(REQUEST) && response(socket, buffer)
+        wait_until("the connection parked") { server.parked_count == 1 } # this server's: the forked child holds earlier tests' reactors too
+      end
+      exchange.call # its first parser, given back when it parks
+      trace.enable { count.times { exchange.call } }
+      made.fdiv(count)
     ensure
       socket&.close
     end

@@ -19,20 +19,13 @@
 #include <string.h>
 
 #include "http_parser.h"
+#include "fuzz_check.h"
 
 #define MAX_TARGET 256
 #define MAX_HEADER_BYTES 2048
 #define MAX_FIELDS 24
 #define MAX_CHUNK_EXT 64
 #define MAX_CHUNK_EXT_TOTAL 256
-
-#define CHECK(cond)                                                          \
-  do {                                                                       \
-    if (!(cond)) {                                                           \
-      fprintf(stderr, "check failed: %s (%s:%d)\n", #cond, __FILE__, __LINE__); \
-      abort();                                                               \
-    }                                                                        \
-  } while (0)
 
 typedef struct {
   char *data;

@@ -101,7 +101,8 @@ module Heron
                                             header_timeout: @config.header_timeout, idle_wait: (method(:idle_wait) if @parking))
         session = Session.new(Protocol::HTTP2::Framer.new(@stream, Session::FRAMES), max_streams: max_streams,
                                                                                    stream_settings: stream_settings,
-                                                                                   running: -> { @draining ? max_streams : @running }, output: @stream)
+                                                                                   running: -> { @draining ? max_streams : @running }, output: @stream,
+                                                                                   env: @env)
         @stream.reader = session # writes while it works through read frames leave together
         session
       end
@@ -137,7 +138,7 @@ module Heron
       def start(stream)
         started = Clock.now
         input = input(stream)
-        env = @common.complete(@env.build(stream.request_headers), input, started)
+        env = @common.complete(@env.env(stream.request_headers), input, started)
         env["rack.upgrade?"] = :sse if Upgrade::Handshake.kind(env) == :sse # no WebSockets over HTTP/2 (RFC 8441)
         request = Request.new(env, input, true, 1, started)
         @running += 1

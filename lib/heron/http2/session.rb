@@ -22,7 +22,8 @@ module Heron
     # whole and plain (END_HEADERS, no padding, no priority, its bytes here already), opens its
     # stream straight from the frame's 9-byte header and payload (#read_request), where the
     # framer made a Frame object and the state machines passed it through some forty method
-    # calls; every other frame is read into protocol-http2's Frame objects as before.
+    # calls, and its header block is read into the request's env in one C call
+    # (EnvBuilder#decode); every other frame is read into protocol-http2's Frame objects as before.
     class Session < Protocol::HTTP2::Server
       # protocol-http2's frame classes by type, with a bounded header block (HeaderBlock).
       FRAMES = Protocol::HTTP2::FRAMES.dup.tap { |frames| frames[Protocol::HTTP2::HeadersFrame::TYPE] = HeaderBlock }.freeze
@@ -39,9 +40,11 @@ module Heron
       # @param stream_settings [StreamSettings] what each new {Stream} is given.
       # @param running [#call] how many streams' apps are running now.
       # @param output [SocketStream] the framer's stream, for frames packed by {Stream} (see #output).
-      def initialize(framer, max_streams:, stream_settings:, running:, output:)
+      # @param env [EnvBuilder] reads a request's header block into its env (#read_request).
+      def initialize(framer, max_streams:, stream_settings:, running:, output:, env:)
         super(framer)
         @output = output
+        @env = env
         @encoder = Encoder.new
         @decoder = Decoder.new
         @max_streams = max_streams
@@ -155,7 +158,8 @@ module Heron
         refuse(id).receive_headers(frame)
       end
 
-      # Encodes a header block (HTTP2::Encoder: a hash lookup per field).
+      # Encodes a header block (HTTP2::Encoder, in C: one call per block). Heron's own frames go
+      # through #pack_response; this keeps protocol-http2's callers on the same HPACK table.
       # @param headers [Array<Array(String, String)>]
       # @param buffer [String]
       # @return [String] buffer
@@ -163,11 +167,23 @@ module Heron
         @encoder.encode(headers, buffer, @remote_settings.header_table_size)
       end
 
-      # Decodes a header block (HTTP2::Decoder: one loop, Huffman-coded strings remembered).
+      # Packs a response's HEADERS (and CONTINUATION) frames and, given data, its DATA frame into
+      # the output, in one C call (SocketStream#frames).
+      # @param id [Integer] the stream's id.
+      # @param fields [Array<Array(String, String)>]
+      # @param flags [Integer] END_STREAM or 0, on the last frame.
+      # @param data [String, nil]
+      # @raise [EOFError] when the connection is closed.
+      def pack_response(id, fields, flags, data = nil)
+        output.frames(@encoder, id, fields, flags, @remote_settings.maximum_frame_size, @remote_settings.header_table_size, data)
+      end
+
+      # Decodes a header block (HTTP2::Decoder, in C), the header list within max_header_bytes.
       # @param data [String]
       # @return [Array<Array(String, String)>] frozen fields.
+      # @raise [Protocol::HPACK::CompressionError, Protocol::HTTP2::ProtocolError]
       def decode_headers(data)
-        @decoder.decode(data, @local_settings.header_table_size)
+        @decoder.decode(data, @local_settings.header_table_size, @stream_settings.header_limit)
       end
 
       # The most bytes one DATA frame may carry now: the connection's send window, within the
@@ -222,14 +238,15 @@ module Heron
           @output.buffered_bytes >= length && @streams.size < @max_streams && @running.call < @max_streams
       end
 
-      # Opens the stream a plain HEADERS frame asks for and hands it its request (what
-      # Connection#receive_headers, #accept_stream and Stream#receive_headers do for one).
+      # Opens the stream a plain HEADERS frame asks for and hands it its request, the block read
+      # straight into the env (EnvBuilder#decode: what Connection#receive_headers,
+      # #accept_stream and Stream#receive_headers do for one, and HPACK and the env in one C call).
       # @return [nil]
       def read_request(length, flags, id)
-        block = @output.read(length)
+        head = @env.decode(@decoder, @output.read(length), @local_settings.header_table_size, @stream_settings.header_limit)
         stream = Stream.create(self, id, @stream_settings)
         @remote_stream_id = id
-        stream.receive_request(block, flags.anybits?(Protocol::HTTP2::END_STREAM))
+        stream.receive_request(head, flags.anybits?(Protocol::HTTP2::END_STREAM))
         nil
       end
 

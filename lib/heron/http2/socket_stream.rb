@@ -13,9 +13,6 @@ module Heron
     class SocketStream
       include Clock
 
-      FRAME_HEADER = "CnCCN" # length (24 bits), type, flags, stream id
-      private_constant :FRAME_HEADER
-
       # @param socket [Connection::BufferedSocket]
       # @param write_timeout [Numeric] seconds a write may wait for the client.
       # @param read_timeout [#call] returns the seconds a read may wait now (nil: no limit).
@@ -79,17 +76,19 @@ module Heron
         self
       end
 
-      # Adds one frame to what the next #flush sends: its 9-byte header packed straight into the
-      # output (RFC 9113 §4.1), then the payload (FramePacker: no header String per frame).
-      # @param type [Integer]
-      # @param flags [Integer]
+      # Adds a response's frames to what the next #flush sends, packed straight into the output
+      # by the connection's HPACK encoder (Encoder#frames, one C call): HEADERS (CONTINUATION
+      # past max_frame_size) and, given data, one DATA frame; flags on the last.
+      # @param encoder [Encoder]
       # @param id [Integer] the stream's id.
-      # @param payload [String] within the peer's SETTINGS_MAX_FRAME_SIZE (FramePacker's care).
+      # @param fields [Array<Array(String, String)>]
+      # @param flags [Integer] END_STREAM or 0.
+      # @param max_frame_size [Integer] the peer's SETTINGS_MAX_FRAME_SIZE.
+      # @param table_size [Integer] the peer's SETTINGS_HEADER_TABLE_SIZE.
+      # @param data [String, nil] within the windows and the frame size (the caller's care).
       # @return [SocketStream]
-      def frame(type, flags, id, payload)
-        length = payload.bytesize
-        [length >> 16, length & 0xffff, type, flags, id].pack(FRAME_HEADER, buffer: @out)
-        @out << (payload.encoding == Encoding::BINARY || payload.ascii_only? ? payload : payload.b)
+      def frames(encoder, id, fields, flags, max_frame_size, table_size, data = nil) # rubocop:disable Metrics/ParameterLists -- the frames' header fields, one C call
+        encoder.frames(@out, id, fields, flags, max_frame_size, table_size, data)
         self
       end
 

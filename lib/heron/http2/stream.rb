@@ -5,7 +5,6 @@ require "protocol/http2/framer"
 require "protocol/http2/stream"
 require "async/notification"
 require_relative "input"
-require_relative "frame_packer"
 require_relative "../timeout_error"
 
 module Heron
@@ -14,10 +13,10 @@ module Heron
     # fiber, and lets the {Framing} of the exchange running the app write the response within
     # the flow-control windows.
     class Stream < Protocol::HTTP2::Stream
-      # Header fields one request may have (as max_header_fields is for HTTP/1.1, but fixed).
-      MAX_FIELDS = 200
-
-      # @return [Array<Array(String, String)>, nil] the request's header fields, once received.
+      # @return [Hash, Array<Array(String, String)>, Exception, nil] the request's head, once
+      #   received: its env read straight from the block (Session#read_request), its decoded
+      #   fields (a HEADERS frame read the generic way), or the stream error its fields gave
+      #   (EnvBuilder#env makes the env of any of them).
       attr_reader :request_headers
       # @return [Input, Request::Input, nil] the request body, once the request head came: an
       #   {Input} the stream feeds from DATA frames, or (a request whose HEADERS ended the stream)
@@ -55,10 +54,10 @@ module Heron
         @local_window ||= Protocol::HTTP2::Window.new(@connection.local_settings.initial_window_size)
       end
 
-      # The first HEADERS frame is the request; a later one (trailers) is ignored. A decoded
-      # header list past the limit ends the connection: a few bytes can decode into a great many
-      # (HPACK). A request without a body has its input ended before the app runs (so a response
-      # that closes the stream does not end it with an error made for nothing).
+      # The first HEADERS frame is the request; a later one (trailers) is ignored. (A decoded
+      # header list past the limit ends the connection, Session#decode_headers: a few bytes can
+      # decode into a great many.) A request without a body has its input ended before the app
+      # runs (so a response that closes the stream does not end it with an error made for nothing).
       def process_headers(frame)
         take(super, frame.end_stream?)
       end
@@ -66,12 +65,12 @@ module Heron
       # The request of a new stream from a plain HEADERS frame (Session#read_request), without
       # the frame: the state it leaves (RFC 9113 §5.1: open, or half-closed (remote) with
       # END_STREAM), then as #process_headers.
-      # @param block [String] the frame's header block.
+      # @param head [Hash, Exception] the request's env, or its stream error (EnvBuilder#decode).
       # @param end_stream [Boolean] whether the frame had END_STREAM.
       # @return [void]
-      def receive_request(block, end_stream)
+      def receive_request(head, end_stream)
         @state = end_stream ? :half_closed_remote : :open
-        take(@connection.decode_headers(block), end_stream)
+        take(head, end_stream)
       end
 
       # Headers arriving after the stream closed are still decoded (HPACK state is per connection).
@@ -155,7 +154,7 @@ module Heron
         @body.finish(error || (EOFError.new("stream closed") unless @body.finished?))
       end
 
-      # Sends HEADERS (and CONTINUATION) frames packed by {FramePacker}.
+      # Sends HEADERS (and CONTINUATION) frames (Session#pack_response).
       # @param fields [Array<Array(String, String)>]
       # @param flags [Integer] END_STREAM or 0.
       # @raise [Protocol::HTTP2::ProtocolError] when the stream can no longer send (reset).
@@ -177,9 +176,8 @@ module Heron
           if body.empty? then send_headers(fields, Protocol::HTTP2::END_STREAM)
           elsif !fits then send_headers(fields)
           else
-            write_headers(fields, 0)
+            write_headers(fields, Protocol::HTTP2::END_STREAM, body)
             consume(body.bytesize)
-            FramePacker.data(@connection.output, @id, body, Protocol::HTTP2::END_STREAM)
             sent_end_stream
           end
           body.empty? || fits
@@ -202,10 +200,11 @@ module Heron
 
       private
 
-      # Encodes and packs a header block; under the write lock (HPACK's order is the frames').
-      def write_headers(fields, flags)
+      # Encodes and packs a header block, and the DATA frame of `data` when given; under the
+      # write lock (HPACK's order is the frames').
+      def write_headers(fields, flags, data = nil)
         raise Protocol::HTTP2::ProtocolError, "Cannot send headers in state: #{@state}" unless @state == :open || @state == :half_closed_remote
-        FramePacker.headers(@connection.output, @id, @connection.encode_headers(fields), flags, @connection.maximum_frame_size)
+        @connection.pack_response(@id, fields, flags, data)
       end
 
       # Takes a DATA frame's bytes from both send windows (checked by the caller).
@@ -220,7 +219,6 @@ module Heron
       end
 
       def take(headers, end_stream)
-        bounded(headers)
         return headers if @request_headers
         @request_headers = headers
         @body = new_body unless end_stream
@@ -231,12 +229,6 @@ module Heron
       def new_body
         Input.new(limit: @settings.body_limit, timeout: @settings.body_timeout, consumed: method(:consumed),
                   budget: @settings.body_budget)
-      end
-
-      def bounded(headers)
-        size = headers.sum { |name, value| name.bytesize + value.bytesize + 32 }
-        return if size <= @settings.header_limit && headers.size <= MAX_FIELDS
-        raise Protocol::HTTP2::ProtocolError.new("header list of #{size} bytes", Protocol::HTTP2::ENHANCE_YOUR_CALM)
       end
 
       def consumed(bytes)

@@ -18,8 +18,15 @@ module Heron
     # ends too: those are its children, and stopping a later connection it served (a graceful
     # stop, an eviction) would stop them.
     class ConnectionWorkers
-      # Idle workers kept per reactor; more end once their job is done.
+      # Idle workers kept per reactor, at least; more end once their job is done (see {#idle_room}).
       MAX_IDLE = 64
+
+      # While many workers are busy, up to one in this many more may wait idle: requests that
+      # wait long in their app (1 s sleeps at 5,000/s: 5,000 busy workers) end in bursts (the
+      # timers due during a GC pause fire together) and the next requests come in bursts, so
+      # with 64 idle at most, 0.17-0.32 workers per request ended and were started again
+      # (a task, a fiber and about 19 objects each: bench/results/slow_requests.md).
+      IDLE_PER_BUSY = 8
 
       # New workers started in one turn of the event loop: jobs pending past them wait a turn,
       # or are taken by a worker whose job ended. 10,000 idle connections opened 500 at a time
@@ -47,6 +54,7 @@ module Heron
         @idle = [] # idle workers' Waiters, the most recently idle last
         @pending = [] # jobs waiting for a worker
         @starts_left = 0
+        @busy = 0 # workers running a job
         @spawner = Doorbell.new
         @root.async(transient: true, annotation: "heron connection workers") { spawn_workers }
       end
@@ -108,10 +116,17 @@ module Heron
         waiter = Waiter.new(Fiber.current, nil)
         while job
           start_worker if @starts_left.positive? && !@pending.empty?
-          job.call
+          run_job(job)
           job = task.children? ? nil : @pending.shift || next_job(waiter)
           forget_locals if job
         end
+      end
+
+      def run_job(job)
+        @busy += 1
+        job.call
+      ensure
+        @busy -= 1
       end
 
       # A new job starts without the last one's fiber-local values (Thread.current[]), as it
@@ -122,9 +137,9 @@ module Heron
         thread.keys.each { |key| thread[key] = nil }
       end
 
-      # Waits idle for a job (nil at once when MAX_IDLE workers are idle already).
+      # Waits idle for a job (nil at once when as many workers as {#idle_room} are idle already).
       def next_job(waiter)
-        return nil if @idle.size >= MAX_IDLE
+        return nil if @idle.size >= idle_room
         @idle << waiter
         waiting = true
         Fiber.scheduler.block(nil, nil) until waiter.job
@@ -134,6 +149,9 @@ module Heron
       ensure
         forsake(waiter) if waiting && !taken
       end
+
+      # @return [Integer] how many workers may wait idle: MAX_IDLE, or one per IDLE_PER_BUSY busy.
+      def idle_room = [MAX_IDLE, @busy / IDLE_PER_BUSY].max
 
       # A worker stopped while idle leaves the idle list; a job handed to it before it could run
       # goes to another worker (lost, it left a parked connection that nothing would serve or

@@ -5,14 +5,15 @@ require_relative "../response/http_date"
 require_relative "../connection/buffered_socket"
 require_relative "../request/gc_pacer"
 require_relative "body_budget"
+require_relative "parser_pool"
 require_relative "../response/app_failure"
 require_relative "../response/writer"
 
 module Heron
   class Server
     # What the connections of one reactor thread read and share: the app, the settings, the
-    # logger, the metrics registry, the env template, the Date cache and the read buffer. Frozen
-    # once built; a connection gets this and a listener (the reactor: `draining?`, `admit`,
+    # logger, the metrics registry, the env template, the Date cache, the read buffer and the
+    # parsers parked connections gave back. Frozen once built (the pool it holds is not); a connection gets this and a listener (the reactor: `draining?`, `admit`,
     # `finished`) instead of the reactor itself.
     class Context
       # @return [#call] the Rack app.
@@ -55,16 +56,18 @@ module Heron
         limit = @config.body_memory_limit
         @body_budget = limit && Server::BodyBudget.new(limit, @config.body_spool_threshold)
         @app_failure = Response::AppFailure.new(@logger, @config.lowlevel_error_handler)
+        @parsers = Server::ParserPool.new(@config)
         freeze
       end
 
-      # @return [HTTPParser] a parser with the configured limits.
-      def new_parser
-        HTTPParser.new(max_target_bytes: @config.max_target_bytes, max_header_bytes: @config.max_header_bytes,
-                       max_header_fields: @config.max_header_fields,
-                       max_chunk_extension_bytes: @config.max_chunk_extension_bytes,
-                       max_total_chunk_extension_bytes: @config.max_total_chunk_extension_bytes)
-      end
+      # @return [HTTPParser] a parser with the configured limits: one a parked connection gave
+      #   back, or a new one (see Server::ParserPool).
+      def new_parser = @parsers.take
+
+      # A parked connection's parser, lent to the next connection that needs one.
+      # @param parser [HTTPParser]
+      # @return [nil]
+      def parser_released(parser) = @parsers.give(parser)
     end
   end
 end

@@ -2,6 +2,7 @@
 
 require "async"
 require_relative "../compat/io_timeout"
+require_relative "../compat/timer_heap"
 require_relative "../connection"
 require_relative "../proxy_protocol"
 require_relative "../response/http_date"

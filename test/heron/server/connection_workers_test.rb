@@ -61,6 +61,32 @@ class ConnectionWorkersTest < Minitest::Test
     end
   end
 
+  # Requests that wait long in their app (1 s sleeps at 5,000/s) keep thousands of workers
+  # busy; the ones due together end together, and as many new requests come soon after. The
+  # workers that ended then wait idle for them (one per IDLE_PER_BUSY busy), instead of all but
+  # MAX_IDLE ending and as many being started again.
+  def test_with_many_workers_busy_a_burst_of_ended_jobs_leaves_its_workers_for_the_next_burst
+    busy = 1000
+    burst = 100
+    started = []
+    Sync do |task|
+      workers = Heron::Server::ConnectionWorkers.new(task)
+      early = Async::Condition.new
+      late = Async::Condition.new
+      busy.times { |i| workers.run { started << Fiber.current && (i < burst ? early : late).wait } }
+      task.yield until started.size == busy
+      early.signal
+      task.yield until workers.idle >= [burst, Heron::Server::ConnectionWorkers::MAX_IDLE].min
+      2.times { task.yield }
+      ran = []
+      burst.times { workers.run { ran << Fiber.current } }
+      task.yield until ran.size == burst
+      new_workers = (ran - started).uniq.size
+      assert_equal 0, new_workers, "workers started for the second burst (#{busy - burst} still busy)"
+      task.children.each(&:stop)
+    end
+  end
+
   # A burst of new connections that park until their first bytes: each job ends without
   # waiting, and workers take the next pending job instead of one worker (and fiber) each.
   def test_jobs_that_end_without_waiting_share_workers
