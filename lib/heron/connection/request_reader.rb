@@ -52,7 +52,7 @@ module Heron
       def read_request(started)
         env = @env.fresh
         deadline = started + @config.header_timeout
-        (@parser ||= @context.new_parser).reset # taken for the first request, and again after parking
+        (@parser ||= @context.parsers.take).reset # taken for the first request, and again after parking
         until (length = @socket.parse_head(@parser, env))
           @socket.fill(time_left(deadline)) or return nil
         end
@@ -103,10 +103,10 @@ module Heron
       end
 
       # Gives back the parser (about 1 KiB) of a connection parked between requests
-      # (Server::Context#parser_released); the next {#read_request} takes one again.
+      # (Server::ParserPool#give); the next {#read_request} takes one again.
       # @return [nil]
       def release_parser
-        @context.parser_released(@parser) if @parser
+        @context.parsers.give(@parser) if @parser
         @parser = nil
       end
 

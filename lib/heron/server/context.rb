@@ -13,8 +13,9 @@ module Heron
   class Server
     # What the connections of one reactor thread read and share: the app, the settings, the
     # logger, the metrics registry, the env template, the Date cache, the read buffer and the
-    # parsers parked connections gave back. Frozen once built (the pool it holds is not); a connection gets this and a listener (the reactor: `draining?`, `admit`,
-    # `finished`) instead of the reactor itself.
+    # parsers parked connections gave back. Frozen once built (the pool it holds is not); a
+    # connection gets this and a listener (the reactor: `draining?`, `admit`, `finished`) instead
+    # of the reactor itself.
     class Context
       # @return [#call] the Rack app.
       attr_reader :app
@@ -41,6 +42,9 @@ module Heron
       attr_reader :body_budget
       # @return [Response::AppFailure] what a request whose app raised is answered (and who is told).
       attr_reader :app_failure
+      # @return [Server::ParserPool] the thread's HTTP/1.1 parsers: a connection takes one for its
+      #   first request and gives it back when it parks between requests.
+      attr_reader :parsers
 
       # @param server [Server] supplies the app, config, logger, metrics and env template.
       def initialize(server)
@@ -59,15 +63,6 @@ module Heron
         @parsers = Server::ParserPool.new(@config)
         freeze
       end
-
-      # @return [HTTPParser] a parser with the configured limits: one a parked connection gave
-      #   back, or a new one (see Server::ParserPool).
-      def new_parser = @parsers.take
-
-      # A parked connection's parser, lent to the next connection that needs one.
-      # @param parser [HTTPParser]
-      # @return [nil]
-      def parser_released(parser) = @parsers.give(parser)
     end
   end
 end
