@@ -75,14 +75,8 @@ static VALUE Heron_HTTP2_RequestFields_new_key(const char *name, size_t len)
 {
   char small[128];
   char *out = len + 5 <= sizeof(small) ? small : ALLOC_N(char, len + 5);
-  size_t i, n = 0;
-  VALUE key;
-  if (!((len == 12 && memcmp(name, "content-type", 12) == 0) || (len == 14 && memcmp(name, "content-length", 14) == 0))) {
-    memcpy(out, "HTTP_", 5);
-    n = 5;
-  }
-  for (i = 0; i < len; i++) out[n++] = name[i] == '-' ? '_' : (name[i] >= 'a' && name[i] <= 'z') ? (char)(name[i] - 32) : name[i];
-  key = rb_enc_interned_str(out, (long)n, rb_ascii8bit_encoding()); /* the same object as Heron_str's */
+  size_t n = Heron_env_key_bytes(out, name, len);
+  VALUE key = rb_enc_interned_str(out, (long)n, rb_ascii8bit_encoding()); /* the same object as Heron_str's */
   if (out != small) xfree(out);
   return key;
 }

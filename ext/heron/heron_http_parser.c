@@ -66,30 +66,12 @@ static const char *const known_methods[] = {
 #define KNOWN_METHODS_COUNT (sizeof(known_methods) / sizeof(known_methods[0]))
 static VALUE known_method_values[KNOWN_METHODS_COUNT];
 
-/* Writes the env key for a field name ("HTTP_" + upcased, '-' -> '_';
- * CONTENT_TYPE and CONTENT_LENGTH without the prefix) into out. */
-static size_t Heron_HTTPParser_key_bytes(char *out, const char *name, size_t len)
-{
-  size_t i, n = 0;
-  int bare = (len == 12 && strncasecmp(name, "content-type", 12) == 0) ||
-             (len == 14 && strncasecmp(name, "content-length", 14) == 0);
-  if (!bare) {
-    memcpy(out, "HTTP_", 5);
-    n = 5;
-  }
-  for (i = 0; i < len; i++) {
-    char c = name[i];
-    out[n++] = c == '-' ? '_' : (c >= 'a' && c <= 'z') ? (char)(c - 32) : c;
-  }
-  return n;
-}
-
 static VALUE Heron_HTTPParser_new_key(const char *name, size_t len)
 {
   char small[256];
   VALUE key;
   if (len + 5 <= sizeof(small)) {
-    size_t n = Heron_HTTPParser_key_bytes(small, name, len);
+    size_t n = Heron_env_key_bytes(small, name, len);
 #ifdef HAVE_RB_INTERNED_STR
     return rb_interned_str(small, (long)n);
 #else
@@ -97,7 +79,7 @@ static VALUE Heron_HTTPParser_new_key(const char *name, size_t len)
 #endif
   }
   key = rb_str_new(NULL, (long)(len + 5));
-  rb_str_set_len(key, (long)Heron_HTTPParser_key_bytes(RSTRING_PTR(key), name, len));
+  rb_str_set_len(key, (long)Heron_env_key_bytes(RSTRING_PTR(key), name, len));
   return rb_obj_freeze(key);
 }
 
