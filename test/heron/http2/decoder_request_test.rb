@@ -89,4 +89,17 @@ class HeronHTTP2DecoderRequestTest < Minitest::Test
     assert_equal Protocol::HTTP2::ENHANCE_YOUR_CALM, error.code
     assert_equal 3, decoder.decode("\x82\x86\x84".b, 4096, 1024).size
   end
+
+  # A name's env key is built on the stack up to 123 bytes and in the heap past that: names
+  # of every length across the switch give their keys (under ruby_asan, an overrun of the
+  # stack buffer is reported).
+  def test_field_names_around_the_stack_buffer_give_their_keys
+    client = Protocol::HPACK::Context.new
+    decoder = Heron::HTTP2::Decoder.new
+    (100..160).each do |length|
+      name = "x#{"-y" * length}"[0, length]
+      env = decoder.request(block([[":method", "GET"], [":scheme", "http"], [":path", "/"], [name, "v"]], client), 4096, 65_536, {})
+      assert_equal "v", env["HTTP_#{name.upcase.tr("-", "_")}"], "a #{length}-byte name"
+    end
+  end
 end
