@@ -3,8 +3,8 @@
 # Builds Heron's core C classes: Heron::HTTPParser, Heron::Response::Head,
 # Heron::Connection::IdleSet, Heron::Connection::StackScrub, Heron::Connection::ReadBuffer,
 # Heron::Log::RequestId, Heron::Server::EnvTemplate, Heron::WebSocket::Mask, Heron::HTTP2::Decoder,
-# Heron::HTTP2::Encoder and Heron::HTTP2::RequestFields (heron_ext.c lists them). The profiler's
-# are in heron-profiler/ext/heron_profiler (the heron-profiler gem).
+# Heron::HTTP2::Encoder, Heron::HTTP2::RequestFields and Heron::HTTP2::FrameReader (heron_ext.c
+# lists them). The profiler's are in heron-profiler/ext/heron_profiler (the heron-profiler gem).
 #
 # Environment:
 #   HERON_SANITIZE=address            build with AddressSanitizer (+ UndefinedBehaviorSanitizer)

@@ -16,18 +16,11 @@
 #include "heron_connection_read_buffer.h"
 #include <string.h>
 
-/*
- * call-seq: drop_front(buffer, count, keep) -> buffer
- * Removes the first `count` bytes of `buffer` (all of them when it has fewer), in place. When
- * nothing is left and the buffer's room exceeds `keep` bytes, its memory is released.
- */
-static VALUE Heron_Connection_ReadBuffer_drop_front(VALUE self, VALUE buffer, VALUE count, VALUE keep)
+/* Drops the first `count` bytes of `buffer` (a String) in place, as drop_front does; for the C
+ * classes that consume from a connection's read buffer (HTTP2::FrameReader). */
+VALUE Heron_Connection_ReadBuffer_drop(VALUE buffer, long drop, long room)
 {
-  long length, drop = NUM2LONG(count), room = NUM2LONG(keep);
-  (void)self;
-  Check_Type(buffer, T_STRING);
-  if (drop < 0) rb_raise(rb_eArgError, "negative count");
-  length = RSTRING_LEN(buffer);
+  long length = RSTRING_LEN(buffer);
   if (drop >= length) {
     if ((long)rb_str_capacity(buffer) > room) return rb_str_resize(buffer, 0);
     drop = length;
@@ -37,6 +30,20 @@ static VALUE Heron_Connection_ReadBuffer_drop_front(VALUE self, VALUE buffer, VA
   if (length > drop) memmove(RSTRING_PTR(buffer), RSTRING_PTR(buffer) + drop, (size_t)(length - drop));
   rb_str_set_len(buffer, length - drop);
   return buffer;
+}
+
+/*
+ * call-seq: drop_front(buffer, count, keep) -> buffer
+ * Removes the first `count` bytes of `buffer` (all of them when it has fewer), in place. When
+ * nothing is left and the buffer's room exceeds `keep` bytes, its memory is released.
+ */
+static VALUE Heron_Connection_ReadBuffer_drop_front(VALUE self, VALUE buffer, VALUE count, VALUE keep)
+{
+  long drop = NUM2LONG(count), room = NUM2LONG(keep);
+  (void)self;
+  Check_Type(buffer, T_STRING);
+  if (drop < 0) rb_raise(rb_eArgError, "negative count");
+  return Heron_Connection_ReadBuffer_drop(buffer, drop, room);
 }
 
 void Init_Heron_Connection_ReadBuffer(VALUE mHeron)

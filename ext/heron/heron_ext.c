@@ -13,6 +13,7 @@
  *   Heron::HTTP2::Decoder   heron_http2_decoder.c (the binding; HPACK itself is hpack_decoder.c)
  *   Heron::HTTP2::RequestFields  heron_http2_request_fields.c (HTTP/2 fields into the env)
  *   Heron::HTTP2::Encoder   heron_http2_encoder.c (HPACK, response headers)
+ *   Heron::HTTP2::FrameReader  heron_http2_frame_reader.c (frames off the read buffer)
  *
  * The profiler's C classes are the heron-profiler gem's extension
  * (heron-profiler/ext/heron_profiler), loaded only when profiling is on.
@@ -29,6 +30,7 @@
 #include "heron_http2_request_fields.h"
 #include "heron_http2_decoder.h"
 #include "heron_http2_encoder.h"
+#include "heron_http2_frame_reader.h"
 
 /* Called by Ruby when heron/heron_ext.so is required. */
 void Init_heron_ext(void);
@@ -47,4 +49,5 @@ void Init_heron_ext(void)
   Init_Heron_HTTP2_RequestFields(mHeron);
   Init_Heron_HTTP2_Decoder(mHeron);
   Init_Heron_HTTP2_Encoder(mHeron);
+  Init_Heron_HTTP2_FrameReader(mHeron);
 }

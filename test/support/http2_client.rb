@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require "socket"
+require "timeout"
 require "protocol/http2/client"
 require "protocol/http2/framer"
 require "protocol/http2/stream"
@@ -66,6 +67,19 @@ class HTTP2TestClient
     end
   rescue EOFError, Errno::ECONNRESET
     nil
+  end
+
+  # The first DATA frame's payload, the frames read raw (the client's stream state skipped:
+  # for requests written as raw frames).
+  # @raise [RuntimeError] when a GOAWAY comes first (its code and message in the error's).
+  def first_data(timeout: 30)
+    Timeout.timeout(timeout) do
+      loop do
+        frame = @client.framer.read_frame
+        return frame.unpack if frame.is_a?(Protocol::HTTP2::DataFrame)
+        raise "GOAWAY #{frame.unpack.inspect}" if frame.is_a?(Protocol::HTTP2::GoawayFrame)
+      end
+    end
   end
 
   # Whether a frame may be read without blocking past `timeout` (a plain socket's wait; a TLS

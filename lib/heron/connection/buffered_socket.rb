@@ -20,6 +20,10 @@ module Heron
       # @return [Socket] the underlying socket.
       attr_reader :io
 
+      # @return [String] the bytes received and not yet consumed (binary), one String for the
+      #   connection's life: C readers (HTTP2::FrameReader) take what they parse off its front.
+      attr_reader :buffer
+
       # @return [String] a read buffer that connections of one thread can share: its bytes are
       #   copied into {#buffer} before the fiber can switch.
       def self.scratch_buffer

@@ -8,6 +8,8 @@ require_relative "header_block"
 require_relative "flood_guard"
 require_relative "encoder"
 require_relative "decoder"
+require_relative "frame_reader"
+require_relative "../connection/buffered_socket"
 require_relative "../timeout_error"
 
 module Heron
@@ -18,22 +20,23 @@ module Heron
     # is still running, even after the client reset them: the "rapid reset" attack), and floods
     # of resets, SETTINGS and PINGs end the connection with ENHANCE_YOUR_CALM.
     #
-    # Frames are read here rather than by protocol-http2's Framer: a request's HEADERS frame,
-    # whole and plain (END_HEADERS, no padding, no priority, its bytes here already), opens its
-    # stream straight from the frame's 9-byte header and payload (#read_request), where the
-    # framer made a Frame object and the state machines passed it through some forty method
-    # calls, and its header block is read into the request's env in one C call
-    # (EnvBuilder#decode); every other frame is read into protocol-http2's Frame objects as before.
+    # Frames are read here rather than by protocol-http2's Framer: FrameReader (C) takes each
+    # off the connection's read buffer in one call, its header's bounds checked (the frame size,
+    # the lengths each type allows, padding), and a request's HEADERS frame, whole and plain
+    # (END_HEADERS, no padding, no priority), opens its stream straight from it
+    # (#read_request), where the framer made a Frame object and the state machines passed it
+    # through some forty method calls, its header block read into the request's env in one C
+    # call (EnvBuilder#decode); every other frame becomes protocol-http2's Frame object as
+    # before, its payload read by it when it was not all here.
     class Session < Protocol::HTTP2::Server
       # protocol-http2's frame classes by type, with a bounded header block (HeaderBlock).
       FRAMES = Protocol::HTTP2::FRAMES.dup.tap { |frames| frames[Protocol::HTTP2::HeadersFrame::TYPE] = HeaderBlock }.freeze
       BLOCK = String.new(encoding: Encoding::BINARY).freeze
       HELD = 16 * 1024 # bytes held for the reading fiber's next wait at most (a body streams on)
-      LAYOUT = "CnCCN" # a frame header: length (24 bits), type, flags, stream id (RFC 9113 §4.1)
       HEADERS = Protocol::HTTP2::HeadersFrame::TYPE
       # The flags of a HEADERS frame #read_request takes: END_HEADERS, and neither of these.
       PLAIN = Protocol::HTTP2::END_HEADERS | Protocol::HTTP2::PADDED | Protocol::HTTP2::PRIORITY
-      private_constant :BLOCK, :HELD, :LAYOUT, :HEADERS, :PLAIN
+      private_constant :BLOCK, :HELD, :HEADERS, :PLAIN
 
       # @param framer [Protocol::HTTP2::Framer]
       # @param max_streams [Integer] concurrent streams per connection.
@@ -44,6 +47,8 @@ module Heron
       def initialize(framer, max_streams:, stream_settings:, running:, output:, env:)
         super(framer)
         @output = output
+        @input = output.buffer
+        @frames = FrameReader.new(@local_settings.maximum_frame_size, HeaderBlock.max_bytes, Heron::Connection::BufferedSocket::KEEP_ROOM)
         @env = env
         @encoder = Encoder.new
         @decoder = Decoder.new
@@ -56,14 +61,15 @@ module Heron
 
       # Reads one frame and acts on it, as protocol-http2's Connection#read_frame does (a protocol
       # or HPACK error sends GOAWAY and is raised), a request's plain HEADERS frame without a
-      # Frame object (#read_request).
+      # Frame object (#read_request). Waits for the client while not even a frame header is here.
       # @yield [Protocol::HTTP2::Frame] each frame read the generic way, before it is applied.
       # @return [Protocol::HTTP2::Frame, nil] the frame, or nil for a request read straight.
       def read_frame
-        length, type, flags, id = read_header
-        return read_request(length, flags, id) if type == HEADERS && request?(length, flags, id)
-        frame = (FRAMES[type] || Protocol::HTTP2::Frame).new(id, flags, type, length)
-        frame.read(@output, @local_settings.maximum_frame_size)
+        @output.receive while (payload = @frames.read(@input)).nil?
+        type = @frames.type
+        return read_request(payload, @frames.flags, @frames.stream_id) if type == HEADERS && payload && request?
+        frame = (FRAMES[type] || Protocol::HTTP2::Frame).new(@frames.stream_id, @frames.flags, type, @frames.length, payload || nil)
+        frame.read(@output, @frames.max_frame_size) unless payload # its payload (or block) still to come
         return if ignore_frame?(frame)
         yield frame if block_given?
         frame.apply(self)
@@ -207,10 +213,11 @@ module Heron
         super
       end
 
-      # Counts SETTINGS against the flood limit.
+      # Counts SETTINGS against the flood limit. Our SETTINGS_MAX_FRAME_SIZE, once the client
+      # acknowledged it, bounds the frames read from then on.
       def receive_settings(frame)
         @guard.count(:settings) unless frame.acknowledgement?
-        super
+        super.tap { @frames.max_frame_size = @local_settings.maximum_frame_size }
       end
 
       # A stream answered with REFUSED_STREAM: its header block is still decoded, or the HPACK
@@ -221,29 +228,22 @@ module Heron
 
       private
 
-      # @return [Array(Integer, Integer, Integer, Integer)] the next frame's length, type, flags
-      #   and stream id (its reserved bit cleared).
-      def read_header
-        high, low, type, flags, id = @output.read(9).unpack(LAYOUT)
-        [(high << 16) | low, type, flags, id & 0x7fffffff]
-      end
-
-      # Whether a HEADERS frame opens a new stream that may run now, its block whole in this
-      # frame, within the frame size and header block limits, and already received: else it
-      # goes the generic way (HeaderBlock reads it within header_timeout; Session#receive_headers
-      # and #accept_stream refuse it; protocol-http2 rejects a bad stream id).
-      def request?(length, flags, id)
-        flags & PLAIN == Protocol::HTTP2::END_HEADERS && @state == :open && id.odd? && id > @remote_stream_id &&
-          length <= @local_settings.maximum_frame_size && length <= HeaderBlock.max_bytes &&
-          @output.buffered_bytes >= length && @streams.size < @max_streams && @running.call < @max_streams
+      # Whether the whole HEADERS frame FrameReader took (within the frame size and header block
+      # limits: it checked) opens a new stream that may run now, its block in this frame: else
+      # it goes the generic way (Session#receive_headers and #accept_stream refuse it;
+      # protocol-http2 rejects a bad stream id, reads padding and priority).
+      def request?
+        id = @frames.stream_id
+        @frames.flags & PLAIN == Protocol::HTTP2::END_HEADERS && @state == :open && id.odd? && id > @remote_stream_id &&
+          @streams.size < @max_streams && @running.call < @max_streams
       end
 
       # Opens the stream a plain HEADERS frame asks for and hands it its request, the block read
       # straight into the env (EnvBuilder#decode: what Connection#receive_headers,
       # #accept_stream and Stream#receive_headers do for one, and HPACK and the env in one C call).
       # @return [nil]
-      def read_request(length, flags, id)
-        head = @env.decode(@decoder, @output.read(length), @local_settings.header_table_size, @stream_settings.header_limit)
+      def read_request(block, flags, id)
+        head = @env.decode(@decoder, block, @local_settings.header_table_size, @stream_settings.header_limit)
         stream = Stream.create(self, id, @stream_settings)
         @remote_stream_id = id
         stream.receive_request(head, flags.anybits?(Protocol::HTTP2::END_STREAM))

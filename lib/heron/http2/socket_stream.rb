@@ -48,13 +48,22 @@ module Heron
       # @return [String] exactly `length` bytes.
       # @raise [EOFError] when the client closes first; Heron::TimeoutError.
       def read(length)
-        while @socket.buffered_bytes < length
-          @reader&.waiting
-          fill or raise EOFError, "client closed"
-          @reader&.working
-        end
+        receive while @socket.buffered_bytes < length
         @socket.consume(length)
       end
+
+      # Waits for the client's next bytes and appends them to {#buffer}.
+      # @return [void]
+      # @raise [EOFError] when the client closes first; Heron::TimeoutError.
+      def receive
+        @reader&.waiting
+        fill or raise EOFError, "client closed"
+        @reader&.working
+      end
+
+      # @return [String] the bytes received and not yet read (Connection::BufferedSocket#buffer),
+      #   for a reader that consumes them in place (FrameReader).
+      def buffer = @socket.buffer
 
       # @return [#waiting, #working, nil] told when the reads wait for the client, and when they
       #   have bytes to work through again (Session: writes meanwhile are sent together).
