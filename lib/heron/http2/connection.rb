@@ -62,6 +62,7 @@ module Heron
         @running = 0
         @draining = false
         @env = EnvBuilder.new(env)
+        @rewindable = @config.rewindable_input?
         @idle = nil # the stream task waiting for the next request (#work)
         @closed = false
         HeaderBlock.max_bytes = @config.max_header_bytes
@@ -163,7 +164,7 @@ module Heron
 
       # The stream's body, made rewindable (kept as it is read) when `rewindable_input` is on.
       def input(stream)
-        return stream.input unless @config.rewindable_input?
+        return stream.input unless @rewindable
         Request::RewindableInput.new(stream.input, threshold: @config.body_spool_threshold)
       end
 

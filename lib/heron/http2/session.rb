@@ -34,9 +34,11 @@ module Heron
       BLOCK = String.new(encoding: Encoding::BINARY).freeze
       HELD = 16 * 1024 # bytes held for the reading fiber's next wait at most (a body streams on)
       HEADERS = Protocol::HTTP2::HeadersFrame::TYPE
+      END_HEADERS = Protocol::HTTP2::END_HEADERS
+      END_STREAM = Protocol::HTTP2::END_STREAM
       # The flags of a HEADERS frame #read_request takes: END_HEADERS, and neither of these.
       PLAIN = Protocol::HTTP2::END_HEADERS | Protocol::HTTP2::PADDED | Protocol::HTTP2::PRIORITY
-      private_constant :BLOCK, :HELD, :HEADERS, :PLAIN
+      private_constant :BLOCK, :HELD, :HEADERS, :END_HEADERS, :END_STREAM, :PLAIN
 
       # @param framer [Protocol::HTTP2::Framer]
       # @param max_streams [Integer] concurrent streams per connection.
@@ -49,6 +51,7 @@ module Heron
         @output = output
         @input = output.buffer
         @frames = FrameReader.new(@local_settings.maximum_frame_size, HeaderBlock.max_bytes, Heron::Connection::BufferedSocket::KEEP_ROOM)
+        @table_size = @local_settings.header_table_size
         @env = env
         @encoder = Encoder.new
         @decoder = Decoder.new
@@ -67,7 +70,7 @@ module Heron
       def read_frame
         @output.receive while (payload = @frames.read(@input)).nil?
         type = @frames.type
-        return read_request(payload, @frames.flags, @frames.stream_id) if type == HEADERS && payload && request?
+        return if type == HEADERS && payload && read_request(payload)
         frame = (FRAMES[type] || Protocol::HTTP2::Frame).new(@frames.stream_id, @frames.flags, type, @frames.length, payload || nil)
         frame.read(@output, @frames.max_frame_size) unless payload # its payload (or block) still to come
         return if ignore_frame?(frame)
@@ -217,7 +220,7 @@ module Heron
       # acknowledged it, bounds the frames read from then on.
       def receive_settings(frame)
         @guard.count(:settings) unless frame.acknowledgement?
-        super.tap { @frames.max_frame_size = @local_settings.maximum_frame_size }
+        super.tap { local_settings_changed }
       end
 
       # A stream answered with REFUSED_STREAM: its header block is still decoded, or the HPACK
@@ -228,31 +231,36 @@ module Heron
 
       private
 
-      # Whether the whole HEADERS frame FrameReader took (within the frame size and header block
-      # limits: it checked) opens a new stream that may run now, its block in this frame: else
-      # it goes the generic way (Session#receive_headers and #accept_stream refuse it;
-      # protocol-http2 rejects a bad stream id, reads padding and priority).
-      def request?
+      # Opens the stream a whole HEADERS frame FrameReader took (within the frame size and header
+      # block limits: it checked) asks for, when the frame is plain and the stream new and
+      # allowed to run now, and hands it its request, the block read straight into the env
+      # (EnvBuilder#decode: what Connection#receive_headers, #accept_stream and
+      # Stream#receive_headers do for one, and HPACK and the env in one C call).
+      # @return [Boolean] whether it did: else the frame goes the generic way (Session#receive_headers
+      #   and #accept_stream refuse it; protocol-http2 rejects a bad stream id, reads padding and priority).
+      def read_request(block)
+        flags = @frames.flags
         id = @frames.stream_id
-        @frames.flags & PLAIN == Protocol::HTTP2::END_HEADERS && @state == :open && id.odd? && id > @remote_stream_id &&
-          @streams.size < @max_streams && @running.call < @max_streams
-      end
-
-      # Opens the stream a plain HEADERS frame asks for and hands it its request, the block read
-      # straight into the env (EnvBuilder#decode: what Connection#receive_headers,
-      # #accept_stream and Stream#receive_headers do for one, and HPACK and the env in one C call).
-      # @return [nil]
-      def read_request(block, flags, id)
-        head = @env.decode(@decoder, block, @local_settings.header_table_size, @stream_settings.header_limit)
-        stream = Stream.create(self, id, @stream_settings)
+        return false unless flags & PLAIN == END_HEADERS && @state == :open && id & 1 == 1 && id > @remote_stream_id &&
+                            @streams.size < @max_streams && @running.call < @max_streams
+        head = @env.decode(@decoder, block, @table_size, @stream_settings.header_limit)
+        stream = @streams[id] = Stream.new(self, id, @stream_settings)
         @remote_stream_id = id
-        stream.receive_request(head, flags.anybits?(Protocol::HTTP2::END_STREAM))
-        nil
+        stream.receive_request(head, flags & END_STREAM != 0)
+        true
       end
 
       def flush
-        return @framer&.flush if @write_lock.owned?
-        @write_lock.synchronize { @framer&.flush }
+        return unless @framer
+        return @output.flush if @write_lock.owned?
+        @write_lock.synchronize { @output.flush }
+      end
+
+      # Our settings the client acknowledged bound what is read from then on: the frame size
+      # (FrameReader) and the HPACK table (#read_request).
+      def local_settings_changed
+        @frames.max_frame_size = @local_settings.maximum_frame_size
+        @table_size = @local_settings.header_table_size
       end
 
       def refuse(stream_id)
