@@ -74,7 +74,7 @@ module Heron
         @task = Async::Task.current
         @session = new_session
         @stream.head(@deadline) { @session.read_connection_preface(settings) }
-        @session.read_frame until @session.closed?
+        @session.read_frames
       rescue *QUIET
         nil
       ensure

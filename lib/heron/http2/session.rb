@@ -87,6 +87,12 @@ module Heron
         raise
       end
 
+      # Reads and acts on frames (#read_frame) until the connection closes.
+      # @return [void]
+      def read_frames
+        read_frame until @state == :closed || @framer.nil? # protocol-http2's #closed?, without a call per frame
+      end
+
       # Frame writes are whole: the socket may block mid-frame and another fiber may write
       # (protocol-http2 writes every frame inside this).
       def synchronize(&block) = @write_lock.synchronize(&block)
