@@ -13,7 +13,8 @@
  *   Heron::HTTP2::Decoder   heron_http2_decoder.c (the binding; HPACK itself is hpack_decoder.c)
  *   Heron::HTTP2::RequestFields  heron_http2_request_fields.c (HTTP/2 fields into the env)
  *   Heron::HTTP2::Encoder   heron_http2_encoder.c (HPACK, response headers)
- *   Heron::HTTP2::FrameReader  heron_http2_frame_reader.c (frames off the read buffer)
+ *   Heron::HTTP2::FrameReader  heron_http2_frame_reader.c (the binding; reading a frame header
+ *                              and its checks are http2_frame.c)
  *
  * The profiler's C classes are the heron-profiler gem's extension
  * (heron-profiler/ext/heron_profiler), loaded only when profiling is on.

@@ -27,25 +27,20 @@
  *
  * Checked on the header (and Pad Length) alone, before the payload is waited for: a client
  * cannot make the server wait for, or hold, a frame it may not send. The PRIORITY frame (type
- * 2) is left as it comes: protocol-http2 ignores it.
+ * 2) is left as it comes: protocol-http2 ignores it. The reading and the checks are plain C
+ * (http2_frame.c, fuzzed by fuzz/fuzz_http2_frame.c); this file is the binding.
  */
 #include "heron_http2_frame_reader.h"
 #include "heron_connection_read_buffer.h"
+#include "http2_frame.h"
 
-#define HEADER 9
-#define MIN_FRAME_SIZE 16384L     /* SETTINGS_MAX_FRAME_SIZE's initial value and least (§6.5.2) */
-#define MAX_FRAME_SIZE 16777215L  /* its greatest, 2^24 - 1 */
-
-enum { DATA = 0x0, HEADERS = 0x1, RST_STREAM = 0x3, SETTINGS = 0x4, PUSH_PROMISE = 0x5, PING = 0x6,
-       GOAWAY = 0x7, WINDOW_UPDATE = 0x8, CONTINUATION = 0x9 };
-enum { ACK = 0x1, END_HEADERS = 0x4, PADDED = 0x8, PRIORITY = 0x20 };
 enum { PROTOCOL_ERROR = 0x1, ENHANCE_YOUR_CALM = 0xb };
 
 typedef struct Heron_HTTP2_FrameReader {
-  long max_frame_size, block_limit, keep;
-  long length;                /* the last frame's */
-  int type, flags;
-  unsigned long stream_id;
+  size_t max_frame_size, block_limit;
+  long keep;
+  heron_http2_frame frame; /* the last one #read took */
+  int read;                /* whether there was one */
 } Heron_HTTP2_FrameReader;
 
 /* Holds no objects: write-barrier protected as it is. */
@@ -59,10 +54,7 @@ static VALUE Heron_HTTP2_FrameReader_alloc(VALUE klass)
 {
   Heron_HTTP2_FrameReader *r;
   VALUE self = TypedData_Make_Struct(klass, Heron_HTTP2_FrameReader, &Heron_HTTP2_FrameReader_type, r);
-  r->max_frame_size = MIN_FRAME_SIZE;
-  r->block_limit = MIN_FRAME_SIZE;
-  r->keep = 0;
-  r->type = -1;
+  r->max_frame_size = r->block_limit = HERON_HTTP2_MIN_FRAME_SIZE;
   return self;
 }
 
@@ -73,11 +65,12 @@ static Heron_HTTP2_FrameReader *Heron_HTTP2_FrameReader_get(VALUE self)
   return r;
 }
 
-static long Heron_HTTP2_FrameReader_frame_size(VALUE size)
+static size_t Heron_HTTP2_FrameReader_frame_size(VALUE size)
 {
   long n = NUM2LONG(size);
-  if (n < MIN_FRAME_SIZE || n > MAX_FRAME_SIZE) rb_raise(rb_eArgError, "max_frame_size %ld out of 16384..16777215", n);
-  return n;
+  if (n < (long)HERON_HTTP2_MIN_FRAME_SIZE || n > (long)HERON_HTTP2_MAX_FRAME_SIZE)
+    rb_raise(rb_eArgError, "max_frame_size %ld out of 16384..16777215", n);
+  return (size_t)n;
 }
 
 /*
@@ -90,70 +83,24 @@ static long Heron_HTTP2_FrameReader_frame_size(VALUE size)
 static VALUE Heron_HTTP2_FrameReader_initialize(VALUE self, VALUE max_frame_size, VALUE block_limit, VALUE keep)
 {
   Heron_HTTP2_FrameReader *r = Heron_HTTP2_FrameReader_get(self);
+  long limit = NUM2LONG(block_limit);
   r->max_frame_size = Heron_HTTP2_FrameReader_frame_size(max_frame_size);
-  r->block_limit = NUM2LONG(block_limit);
   r->keep = NUM2LONG(keep);
-  if (r->block_limit < 0 || r->keep < 0) rb_raise(rb_eArgError, "negative limit");
+  if (limit < 0 || r->keep < 0) rb_raise(rb_eArgError, "negative limit");
+  r->block_limit = (size_t)limit;
   return self;
 }
 
-NORETURN(static void Heron_HTTP2_FrameReader_size_error(const char *message, int type, long length));
-static void Heron_HTTP2_FrameReader_size_error(const char *message, int type, long length)
-{
-  rb_raise(rb_path2class("Protocol::HTTP2::FrameSizeError"), "%s (type %d, length %ld)", message, type, length);
-}
-
-NORETURN(static void Heron_HTTP2_FrameReader_protocol_error(int code, const char *message, int type));
-static void Heron_HTTP2_FrameReader_protocol_error(int code, const char *message, int type)
+NORETURN(static void Heron_HTTP2_FrameReader_raise(heron_http2_frame_result fault, const char *message, const heron_http2_frame *f));
+/* Raises what protocol-http2 raises for the fault (Session answers it with GOAWAY). */
+static void Heron_HTTP2_FrameReader_raise(heron_http2_frame_result fault, const char *message, const heron_http2_frame *f)
 {
   VALUE args[2];
-  args[0] = rb_sprintf("%s (type %d)", message, type);
-  args[1] = INT2FIX(code);
+  if (fault == HERON_HTTP2_FRAME_SIZE_ERROR)
+    rb_raise(rb_path2class("Protocol::HTTP2::FrameSizeError"), "%s (type %u, length %lu)", message, f->type, (unsigned long)f->length);
+  args[0] = rb_sprintf("%s (type %u, length %lu)", message, f->type, (unsigned long)f->length);
+  args[1] = INT2FIX(fault == HERON_HTTP2_FRAME_TOO_LARGE ? ENHANCE_YOUR_CALM : PROTOCOL_ERROR);
   rb_exc_raise(rb_class_new_instance(2, args, rb_path2class("Protocol::HTTP2::ProtocolError")));
-}
-
-/* The bytes a frame's payload must have before its data: Pad Length, the priority fields, the
- * promised stream id. */
-static long Heron_HTTP2_FrameReader_fixed(int type, int flags)
-{
-  long fixed = 0;
-  if ((type == DATA || type == HEADERS || type == PUSH_PROMISE) && (flags & PADDED)) fixed += 1;
-  if (type == HEADERS && (flags & PRIORITY)) fixed += 5;
-  if (type == PUSH_PROMISE) fixed += 4;
-  return fixed;
-}
-
-/* Raises for a header no payload can make right: its length and stream, by its type. */
-static void Heron_HTTP2_FrameReader_check(const Heron_HTTP2_FrameReader *r, int type, int flags, unsigned long id, long length)
-{
-  if (length > r->max_frame_size) Heron_HTTP2_FrameReader_size_error("frame longer than SETTINGS_MAX_FRAME_SIZE", type, length);
-  switch (type) {
-  case SETTINGS:
-    if (id != 0) Heron_HTTP2_FrameReader_protocol_error(PROTOCOL_ERROR, "SETTINGS on a stream", type);
-    if ((flags & ACK) && length != 0) Heron_HTTP2_FrameReader_size_error("SETTINGS acknowledgement with a payload", type, length);
-    if (length % 6 != 0) Heron_HTTP2_FrameReader_size_error("SETTINGS length not a multiple of 6", type, length);
-    break;
-  case PING:
-    if (id != 0) Heron_HTTP2_FrameReader_protocol_error(PROTOCOL_ERROR, "PING on a stream", type);
-    if (length != 8) Heron_HTTP2_FrameReader_size_error("PING length not 8", type, length);
-    break;
-  case GOAWAY:
-    if (id != 0) Heron_HTTP2_FrameReader_protocol_error(PROTOCOL_ERROR, "GOAWAY on a stream", type);
-    if (length < 8) Heron_HTTP2_FrameReader_size_error("GOAWAY shorter than 8", type, length);
-    break;
-  case RST_STREAM:
-  case WINDOW_UPDATE:
-    if (length != 4) Heron_HTTP2_FrameReader_size_error("frame length not 4", type, length);
-    break;
-  case HEADERS:
-  case PUSH_PROMISE:
-  case CONTINUATION:
-    if (length > r->block_limit) Heron_HTTP2_FrameReader_protocol_error(ENHANCE_YOUR_CALM, "header block too large", type);
-    break;
-  default:
-    break;
-  }
-  if (length < Heron_HTTP2_FrameReader_fixed(type, flags)) Heron_HTTP2_FrameReader_size_error("frame too short for its fields", type, length);
 }
 
 /*
@@ -169,35 +116,24 @@ static void Heron_HTTP2_FrameReader_check(const Heron_HTTP2_FrameReader *r, int 
 static VALUE Heron_HTTP2_FrameReader_read(VALUE self, VALUE buffer)
 {
   Heron_HTTP2_FrameReader *r = Heron_HTTP2_FrameReader_get(self);
-  const unsigned char *p;
-  long have, length;
-  int type, flags;
-  unsigned long id;
+  heron_http2_frame frame;
+  heron_http2_frame_result result;
+  const char *message = "";
   VALUE payload;
   Check_Type(buffer, T_STRING);
-  have = RSTRING_LEN(buffer);
-  if (have < HEADER) return Qnil;
-  p = (const unsigned char *)RSTRING_PTR(buffer);
-  length = ((long)p[0] << 16) | ((long)p[1] << 8) | (long)p[2];
-  type = p[3];
-  flags = p[4];
-  id = ((unsigned long)(p[5] & 0x7f) << 24) | ((unsigned long)p[6] << 16) | ((unsigned long)p[7] << 8) | (unsigned long)p[8];
-  Heron_HTTP2_FrameReader_check(r, type, flags, id, length);
-  if ((type == DATA || type == HEADERS || type == PUSH_PROMISE) && (flags & PADDED)) {
-    if (have < HEADER + 1) return Qnil;
-    if ((long)p[HEADER] > length - Heron_HTTP2_FrameReader_fixed(type, flags))
-      Heron_HTTP2_FrameReader_protocol_error(PROTOCOL_ERROR, "padding longer than the payload", type);
-  }
-  r->length = length;
-  r->type = type;
-  r->flags = flags;
-  r->stream_id = id;
-  if (have - HEADER < length || ((type == HEADERS || type == PUSH_PROMISE || type == CONTINUATION) && !(flags & END_HEADERS))) {
-    Heron_Connection_ReadBuffer_drop(buffer, HEADER, r->keep);
+  result = heron_http2_frame_read((const uint8_t *)RSTRING_PTR(buffer), (size_t)RSTRING_LEN(buffer), r->max_frame_size,
+                                  r->block_limit, &frame, &message);
+  if (result == HERON_HTTP2_FRAME_MORE) return Qnil;
+  if (result != HERON_HTTP2_FRAME_HEADER && result != HERON_HTTP2_FRAME_WHOLE) Heron_HTTP2_FrameReader_raise(result, message, &frame);
+  r->frame = frame;
+  r->read = 1;
+  if (result == HERON_HTTP2_FRAME_HEADER) {
+    Heron_Connection_ReadBuffer_drop(buffer, HERON_HTTP2_FRAME_HEADER_SIZE, r->keep);
     return Qfalse;
   }
-  payload = rb_str_new((const char *)p + HEADER, length); /* buffer is on this stack: not moved by a GC here */
-  Heron_Connection_ReadBuffer_drop(buffer, HEADER + length, r->keep);
+  /* buffer is on this stack: a GC while the payload is made does not move it */
+  payload = rb_str_new(RSTRING_PTR(buffer) + HERON_HTTP2_FRAME_HEADER_SIZE, (long)frame.length);
+  Heron_Connection_ReadBuffer_drop(buffer, HERON_HTTP2_FRAME_HEADER_SIZE + (long)frame.length, r->keep);
   RB_GC_GUARD(buffer);
   return payload;
 }
@@ -205,31 +141,32 @@ static VALUE Heron_HTTP2_FrameReader_read(VALUE self, VALUE buffer)
 /* call-seq: type -> Integer (the last frame #read took; -1 before any) */
 static VALUE Heron_HTTP2_FrameReader_type_of(VALUE self)
 {
-  return INT2FIX(Heron_HTTP2_FrameReader_get(self)->type);
+  Heron_HTTP2_FrameReader *r = Heron_HTTP2_FrameReader_get(self);
+  return r->read ? UINT2NUM(r->frame.type) : INT2FIX(-1);
 }
 
 /* call-seq: flags -> Integer */
 static VALUE Heron_HTTP2_FrameReader_flags(VALUE self)
 {
-  return INT2FIX(Heron_HTTP2_FrameReader_get(self)->flags);
+  return UINT2NUM(Heron_HTTP2_FrameReader_get(self)->frame.flags);
 }
 
 /* call-seq: stream_id -> Integer (its reserved bit cleared) */
 static VALUE Heron_HTTP2_FrameReader_stream_id(VALUE self)
 {
-  return ULONG2NUM(Heron_HTTP2_FrameReader_get(self)->stream_id);
+  return UINT2NUM(Heron_HTTP2_FrameReader_get(self)->frame.stream_id);
 }
 
 /* call-seq: length -> Integer (the payload's, from the header) */
 static VALUE Heron_HTTP2_FrameReader_length(VALUE self)
 {
-  return LONG2NUM(Heron_HTTP2_FrameReader_get(self)->length);
+  return SIZET2NUM(Heron_HTTP2_FrameReader_get(self)->frame.length);
 }
 
 /* call-seq: max_frame_size -> Integer */
 static VALUE Heron_HTTP2_FrameReader_max_frame_size(VALUE self)
 {
-  return LONG2NUM(Heron_HTTP2_FrameReader_get(self)->max_frame_size);
+  return SIZET2NUM(Heron_HTTP2_FrameReader_get(self)->max_frame_size);
 }
 
 /* call-seq: max_frame_size = size (16,384..16,777,215; ArgumentError otherwise) */
@@ -252,5 +189,5 @@ void Init_Heron_HTTP2_FrameReader(VALUE mHeron)
   rb_define_method(cFrameReader, "length", Heron_HTTP2_FrameReader_length, 0);
   rb_define_method(cFrameReader, "max_frame_size", Heron_HTTP2_FrameReader_max_frame_size, 0);
   rb_define_method(cFrameReader, "max_frame_size=", Heron_HTTP2_FrameReader_set_max_frame_size, 1);
-  rb_define_const(cFrameReader, "HEADER_SIZE", INT2FIX(HEADER));
+  rb_define_const(cFrameReader, "HEADER_SIZE", INT2FIX(HERON_HTTP2_FRAME_HEADER_SIZE));
 }
