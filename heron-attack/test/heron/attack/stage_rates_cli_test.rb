@@ -24,7 +24,8 @@ class StageRatesCLITest < Minitest::Test
     end
   end
 
-  RATE = 20 # the last request of a stage is due 1/RATE (50 ms) before its end: that much slack
+  RATE = 10 # the last request of a stage is due 1/RATE (100 ms) before its end: that much slack
+  TRIES = 5 # runs tried for one the generator was on time in (a suite beside this one starves it)
 
   # Whether the generator was held up by other programs for longer than a stage's slack (so a
   # stage's last request may have gone out after the stage's end): such a run says nothing about
@@ -32,11 +33,11 @@ class StageRatesCLITest < Minitest::Test
   def starved?(report) = report.dig("lateness_ms", "max") >= 1000.0 / RATE
 
   def steady(*argv)
-    3.times do
+    TRIES.times do
       status, report = attack(*argv)
       return [status, report] unless starved?(report)
     end
-    flunk "the generator was held up for #{1000 / RATE} ms or more in three runs: the machine is too busy"
+    flunk "the generator was held up for #{1000 / RATE} ms or more in #{TRIES} runs: the machine is too busy"
   end
 
   def assert_judged(report, stages)
