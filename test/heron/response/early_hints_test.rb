@@ -5,6 +5,7 @@ require "open3"
 require_relative "../../support/curl_helper"
 require "openssl"
 require "base64"
+require "json"
 require_relative "../../support/tls_certificates"
 require_relative "../../support/haproxy_helper"
 
@@ -112,6 +113,14 @@ class HeronResponseEarlyHintsTest < Minitest::Test
     end
   end
 
+  # Chromium loses a 103 that comes before it has finished sending the request (over localhost the
+  # answer can beat that by a millisecond on a loaded machine): its net log then shows the 103
+  # received by the HTTP/2 session but never read by the request, which sees only the 200, so
+  # nothing is preloaded and the page says "not fetched" after the app's 20 s. That race is
+  # Chromium's (on a fresh connection and on a reused one alike), and Heron's 103 did arrive first,
+  # so the page is loaded again (a new profile) up to twice when, and only when, Chromium's log
+  # shows it; anything else fails. With `stress-ng --cpu 2` beside it, the single load failed 1
+  # run in 50; with this, 60 of 60 passed, 3 of them on the second load.
   def test_chromium_fetches_the_hinted_stylesheet_before_the_page_is_answered
     chromium = %w[chromium chromium-browser].find { |name| system("command -v #{name} >/dev/null") }
     skip "chromium is not installed" unless chromium
@@ -120,11 +129,12 @@ class HeronResponseEarlyHintsTest < Minitest::Test
       pin = Base64.strict_encode64(OpenSSL::Digest.digest("SHA256", OpenSSL::X509::Certificate.new(File.read(cert)).public_key.public_to_der))
       bind = "ssl://127.0.0.1:0?#{URI.encode_www_form(cert: cert, key: key)}"
       with_server(app, binds: [bind], environment: "production", early_hints: true) do |port|
-        out, err, status = Open3.capture3(chromium, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                                          "--user-data-dir=#{File.join(dir, 'profile')}", "--ignore-certificate-errors-spki-list=#{pin}",
-                                          "--dump-dom", "https://localhost:#{port}/wait")
-        assert status.success?, err
-        assert_includes out, "fetched while the page was made", server_log
+        page = nil
+        3.times do |attempt|
+          page, net_log = chromium_page(chromium, File.join(dir, attempt.to_s), pin, "https://localhost:#{port}/wait")
+          break if page.include?("fetched while the page was made") || !chromium_lost_the_hint?(net_log, "/wait")
+        end
+        assert_includes page, "fetched while the page was made", server_log
         assert_match(%r{"GET /style.css HTTP/2" 200 .*HeadlessChrome}, server_log)
       end
     end
@@ -137,6 +147,37 @@ class HeronResponseEarlyHintsTest < Minitest::Test
     deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + 20
     sleep 0.02 while queue.empty? && Process.clock_gettime(Process::CLOCK_MONOTONIC) < deadline
     !queue.empty?
+  end
+
+  # Loads `url` in headless Chromium with a new profile in `dir`, logging its network events.
+  # @return [Array(String, String)] the page's DOM and the net log's path.
+  def chromium_page(chromium, dir, pin, url)
+    @hinted.clear
+    net_log = File.join(dir, "net_log.json")
+    out, err, status = Open3.capture3(chromium, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                                      "--user-data-dir=#{File.join(dir, 'profile')}", "--ignore-certificate-errors-spki-list=#{pin}",
+                                      "--log-net-log=#{net_log}", "--dump-dom", url)
+    assert status.success?, err
+    [out, net_log]
+  end
+
+  # Whether Chromium's net log shows it lost the 103 of the request for `path`: its HTTP/2 session
+  # received one on that request's stream (HTTP2_SESSION_RECV_HEADERS with `:status: 103`) and
+  # the request never read it (HTTP_TRANSACTION_READ_EARLY_HINTS_RESPONSE_HEADERS, logged when
+  # one does).
+  def chromium_lost_the_hint?(net_log, path)
+    log = JSON.parse(File.read(net_log))
+    names = log.dig("constants", "logEventTypes").invert
+    events = log["events"].map { |event| [names[event["type"]], event.dig("source", "id"), event["params"] || {}] }
+    asked = ->(name) { events.find { |event, _, params| event == name && params["headers"]&.include?(":path: #{path}") } }
+    stream = asked.call("HTTP2_SESSION_SEND_HEADERS")
+    request = asked.call("HTTP_TRANSACTION_HTTP2_SEND_REQUEST_HEADERS")
+    return false unless stream && request
+
+    events.any? { |name, _, params| name == "HTTP2_SESSION_RECV_HEADERS" && params["stream_id"] == stream[2]["stream_id"] && params["headers"].include?(":status: 103") } &&
+      events.none? { |name, source, _| name == "HTTP_TRANSACTION_READ_EARLY_HINTS_RESPONSE_HEADERS" && source == request[1] }
+  rescue JSON::ParserError, SystemCallError
+    false
   end
 
   # No 103 in curl's trace, and no `rack.early_hints` in the env.
