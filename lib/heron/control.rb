@@ -13,9 +13,6 @@ module Heron
   # The control address: health checks, stats, `heron ctl`, backtraces and /metrics, on a
   # listener of its own (`control_bind`). See {Control::Server} and {Control::Endpoints}.
   module Control
-    WAIT_FOR_SERVER = 24 * 3600.0
-    private_constant :WAIT_FOR_SERVER
-
     # Starts the control listener of a single process before its app loads: live, and booting
     # until {.attach_server}'s server accepts.
     # @param config [Configuration]
@@ -28,14 +25,14 @@ module Heron
       start(state, config, logger, metrics)
     end
 
-    # Points a {.for_single} handle at the server once the app is loaded; ready once it accepts.
+    # Points a {.for_single} handle at the server once the app is loaded; ready once it accepts
+    # (asked of the server at each probe, so no request is served while it still says booting).
     # @param handle [Handle]
     # @param server [Heron::Server] bound, not yet running.
     # @return [Handle] handle
     def self.attach_server(handle, server)
       handle.state.attach(draining: -> { server.draining? }, listeners: -> { server.listeners },
-                          counters: -> { server_counters(server) })
-      Thread.new { server.wait_until_running(WAIT_FOR_SERVER) && handle.ready! }
+                          counters: -> { server_counters(server) }, booted: -> { server.running? })
       handle
     end
 

@@ -43,6 +43,7 @@ module Heron
       @env_template = Server::EnvTemplate.build(config)
       @reactors = []
       @ready = Queue.new
+      @running = 0
       @draining = false
       @not_accepting = 0
       @listener_lock = Mutex.new
@@ -78,7 +79,7 @@ module Heron
       bind
       @reactors = Array.new(@config.threads) { Server::ReactorThread.new(self, share) }
       @stop_early&.then { |graceful| @reactors.each { |r| r.stop(graceful: graceful) } }
-      @reactors.size == 1 ? @reactors.first.run { @ready << true } : run_threads
+      @reactors.size == 1 ? @reactors.first.run { started } : run_threads
     ensure
       @binder.close
     end
@@ -114,6 +115,12 @@ module Heron
       Timeout.timeout(timeout) { @config.threads.times { @ready.pop } }
       true
     end
+
+    # @return [Boolean] whether every reactor thread accepts connections (what
+    #   {#wait_until_running} waits for), asked by whoever must not lag behind it: the control
+    #   listener's readiness (a thread woken by {#wait_until_running} could run after the first
+    #   requests were served, on a busy machine).
+    def running? = @running == @config.threads
 
     # @return [Integer] open connections across reactor threads.
     def connection_count
@@ -151,9 +158,15 @@ module Heron
       (@config.max_connections.to_f / @config.threads).ceil
     end
 
+    # A reactor thread accepts connections.
+    def started
+      @listener_lock.synchronize { @running += 1 }
+      @ready << true
+    end
+
     def run_threads
       threads = @reactors.map do |reactor|
-        Thread.new { reactor.run { @ready << true } }
+        Thread.new { reactor.run { started } }
       end
       threads.each(&:join)
     end

@@ -14,10 +14,12 @@ module CoverageProcesses
   def self.dir(pid) = "coverage/processes/#{pid}"
 
   # Moves every finished process's result into the suite's resultset (under SimpleCov's lock on
-  # it, and each process's own lock on its file) and deletes that process's file.
+  # it, and each process's own lock on its file) and deletes that process's file. The files are
+  # listed again under the lock: two suites ending at once in one checkout (COVERAGE=1 runs side by
+  # side) each listed the same files, and the second to get the lock raised Errno::ENOENT deleting
+  # the files the first had taken, failing a run whose tests had all passed.
   # @return [void]
   def self.fold
-    files = Dir[File.join(SimpleCov.root, "coverage/processes/*/.resultset.json")]
     return if files.empty?
     SimpleCov::ResultMerger.synchronize_resultset do
       results = SimpleCov::ResultMerger.read_resultset
@@ -26,6 +28,9 @@ module CoverageProcesses
     end
   end
 
+  # @return [Array<String>] the processes' result files there are now.
+  def self.files = Dir[File.join(SimpleCov.root, "coverage/processes/*/.resultset.json")]
+
   # @return [Hash] the results in a process's file, which is deleted.
   def self.take(file)
     File.open(File.join(File.dirname(file), ".resultset.json.lock"), File::RDWR | File::CREAT) do |lock|
@@ -33,5 +38,5 @@ module CoverageProcesses
       SimpleCov::ResultMerger.parse_file(file).tap { File.delete(file) }
     end
   end
-  private_class_method :take
+  private_class_method :take, :files
 end

@@ -2,7 +2,7 @@
 
 module Heron
   module Control
-    # What {Control.for_server} and {Control.for_cluster} hand back: the state to mark ready and
+    # What {Control.for_server} and {Control.for_cluster} hand back: the state it reports and
     # the listener to close.
     class Handle
       # @return [State]
@@ -19,10 +19,6 @@ module Heron
         @listener = listener
         @on_close = on_close
       end
-
-      # Marks the process as serving.
-      # @return [void]
-      def ready! = @state.ready!
 
       # @return [String, nil] the control URL.
       def url = @listener&.url

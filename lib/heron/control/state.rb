@@ -43,11 +43,13 @@ module Heron
       # @param draining [#call]
       # @param counters [#call]
       # @param listeners [#call]
+      # @param booted [#call]
       # @return [void]
-      def attach(draining:, counters:, listeners:)
+      def attach(draining:, counters:, listeners:, booted:)
         @draining = draining
         @counters = counters
         @listeners = listeners
+        @booted = booted
       end
 
       # Marks the process as serving (until a drain starts).
