@@ -86,32 +86,32 @@ module Heron
         @env["rack.early_hints"] = Response::EarlyHints.new(request, sender)
       end
 
+      # The head, then the body: a body of Strings that fits the windows and one frame leaves
+      # with the head in one write that ends the stream (Stream#send_response), any other in DATA
+      # frames as the windows allow.
       def send_response(request, status, headers, body)
         bodiless = @env["REQUEST_METHOD"] == "HEAD" || BODILESS.include?(status) || status < 200
         fields = response_fields(status, headers)
         request.status = status # the head is valid: from here on it goes out
         request.headers = headers
         return @stream.send_response(fields, EMPTY) if bodiless
-        return request.bytes = send_whole(fields, body) if whole?(body)
-        @stream.send_headers(fields)
+        if (data = whole(body))
+          return request.bytes = data.bytesize if @stream.send_response(fields, data)
+          body = [data] # the windows are short of it: it goes as they allow
+        else
+          @stream.send_headers(fields)
+        end
         request.bytes = send_body(body)
         @stream.send_data("", Protocol::HTTP2::END_STREAM)
       end
 
-      # A body of Strings (an Array) that may fit in one DATA frame.
-      def whole?(body)
-        body.is_a?(Array) && body.all?(String) && body.sum(&:bytesize) <= @stream.available_frame_size
-      end
-
-      # HEADERS and the whole body in one DATA frame that ends the stream, sent in one write
-      # (Stream#send_response); the body in frames as the windows allow if they shrank meanwhile.
-      # @return [Integer] bytes of body sent.
-      def send_whole(fields, body)
-        data = body.size == 1 ? body.first : body.join
-        return data.bytesize if @stream.send_response(fields, data)
-        sent = send_chunk(data.b)
-        @stream.send_data("", Protocol::HTTP2::END_STREAM)
-        sent
+      # A body of Strings (an Array) as one String: its only String, or its Strings joined when
+      # they fit in one DATA frame now.
+      # @return [String, nil]
+      def whole(body)
+        return unless body.is_a?(Array)
+        return body[0] if body.size == 1 && body[0].is_a?(String)
+        body.join if body.all?(String) && body.sum(&:bytesize) <= @stream.available_frame_size
       end
 
       # The head's fields: the app's, checked and split by the HTTP/1 writer's rules

@@ -174,7 +174,7 @@ module Heron
       end
 
       # Encodes a header block (HTTP2::Encoder, in C: one call per block). Heron's own frames go
-      # through #pack_response; this keeps protocol-http2's callers on the same HPACK table.
+      # through #pack_headers and #pack_response; this keeps protocol-http2's callers on the same HPACK table.
       # @param headers [Array<Array(String, String)>]
       # @param buffer [String]
       # @return [String] buffer
@@ -182,15 +182,36 @@ module Heron
         @encoder.encode(headers, buffer, @remote_settings.header_table_size)
       end
 
-      # Packs a response's HEADERS (and CONTINUATION) frames and, given data, its DATA frame into
-      # the output, in one C call (SocketStream#frames).
+      # Packs a header block's HEADERS (and CONTINUATION) frames into the output (SocketStream#frames).
       # @param id [Integer] the stream's id.
       # @param fields [Array<Array(String, String)>]
       # @param flags [Integer] END_STREAM or 0, on the last frame.
-      # @param data [String, nil]
       # @raise [EOFError] when the connection is closed.
-      def pack_response(id, fields, flags, data = nil)
-        output.frames(@encoder, id, fields, flags, @remote_settings.maximum_frame_size, @remote_settings.header_table_size, data)
+      def pack_headers(id, fields, flags)
+        output.frames(@encoder, id, fields, flags, @remote_settings.maximum_frame_size, @remote_settings.header_table_size)
+      end
+
+      # Packs a response into the output in one C call (SocketStream#frames): its HEADERS (and
+      # CONTINUATION) frames and, when `data` fits the stream's send window, the connection's and
+      # the client's SETTINGS_MAX_FRAME_SIZE, one DATA frame of it that ends the stream, both
+      # windows consumed by its bytes; else the HEADERS alone, the stream left open for the body.
+      # Under the write lock (the windows are checked and consumed with no wait between).
+      # @param id [Integer] the stream's id.
+      # @param fields [Array<Array(String, String)>]
+      # @param data [String] empty: the HEADERS frame ends the stream.
+      # @param window [Protocol::HTTP2::Window] the stream's send window.
+      # @return [Boolean] whether the stream's end went out (with all of `data`).
+      # @raise [EOFError] when the connection is closed.
+      def pack_response(id, fields, data, window)
+        raise EOFError, "connection closed" unless @framer
+        size = data.bytesize
+        max = @remote_settings.maximum_frame_size
+        whole = size <= window.available && size <= @remote_window.available && size <= max
+        @output.frames(@encoder, id, fields, whole ? END_STREAM : 0, max, @remote_settings.header_table_size, (data if whole && size.positive?))
+        return whole unless whole && size.positive?
+        window.consume(size)
+        @remote_window.consume(size)
+        true
       end
 
       # Decodes a header block (HTTP2::Decoder, in C), the header list within max_header_bytes.

@@ -164,7 +164,8 @@ module Heron
       end
 
       # Sends a response's HEADERS and, when it fits the windows now, its whole body in one DATA
-      # frame that ends the stream, in one write (HTTP/2 framing's cost per request).
+      # frame that ends the stream, in one write (Session#pack_response: HTTP/2 framing's cost
+      # per request).
       # @param fields [Array<Array(String, String)>]
       # @param body [String] empty: the HEADERS frame ends the stream.
       # @return [Boolean] whether the body went too (false: it did not fit the windows, and the
@@ -172,15 +173,8 @@ module Heron
       # @raise [Protocol::HTTP2::ProtocolError] when the stream can no longer send (reset).
       def send_response(fields, body)
         @connection.batch do
-          fits = body.bytesize <= available_frame_size
-          if body.empty? then send_headers(fields, Protocol::HTTP2::END_STREAM)
-          elsif !fits then send_headers(fields)
-          else
-            write_headers(fields, Protocol::HTTP2::END_STREAM, body)
-            consume(body.bytesize)
-            sent_end_stream
-          end
-          body.empty? || fits
+          raise Protocol::HTTP2::ProtocolError, "Cannot send headers in state: #{@state}" unless sending?
+          @connection.pack_response(@id, fields, body, @remote_window) && sent_end_stream
         end
       end
 
@@ -200,22 +194,20 @@ module Heron
 
       private
 
-      # Encodes and packs a header block, and the DATA frame of `data` when given; under the
-      # write lock (HPACK's order is the frames').
-      def write_headers(fields, flags, data = nil)
-        raise Protocol::HTTP2::ProtocolError, "Cannot send headers in state: #{@state}" unless @state == :open || @state == :half_closed_remote
-        @connection.pack_response(@id, fields, flags, data)
+      # Encodes and packs a header block; under the write lock (HPACK's order is the frames').
+      def write_headers(fields, flags)
+        raise Protocol::HTTP2::ProtocolError, "Cannot send headers in state: #{@state}" unless sending?
+        @connection.pack_headers(@id, fields, flags)
       end
 
-      # Takes a DATA frame's bytes from both send windows (checked by the caller).
-      def consume(bytes)
-        @remote_window.consume(bytes)
-        @connection.remote_window.consume(bytes)
-      end
+      # Whether the stream may still send frames (RFC 9113 §5.1: open or half-closed (remote)).
+      def sending? = @state == :open || @state == :half_closed_remote
 
       # The stream's state once END_STREAM went out (as protocol-http2's send_data).
+      # @return [true]
       def sent_end_stream
         @state == :open ? @state = :half_closed_local : close!
+        true
       end
 
       def take(headers, end_stream)
