@@ -95,7 +95,7 @@ module Heron
         request.status = status # the head is valid: from here on it goes out
         request.headers = headers
         return @stream.send_response(fields, EMPTY) if bodiless
-        if (data = whole(body))
+        if (data = body.is_a?(Array) && body.size == 1 && body[0].is_a?(String) ? body[0] : whole(body))
           return request.bytes = data.bytesize if @stream.send_response(fields, data)
           body = [data] # the windows are short of it: it goes as they allow
         else
@@ -105,12 +105,11 @@ module Heron
         @stream.send_data("", Protocol::HTTP2::END_STREAM)
       end
 
-      # A body of Strings (an Array) as one String: its only String, or its Strings joined when
-      # they fit in one DATA frame now.
+      # A body of Strings (an Array, its only String taken by the caller) as one String, its
+      # Strings joined, when they fit in one DATA frame now.
       # @return [String, nil]
       def whole(body)
         return unless body.is_a?(Array)
-        return body[0] if body.size == 1 && body[0].is_a?(String)
         body.join if body.all?(String) && body.sum(&:bytesize) <= @stream.available_frame_size
       end
 

@@ -173,7 +173,7 @@ module Heron
       # @raise [Protocol::HTTP2::ProtocolError] when the stream can no longer send (reset).
       def send_response(fields, body)
         @connection.batch do
-          raise Protocol::HTTP2::ProtocolError, "Cannot send headers in state: #{@state}" unless sending?
+          raise Protocol::HTTP2::ProtocolError, "Cannot send headers in state: #{@state}" unless @state == :open || @state == :half_closed_remote
           @connection.pack_response(@id, fields, body, @remote_window) && sent_end_stream
         end
       end
@@ -196,12 +196,9 @@ module Heron
 
       # Encodes and packs a header block; under the write lock (HPACK's order is the frames').
       def write_headers(fields, flags)
-        raise Protocol::HTTP2::ProtocolError, "Cannot send headers in state: #{@state}" unless sending?
+        raise Protocol::HTTP2::ProtocolError, "Cannot send headers in state: #{@state}" unless @state == :open || @state == :half_closed_remote
         @connection.pack_headers(@id, fields, flags)
       end
-
-      # Whether the stream may still send frames (RFC 9113 §5.1: open or half-closed (remote)).
-      def sending? = @state == :open || @state == :half_closed_remote
 
       # The stream's state once END_STREAM went out (as protocol-http2's send_data).
       # @return [true]
