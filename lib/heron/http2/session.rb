@@ -192,26 +192,25 @@ module Heron
       end
 
       # Packs a response into the output in one C call (SocketStream#frames): its HEADERS (and
-      # CONTINUATION) frames and, when `data` fits the stream's send window, the connection's and
-      # the client's SETTINGS_MAX_FRAME_SIZE, one DATA frame of it that ends the stream, both
-      # windows consumed by its bytes; else the HEADERS alone, the stream left open for the body.
-      # Under the write lock (the windows are checked and consumed with no wait between).
+      # CONTINUATION) frames and, when `data` fits `room` (the stream's send window), the
+      # connection's and the client's SETTINGS_MAX_FRAME_SIZE, one DATA frame of it that ends
+      # the stream, the connection's window consumed by its bytes (the stream's is the caller's,
+      # Stream#send_response); else the HEADERS alone, the stream left open for the body. Under
+      # the write lock (the windows are checked and consumed with no wait between).
       # @param id [Integer] the stream's id.
       # @param fields [Array<Array(String, String)>]
       # @param data [String] empty: the HEADERS frame ends the stream.
-      # @param window [Protocol::HTTP2::Window] the stream's send window.
+      # @param room [Integer] what the stream's send window allows now.
       # @return [Boolean] whether the stream's end went out (with all of `data`).
       # @raise [EOFError] when the connection is closed.
-      def pack_response(id, fields, data, window)
+      def pack_response(id, fields, data, room)
         raise EOFError, "connection closed" unless @framer
         size = data.bytesize
         max = @remote_settings.maximum_frame_size
-        whole = size <= window.available && size <= @remote_window.available && size <= max
+        whole = size <= room && size <= @remote_window.available && size <= max
         @output.frames(@encoder, id, fields, whole ? END_STREAM : 0, max, @remote_settings.header_table_size, (data if whole && size.positive?))
-        return whole unless whole && size.positive?
-        window.consume(size)
-        @remote_window.consume(size)
-        true
+        @remote_window.consume(size) if whole && size.positive?
+        whole
       end
 
       # Decodes a header block (HTTP2::Decoder, in C), the header list within max_header_bytes.

@@ -3,6 +3,7 @@
 require "protocol/http2/server"
 require "protocol/http2/framer"
 require "protocol/http2/stream"
+require "protocol/http2/version"
 require "async/notification"
 require_relative "input"
 require_relative "../timeout_error"
@@ -13,6 +14,14 @@ module Heron
     # fiber, and lets the {Framing} of the exchange running the app write the response within
     # the flow-control windows.
     class Stream < Protocol::HTTP2::Stream
+      # protocol-http2's methods that read a stream's @remote_window (besides its initialize and
+      # reader): each is overridden here to make the window first (#remote_window).
+      SEND_WINDOW_READERS = %i[available_size consume_remote_window receive_window_update].freeze
+      # Whether the send window waits for its first use: only on the protocol-http2 release whose
+      # source test/heron/http2/stream_window_test.rb checks reads it nowhere else; on any other
+      # the window is made with the stream, as protocol-http2 does.
+      LAZY_SEND_WINDOW = Protocol::HTTP2::VERSION.start_with?("0.22.")
+
       # @return [Hash, Array<Array(String, String)>, Exception, nil] the request's head, once
       #   received: its env read straight from the block (Session#read_request), its decoded
       #   fields (a HEADERS frame read the generic way), or the stream error its fields gave
@@ -33,8 +42,10 @@ module Heron
         connection.streams[id] = new(connection, id, settings)
       end
 
-      # protocol-http2's Stream#initialize, less the receive window, made on the first DATA
-      # frame (#local_window): most requests have no body.
+      # protocol-http2's Stream#initialize, less the windows: the receive window is made on the
+      # first DATA frame (#local_window): most requests have no body; the send window when
+      # anything but a whole response is sent or the client touches it (#remote_window): a
+      # response that fits at once leaves with its bytes counted (#send_response).
       # @param connection [Session]
       # @param id [Integer]
       # @param settings [StreamSettings]
@@ -45,8 +56,27 @@ module Heron
         @priority = nil
         @local_window = nil
         @body = nil # the Input fed from DATA frames (none when the HEADERS ended the stream)
-        @remote_window = Protocol::HTTP2::Window.new(connection.remote_settings.initial_window_size)
+        @remote_window = (Protocol::HTTP2::Window.new(connection.remote_settings.initial_window_size) unless LAZY_SEND_WINDOW)
+        @sent = 0 # DATA bytes sent before the send window was made
         @settings = settings
+      end
+
+      # The window of what the stream may still send: the client's SETTINGS_INITIAL_WINDOW_SIZE
+      # in force when it is made (as a window made with the stream and moved by every change of
+      # it since, RFC 9113 §6.9.2), less what was sent before. protocol-http2 reads it here
+      # (SETTINGS) and as @remote_window in {SEND_WINDOW_READERS}, which make it first.
+      # @return [Protocol::HTTP2::Window]
+      def remote_window
+        @remote_window ||= Protocol::HTTP2::Window.new(@connection.remote_settings.initial_window_size).tap { |window| window.consume(@sent) }
+      end
+
+      # @return [Integer] what the send window allows now.
+      def available_size = remote_window.available
+
+      # Takes a DATA frame's bytes from the send windows (protocol-http2's send_data).
+      def consume_remote_window(frame)
+        remote_window
+        super
       end
 
       # @return [Protocol::HTTP2::Window] the window of what the client may send on the stream.
@@ -126,13 +156,14 @@ module Heron
       # @return [Integer]
       def available_frame_size
         size = @connection.available_frame_size
-        available = @remote_window.available
+        available = remote_window.available
         available < size ? available : size
       end
 
       # A WINDOW_UPDATE of the stream's own wakes its writer (protocol-http2 calls #window_updated
       # only for the connection's: a client with a small stream window stalled a response).
       def receive_window_update(frame)
+        remote_window
         super
         @writable&.signal
       end
@@ -174,7 +205,8 @@ module Heron
       def send_response(fields, body)
         @connection.batch do
           raise Protocol::HTTP2::ProtocolError, "Cannot send headers in state: #{@state}" unless @state == :open || @state == :half_closed_remote
-          @connection.pack_response(@id, fields, body, @remote_window) && sent_end_stream
+          room = @remote_window ? @remote_window.available : @connection.remote_settings.initial_window_size - @sent
+          @connection.pack_response(@id, fields, body, room) && sent(body.bytesize)
         end
       end
 
@@ -198,6 +230,14 @@ module Heron
       def write_headers(fields, flags)
         raise Protocol::HTTP2::ProtocolError, "Cannot send headers in state: #{@state}" unless @state == :open || @state == :half_closed_remote
         @connection.pack_headers(@id, fields, flags)
+      end
+
+      # A whole response's DATA bytes off the send window (counted until it is made), and
+      # END_STREAM sent.
+      # @return [true]
+      def sent(bytes)
+        @remote_window ? @remote_window.consume(bytes) : @sent += bytes
+        sent_end_stream
       end
 
       # The stream's state once END_STREAM went out (as protocol-http2's send_data).
