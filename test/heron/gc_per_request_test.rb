@@ -61,8 +61,8 @@ class GCPerRequestTest < Minitest::Test
   # connection's empty input (no HTTP2::Input, Method, Array and keyword Hash each); 31.9 once
   # a repeated header block was neither decoded nor built into env entries again; 24.4 at
   # c95de1d; 23.4 once a stream's send window was made only for a response that does not leave
-  # whole (Stream#remote_window).
-  H2C_OBJECTS_PER_REQUEST = 24
+  # whole (Stream#remote_window); 22.5 once a stream task's requests shared one HTTP2::Framing.
+  H2C_OBJECTS_PER_REQUEST = 23
   # HTTP/1.1 parsers made per request on a kept-alive connection that parks between its
   # requests (the state of most connections at 5,000/s of 1 s sleeps: bench/slow_requests.rb):
   # the parser it gave back when it parked is lent again (Server::ParserPool). It was one per

@@ -181,16 +181,17 @@ module Heron
       # Runs requests, waiting between them for #dispatch; one task per connection waits at most,
       # and it is stopped when the connection ends (#serve).
       def work(stream, request)
+        framing = Framing.new(@context, @exchange)
         while stream
-          run(stream, request)
+          run(framing, stream, request)
           break if @draining || @idle || @closed
           @idle = Async::Task.current
           stream, request = Fiber.scheduler.transfer
         end
       end
 
-      def run(stream, request)
-        Framing.new(stream, request, @context, @exchange).run
+      def run(framing, stream, request)
+        framing.run(stream, request)
       ensure
         @running -= 1
         @task.stop if @draining && @running.zero?

@@ -25,24 +25,28 @@ module Heron
       # `transfer-encoding` and `rack.*` names Response::Head.fields already leaves out.
       DROPPED = %w[keep-alive upgrade proxy-connection].freeze
 
-      # @param stream [Stream]
-      # @param request [Request] the stream's request, its env complete (Request::EnvBuilder#complete).
       # @param context [Server::Context] config and date.
       # @param exchange [Heron::Exchange] the connection's Rack exchange.
-      def initialize(stream, request, context, exchange)
-        @stream = stream
-        @request = request
-        @env = request.env
+      def initialize(context, exchange)
         @context = context
         @exchange = exchange
         @timeout = context.config.write_timeout
+        @stream = @env = nil
       end
 
-      # Runs the exchange; never raises what the app or the client caused.
+      # Runs the exchange of one stream's request; never raises what the app or the client
+      # caused. A stream task's requests, one after another, share its Framing (as an HTTP/1.1
+      # connection frames its own), which keeps nothing of them once each is answered.
+      # @param stream [Stream]
+      # @param request [Request] the stream's request, its env complete (Request::EnvBuilder#complete).
       # @return [void]
-      def run
-        offer_early_hints(@request) if @context.config.early_hints
-        @exchange.respond(@request, self)
+      def run(stream, request)
+        @stream = stream
+        @env = request.env
+        offer_early_hints(request) if @context.config.early_hints
+        @exchange.respond(request, self)
+      ensure
+        @stream = @env = nil
       end
 
       # Writes the response. A request that failed while its body was still coming (a body
@@ -82,7 +86,8 @@ module Heron
 
       # `rack.early_hints`: a HEADERS frame with `:status 103`, before the response's own.
       def offer_early_hints(request)
-        sender = ->(headers) { @stream.send_headers(app_fields(headers).unshift([":status", "103"])) }
+        stream = @stream # the hints' own stream, whenever they are sent
+        sender = ->(headers) { stream.send_headers(app_fields(headers).unshift([":status", "103"])) }
         @env["rack.early_hints"] = Response::EarlyHints.new(request, sender)
       end
 
