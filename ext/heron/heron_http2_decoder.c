@@ -20,10 +20,10 @@
 #include <string.h>
 #include "hpack_decoder.h"
 #include "heron_http2_request_fields.h"
+#include "heron_http2_error.h"
 #include "heron_asan.h"
 
 #define MAX_FIELDS 200
-#define ENHANCE_YOUR_CALM 0xb
 enum { SLOT_PAIR, SLOT_KEY, SLOT_VALUE }; /* an entry's user slots; 0: not made yet */
 enum { TOO_LARGE = HERON_HPACK_ERRORS };
 
@@ -200,11 +200,9 @@ static int Heron_HTTP2_Decoder_emit(void *userdata, const heron_hpack_field *f)
 
 static void Heron_HTTP2_Decoder_raise(int code, const Heron_HTTP2_Decoder_call *c)
 {
-  VALUE args[2];
   if (code != TOO_LARGE) rb_raise(rb_path2class("Protocol::HPACK::CompressionError"), "%s", heron_hpack_error_message(code));
-  args[0] = rb_sprintf("header list of more than %zu bytes or %d fields", c->list_limit, MAX_FIELDS);
-  args[1] = INT2FIX(ENHANCE_YOUR_CALM);
-  rb_exc_raise(rb_class_new_instance(2, args, rb_path2class("Protocol::HTTP2::ProtocolError")));
+  Heron_HTTP2_raise_protocol_error(rb_sprintf("header list of more than %zu bytes or %d fields", c->list_limit, MAX_FIELDS),
+                                   HERON_HTTP2_ENHANCE_YOUR_CALM);
 }
 
 /* A block of one-byte indexed fields only (0x81..0xfe each): it leaves the table as it is. */

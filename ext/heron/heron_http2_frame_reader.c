@@ -33,8 +33,7 @@
 #include "heron_http2_frame_reader.h"
 #include "heron_connection_read_buffer.h"
 #include "http2_frame.h"
-
-enum { PROTOCOL_ERROR = 0x1, ENHANCE_YOUR_CALM = 0xb };
+#include "heron_http2_error.h"
 
 typedef struct Heron_HTTP2_FrameReader {
   size_t max_frame_size, block_limit;
@@ -95,12 +94,10 @@ NORETURN(static void Heron_HTTP2_FrameReader_raise(heron_http2_frame_result faul
 /* Raises what protocol-http2 raises for the fault (Session answers it with GOAWAY). */
 static void Heron_HTTP2_FrameReader_raise(heron_http2_frame_result fault, const char *message, const heron_http2_frame *f)
 {
-  VALUE args[2];
   if (fault == HERON_HTTP2_FRAME_SIZE_ERROR)
     rb_raise(rb_path2class("Protocol::HTTP2::FrameSizeError"), "%s (type %u, length %lu)", message, f->type, (unsigned long)f->length);
-  args[0] = rb_sprintf("%s (type %u, length %lu)", message, f->type, (unsigned long)f->length);
-  args[1] = INT2FIX(fault == HERON_HTTP2_FRAME_TOO_LARGE ? ENHANCE_YOUR_CALM : PROTOCOL_ERROR);
-  rb_exc_raise(rb_class_new_instance(2, args, rb_path2class("Protocol::HTTP2::ProtocolError")));
+  Heron_HTTP2_raise_protocol_error(rb_sprintf("%s (type %u, length %lu)", message, f->type, (unsigned long)f->length),
+                                   fault == HERON_HTTP2_FRAME_TOO_LARGE ? HERON_HTTP2_ENHANCE_YOUR_CALM : HERON_HTTP2_PROTOCOL_ERROR);
 }
 
 /*
