@@ -2,6 +2,7 @@
 
 require "test_helper"
 require "objspace"
+require "open3"
 require_relative "../support/tls_certificates"
 
 # The GC-per-request guard, beside bench/instructions.rb's instructions per request: what a
@@ -118,18 +119,39 @@ class GCPerRequestTest < Minitest::Test
                     "bytes of machine stack beyond a bare fiber's kept by a connection waiting for its next request"
   end
 
-  # A connection waiting in its fiber for its next request keeps nothing of its last response:
-  # the wait's frames land where the app's C frames (JSON.generate's here) were, and Ruby scans
-  # a waiting fiber's machine stack conservatively, so the stale words there kept each last
-  # response's objects alive (and promoted them) until Connection::StackScrub cleared them.
-  # Under YJIT the app's values also reached slots near the fiber's base (where JIT code is
-  # entered), until the app was called one VM entry deeper (StackScrub.around). Responses are
-  # counted by their first record; one may stay on the stack of the idle worker fiber that ran
-  # the last app call, which is no waiting connection.
+  # A connection waiting in its fiber for its next request keeps nothing of its last response.
+  # Ruby scans a waiting fiber's machine stack conservatively, so stale words there keep objects
+  # alive (and promoted). Under YJIT the app's values reached slots near the fiber's base (where
+  # JIT code is entered): 30 of 30 kept, until the app was called one VM entry deeper
+  # (Connection::StackScrub.around); without a JIT none are kept (see
+  # #test_the_waits_keep_nothing_of_the_last_response_under_yjit). Responses are counted by
+  # their first record; one may stay on the stack of the idle worker fiber that ran the last
+  # app call, which is no waiting connection.
   def test_a_connection_waiting_for_its_next_request_keeps_nothing_of_its_last_response
     count = 30
     kept = in_child { responses_kept_by_waiting_connections(count) }
     assert_operator kept, :<=, count / 10, "responses kept alive by #{count} connections waiting for their next request"
+  end
+
+  # The same for a connection whose next request's head has begun: it waits through
+  # IO#wait_readable, which enters the scheduler from C, and the wait's frames land where the
+  # app's C frames (JSON.generate's) were, leaving their slots as they found them: 30 of 30 kept,
+  # YJIT off and on, until the wait zeroed them first (Connection::StackScrub.clear).
+  def test_a_connection_waiting_for_the_rest_of_a_head_keeps_nothing_of_its_last_response
+    count = 30
+    kept = in_child { responses_kept_by_waiting_connections(count, next_bytes: "GET / HTTP/1.1\r\n") }
+    assert_operator kept, :<=, count / 10, "responses kept alive by #{count} connections waiting for the rest of a head"
+  end
+
+  # The two tests above in a Ruby running YJIT, as production Rails does (this suite runs
+  # without it): the app's call one VM entry deeper is what keeps them passing there.
+  def test_the_waits_keep_nothing_of_the_last_response_under_yjit
+    skip "this Ruby has no YJIT" unless RubyVM.const_defined?(:YJIT)
+    script = 'abort("YJIT is off") unless RubyVM::YJIT.enabled?; require File.expand_path(ARGV.shift)'
+    output, status = Open3.capture2e({ "COVERAGE" => nil }, RbConfig.ruby, "--yjit", "-Ilib", "-Itest", "-e", script, __FILE__,
+                                     "-n", "/keeps_nothing_of_its_last_response/", chdir: ProcessHelper::ROOT)
+    assert status.success?, output
+    assert_match(/^2 runs, 2 assertions, 0 failures, 0 errors, 0 skips/, output)
   end
 
   private
@@ -268,8 +290,9 @@ class GCPerRequestTest < Minitest::Test
     end
   end
 
-  # Responses whose records are still alive once `count` connections wait for their next request.
-  def responses_kept_by_waiting_connections(count)
+  # Responses whose records are still alive once `count` connections wait for their next request
+  # (after `next_bytes` of it, when given: its head begun).
+  def responses_kept_by_waiting_connections(count, next_bytes: nil)
     require "json"
     records = ->(n) { Array.new(n) { |i| { "gc-per-request-marker" => i, "name" => "record #{i}", "tags" => ["t#{i % 3}"] } } }
     app = ->(_env) { [200, { "content-type" => "application/json" }, [JSON.generate({ "records" => records.call(20) })]] }
@@ -280,7 +303,8 @@ class GCPerRequestTest < Minitest::Test
       sockets = Array.new(count) { connect(port) }
       sockets.each { |s| s.write(REQUEST) }
       sockets.each { |s| read_json(s) }
-      wait_for_waiting_fibers(count, "wait_for_next")
+      sockets.each { |s| s.write(next_bytes) } if next_bytes
+      wait_for_waiting_fibers(count, next_bytes ? "read_request" : "wait_for_next")
       4.times { GC.start }
       ObjectSpace.each_object(Hash).count { |h| h.key?("gc-per-request-marker") && h["gc-per-request-marker"].zero? }
     ensure
