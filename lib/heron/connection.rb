@@ -288,8 +288,7 @@ module Heron
     # `rack.upgrade` (the API Iodine and Agoo define): the app set a handler for a request that
     # can be upgraded, and its status is not a redirection or an error. Its body is not sent.
     def upgrading?(request, status)
-      env = request.env
-      env["rack.upgrade"] && env["rack.upgrade?"] && status.to_i < 300
+      @reader.upgrade && request.env["rack.upgrade"] && status.to_i < 300
     end
 
     # Writes the head that switches the connection (see Upgrade::Handshake) and makes the

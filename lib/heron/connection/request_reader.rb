@@ -79,6 +79,11 @@ module Heron
       #   not a method of its own: the connection asks it on every response.
       attr_reader :expectation
 
+      # @return [Symbol, nil] what `rack.upgrade?` offers the current request (:websocket or :sse,
+      #   see Upgrade::Handshake.kind), nil when nothing: the connection asks it before it looks
+      #   for the app's `rack.upgrade` in the env, a lookup of an absent key on most requests.
+      attr_reader :upgrade
+
       # Sends `100 Continue` when the client waits for it.
       # @return [Boolean] whether it did.
       def continue
@@ -120,7 +125,7 @@ module Heron
         input = Request::RewindableInput.new(input, threshold: @config.body_spool_threshold) if @config.rewindable_input?
         @env.complete(env, input, started)
         env["rack.hijack"] = @hijack
-        (kind = Upgrade::Handshake.kind(env)) and env["rack.upgrade?"] = kind
+        (@upgrade = Upgrade::Handshake.kind(env)) and env["rack.upgrade?"] = @upgrade
         send_continue(expect) if expect.pending? && @config.continue_mode == :eager
         @request = @request&.reuse(env, input, @parser.keepalive?, @parser.http_minor, started) ||
                    Request.new(env, input, @parser.keepalive?, @parser.http_minor, started)

@@ -84,6 +84,21 @@ class WebSocketUpgradeTest < Minitest::Test
     end
   end
 
+  # A handler set on a request that was offered no upgrade (no `rack.upgrade?`) is ignored: the
+  # response is sent as it is and the connection stays HTTP, its next request served.
+  def test_a_handler_set_on_a_request_offered_no_upgrade_is_ignored
+    serve_handler(Echo.new(@events)) do |port|
+      socket = TCPSocket.new("127.0.0.1", port)
+      2.times do
+        socket.write("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert_match(%r{\AHTTP/1.1 200 }, socket.readpartial(4096))
+      end
+      assert @events.empty?, "no callback ran"
+    ensure
+      socket&.close
+    end
+  end
+
   def test_the_connection_waits_parked_between_messages
     skip "no epoll here" unless Heron::Connection::IdleSet.supported?
     serve do |port, server|
