@@ -287,8 +287,12 @@ module Heron
 
     # `rack.upgrade` (the API Iodine and Agoo define): the app set a handler for a request that
     # can be upgraded, and its status is not a redirection or an error. Its body is not sent.
+    # The reader is asked first (most requests were offered nothing: no env lookup); the env's
+    # `rack.upgrade?` is still read, so a middleware that deleted the offer is heard.
     def upgrading?(request, status)
-      @reader.upgrade && request.env["rack.upgrade"] && status.to_i < 300
+      return false unless @reader.upgrade
+      env = request.env
+      env["rack.upgrade"] && env["rack.upgrade?"] && status.to_i < 300
     end
 
     # Writes the head that switches the connection (see Upgrade::Handshake) and makes the

@@ -99,6 +99,24 @@ class WebSocketUpgradeTest < Minitest::Test
     end
   end
 
+  # A middleware that withdraws the offer (deletes `rack.upgrade?`) is heard: a handler the app
+  # then sets anyway is ignored, and the handshake gets the app's plain response.
+  def test_a_handler_set_after_a_middleware_withdrew_the_offer_is_ignored
+    handler = Echo.new(@events)
+    app = lambda do |env|
+      env.delete("rack.upgrade?")
+      env["rack.upgrade"] = handler
+      [200, { "content-type" => "text/plain" }, ["plain"]]
+    end
+    with_server(app, lint: false) do |port|
+      key = ["0123456789abcdef"].pack("m0")
+      status, _, body = raw_response(port, "GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade, close\r\n" \
+                                           "Sec-WebSocket-Key: #{key}\r\nSec-WebSocket-Version: 13\r\n\r\n")
+      assert_equal [200, "plain"], [status, body]
+      assert @events.empty?, "no callback ran"
+    end
+  end
+
   def test_the_connection_waits_parked_between_messages
     skip "no epoll here" unless Heron::Connection::IdleSet.supported?
     serve do |port, server|
