@@ -30,7 +30,8 @@ module Heron
     # Errors that mean the client went away or stopped reading: nothing more can be said to it.
     GONE = [SystemCallError, IOError, Heron::TimeoutError, Protocol::HTTP2::Error].freeze
 
-    # Ruby's JITs: code they compiled keeps the app's values on the machine stack.
+    # Ruby's JITs. YJIT's compiled code was seen to keep the app's values on the machine stack
+    # (gc_per_request_test); the others compile to machine code too and are treated alike.
     JITS = %i[YJIT ZJIT MJIT RJIT].freeze
 
     # @return [Boolean] whether a JIT compiles Ruby in this process (YJIT, or another of {JITS}).

@@ -296,7 +296,8 @@ class GCPerRequestTest < Minitest::Test
     require "json"
     records = ->(n) { Array.new(n) { |i| { "gc-per-request-marker" => i, "name" => "record #{i}", "tags" => ["t#{i % 3}"] } } }
     app = ->(_env) { [200, { "content-type" => "application/json" }, [JSON.generate({ "records" => records.call(20) })]] }
-    with_server(app, lint: false, quiet: true, keepalive_park_after: 60, keepalive_timeout: 120) do |port|
+    # (header_timeout: a head begun must not time out before a busy machine has counted them all)
+    with_server(app, lint: false, quiet: true, keepalive_park_after: 60, keepalive_timeout: 120, header_timeout: 120) do |port|
       warm = connect(port)
       200.times { warm.write(REQUEST) && read_json(warm) } # compiles the path (YJIT), as in a running server
       warm.close
