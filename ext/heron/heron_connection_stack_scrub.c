@@ -1,43 +1,40 @@
 /*
- * Heron::Connection::StackScrub: keeps a connection whose fiber waits on its client from keeping
- * its last response alive. Two primitives; Ruby decides when each is used (Heron::Exchange,
- * Connection::BufferedSocket).
+ * Heron::Connection::StackScrub: runs the app's call one VM entry deeper, then zeroes the
+ * machine stack it used, so a connection whose fiber then waits for its client's next request
+ * does not keep its last response alive.
  *
  * Ruby scans a suspended fiber's machine stack conservatively at every collection: any word
  * between the fiber's saved stack pointer and its base that looks like an object's address
- * keeps that object. Two ways a response's objects stay there (gc_per_request_test counts the
- * responses 30 waiting connections keep):
- *
- * - A wait that goes through a C method calling back into Ruby (IO#wait_readable: the
- *   scheduler's io_wait is entered from C, about 1.5 KiB of frames) lands where the app's C
- *   frames were (JSON.generate's, say) and leaves most of its slots as it found them: 30 of 30
- *   kept, YJIT off and on, without a scrub. .clear, called just before such a wait, zeroes
- *   HERON_STACK_SCRUB_BYTES below its caller, where the wait's frames are about to go. The wait
- *   between two requests of a busy connection (a hot wait: Fiber#transfer from Ruby, about 400
- *   bytes) keeps none of the app's values (0 of 30).
- * - Under a JIT (YJIT), the app's values also reach the slots where the connection's own
- *   interpreter loop enters JIT code, near the fiber's base, live while it waits, where no
- *   zeroing reaches: 30 of 30 kept. .around runs the app's call one VM entry deeper (rb_yield
- *   starts a new interpreter loop below that frame), so everything the app touched is below it
- *   and dead once it returns, then zeroes what it left. Without a JIT the interpreter keeps
- *   none of the app's values there (0 of 30 kept with a plain call), and the extra VM entry
- *   (about 960 bytes of stack, cold again at each request at many connections) cost 1-3% of
- *   hello world's requests per CPU-second at 256 connections (bench/builds_ab.rb; per_core.md,
- *   "The scrub only under a JIT"), so Heron::Exchange calls the app through .around only under
- *   a JIT.
- *
- * After .around the zeroing stops at the first line it finds zero already (see
- * Heron_Connection_StackScrub_clear_used): a connection's fiber stack was pushed out of L2 by
- * the other connections' requests since its last request, and zeroing all of it cost 108 of the
- * 270 L2 data misses a request had at 256 connections (callgrind's cache simulation,
- * bench/connections_cache.rb; with the early stop 1.021x the whole 4 KiB's requests per
- * CPU-second, 0.988x no scrub at all). .clear zeroes the whole region: a wait through C is
- * rare on a busy connection, and the dead frames below it need not be contiguous.
- * Still kept with YJIT (as on main): the header values of the last request of an idle
- * connection (idle_memory_test.rb fails under --yjit).
+ * keeps that object. The frames of the wait that follows a response (IO#wait_readable, the
+ * scheduler's io_wait, Fiber#transfer) land where the app's C frames were (JSON.generate's, say)
+ * and leave most of their slots as they found them; with YJIT, the app's values also reach the
+ * slots where the connection's own interpreter loop enters JIT code, near the fiber's base, where
+ * no later scrub reaches. Without a JIT the interpreter does the same once any c_call TracePoint
+ * has run in the process (a profiler, a debugger, a test; Ruby keeps the changed call path after
+ * the TracePoint is disabled): a plain call kept 0 of 30 responses in a fresh process and 30 of
+ * 30 after one TracePoint.new(:c_call) {}.enable { }, so the app is always called through
+ * .around (per_core.md, "The scrub for every request again"). A connection waiting in its
+ * fiber for its next request so kept about
+ * 250 objects (its last JSON response's records and String) alive and promoted to the old
+ * generation (bench/results/per_core.md, "GC and waiting fibers"). Called through .around,
+ * rb_yield starts a new interpreter loop below that frame: everything the app touched is below
+ * it, and zeroing HERON_STACK_SCRUB_BYTES there afterwards clears what the wait's frames would
+ * have been scanned with (down to the stack pointer saved at the switch). How deep that is:
+ * gc_per_request_test's waiting connections kept their responses with 1 KiB zeroed and none with
+ * 2 KiB, YJIT off and on; 4 KiB leaves twice that. It was 8 KiB, and the memset is not free at
+ * many connections: each request zeroes its own fiber's stack, which the other connections'
+ * requests have pushed out of the L2 cache since, so every line written is a miss. Counted under
+ * callgrind's cache simulation with a 1 MiB last level (bench/connections_cache.rb, hello world,
+ * 256 connections), 8 KiB cost 108 of the 270 L2 data misses per request (16 connections: 50);
+ * with 4 KiB the request has 206. So the zeroing stops at the first line it finds zero already
+ * (see Heron_Connection_StackScrub_clear): side by side at 256 connections (bench/builds_ab.rb,
+ * hello world), 1.021x the whole 4 KiB's requests per CPU-second, 0.988x no scrub at all; records.ru
+ * with YJIT, 0.990x the whole 4 KiB, 1.185x no scrub.
+ * Cost: one rb_yield and the zeroing of what the app's call used per request, and one VM entry more on the stack of a
+ * fiber whose app is waiting (a sleeping request). Still kept with YJIT (as on main): the header
+ * values of the last request of an idle connection (idle_memory_test.rb fails under --yjit).
  *
  *   Heron::Connection::StackScrub.around { ... } -> the block's value
- *   Heron::Connection::StackScrub.clear          -> nil
  */
 #include "heron_connection_stack_scrub.h"
 #include <stdint.h>
@@ -52,7 +49,7 @@
  * lines it has just warmed and one cold read, not 4 KiB of cold writes (the lines a connection's
  * fiber last touched a request ago, pushed out of L2 by the other connections' requests). The
  * reads are volatile, so they are made; the stores are handed to an opaque barrier, so they stay. */
-static void __attribute__((noinline)) Heron_Connection_StackScrub_clear_used(void)
+static void __attribute__((noinline)) Heron_Connection_StackScrub_clear(void)
 {
   uint64_t region[HERON_STACK_SCRUB_BYTES / sizeof(uint64_t)];
   volatile uint64_t *words = region;
@@ -70,23 +67,8 @@ static void __attribute__((noinline)) Heron_Connection_StackScrub_clear_used(voi
 static VALUE Heron_Connection_StackScrub_around(VALUE self)
 {
   VALUE result = rb_yield(Qnil);
-  Heron_Connection_StackScrub_clear_used();
+  Heron_Connection_StackScrub_clear();
   return result;
-}
-
-/* Not inlined, so its array is below the caller's frame: zeroes all of it. */
-static void __attribute__((noinline)) Heron_Connection_StackScrub_clear_all(void)
-{
-  uint64_t region[HERON_STACK_SCRUB_BYTES / sizeof(uint64_t)];
-  memset(region, 0, sizeof(region));
-  __asm__ __volatile__("" : : "r"(region) : "memory");
-}
-
-/* Zeroes the stack below its caller, before a wait whose frames go there. */
-static VALUE Heron_Connection_StackScrub_clear(VALUE self)
-{
-  Heron_Connection_StackScrub_clear_all();
-  return Qnil;
 }
 
 void Init_Heron_Connection_StackScrub(VALUE mHeron)
@@ -94,5 +76,4 @@ void Init_Heron_Connection_StackScrub(VALUE mHeron)
   VALUE cConnection = rb_define_class_under(mHeron, "Connection", rb_cObject);
   VALUE mStackScrub = rb_define_module_under(cConnection, "StackScrub");
   rb_define_module_function(mStackScrub, "around", Heron_Connection_StackScrub_around, 0);
-  rb_define_module_function(mStackScrub, "clear", Heron_Connection_StackScrub_clear, 0);
 }

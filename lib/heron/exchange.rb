@@ -30,20 +30,6 @@ module Heron
     # Errors that mean the client went away or stopped reading: nothing more can be said to it.
     GONE = [SystemCallError, IOError, Heron::TimeoutError, Protocol::HTTP2::Error].freeze
 
-    # Ruby's JITs. YJIT's compiled code was seen to keep the app's values on the machine stack
-    # (gc_per_request_test); the others compile to machine code too and are treated alike.
-    JITS = %i[YJIT ZJIT MJIT RJIT].freeze
-
-    # @return [Boolean] whether a JIT compiles Ruby in this process (YJIT, or another of {JITS}).
-    #   Asked when an exchange is made: once the app is loaded, so a JIT its initializers
-    #   enable (Rails' `config.yjit`) counts.
-    def self.jit?
-      JITS.any? do |name|
-        jit = RubyVM.const_defined?(name, false) && RubyVM.const_get(name, false)
-        jit.respond_to?(:enabled?) && jit.enabled?
-      end
-    end
-
     # @param context [Server::Context] app, logger, metrics and the app failure policy.
     # @param listener [#admit, #finished, #mailbox] the reactor thread (see Heron::Connection#initialize).
     def initialize(context, listener)
@@ -52,7 +38,6 @@ module Heron
       @logger = context.logger
       @metrics = context.metrics
       @listener = listener
-      @isolated = Exchange.jit? # see #call_app
     end
 
     # @return [Upgrade::Mailbox] the listener's, where other threads hand writes to the streams
@@ -94,12 +79,12 @@ module Heron
     # The app's response, with the request's x-request-id added unless the app set one
     # (Log::RequestId). If the app answers 100 to a client waiting for it (Unicorn's convention),
     # the protocol sends `100 Continue` and the app is called again, the expectation answered.
-    # Under a JIT the app is called one VM entry deeper (Connection::StackScrub.around), so that
-    # the connection's fiber, waiting for its next request, keeps none of the response alive;
-    # without one that entry is not needed, and it cost 1-3% at 256 connections.
+    # The app is called one VM entry deeper (Connection::StackScrub.around), so that the
+    # connection's fiber, waiting for its next request, keeps none of the response alive: with
+    # YJIT always, and without a JIT once any c_call TracePoint has run in the process.
     def call_app(request, framing)
       env = request.env
-      response = @isolated ? Connection::StackScrub.around { @app.call(env) } : @app.call(env)
+      response = Connection::StackScrub.around { @app.call(env) }
       response = continued(request, response) if response[0] == 100 && framing.continue(request)
       Log::RequestId.echo(response, env)
     rescue StandardError, ScriptError => e

@@ -62,19 +62,4 @@ class HeronExchangeTest < Minitest::Test
       assert_equal 2, log.scan(/body.close raised: HeronExchangeTest::Boom: close broke$/).size, log
     end
   end
-
-  # Exchange.jit? (whether the app is called one VM entry deeper) follows the JIT the Ruby runs:
-  # asked in a child Ruby started without a JIT and in one started with --yjit.
-  def test_jit_is_told_by_the_ruby_running
-    assert_equal "false", jit_in_child
-    skip "this Ruby has no YJIT" unless RubyVM.const_defined?(:YJIT)
-    assert_equal "true", jit_in_child("--yjit")
-  end
-
-  def jit_in_child(*flags)
-    output, status = Open3.capture2e({ "RUBY_YJIT_ENABLE" => nil }, RbConfig.ruby, *flags, "-Ilib", "-rheron", "-e",
-                                     "print Heron::Exchange.jit?", chdir: ProcessHelper::ROOT)
-    assert status.success?, output
-    output
-  end
 end

@@ -314,12 +314,9 @@ module Heron
         nil
       end
 
-      # Waits for what a non-blocking call asked for (:wait_readable or :wait_writable). The wait
-      # enters the scheduler from C, and its frames land where the app's were: they are zeroed
-      # first, so the waiting fiber keeps nothing of the last response (Connection::StackScrub).
+      # Waits for what a non-blocking call asked for (:wait_readable or :wait_writable).
       def wait(state, timeout)
         return false if timeout && timeout <= 0
-        Connection::StackScrub.clear
         state == :wait_readable ? @io.wait_readable(timeout) : @io.wait_writable(timeout)
       end
 
