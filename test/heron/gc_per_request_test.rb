@@ -70,6 +70,8 @@ class GCPerRequestTest < Minitest::Test
   # request, each with the two Hashes of its keyword arguments.
   PARSERS_PER_PARKED_REQUEST = 0.2
   REQUEST = "GET / HTTP/1.1\r\nHost: x\r\n\r\n"
+  # The first line of a request: a connection that has it waits for the rest of the head.
+  HEAD_BEGUN = "GET / HTTP/1.1\r\n"
   APP = ->(_env) { [200, { "content-type" => "text/plain", "content-length" => "2" }, ["ok"]] }
 
   def test_a_keep_alive_request_allocates_at_most_the_stated_objects
@@ -139,7 +141,7 @@ class GCPerRequestTest < Minitest::Test
   # with the app called directly, YJIT off and on; none once .around zeroes what the app used.
   def test_a_connection_waiting_for_the_rest_of_a_head_keeps_nothing_of_its_last_response
     count = 30
-    kept = in_child { responses_kept_by_waiting_connections(count, next_bytes: "GET / HTTP/1.1\r\n") }
+    kept = in_child { responses_kept_by_waiting_connections(count, next_bytes: HEAD_BEGUN) }
     assert_operator kept, :<=, count / 10, "responses kept alive by #{count} connections waiting for the rest of a head"
   end
 
@@ -150,7 +152,7 @@ class GCPerRequestTest < Minitest::Test
     count = 30
     kept = in_child do
       TracePoint.new(:c_call) { nil }.enable { nil }
-      [responses_kept_by_waiting_connections(count), responses_kept_by_waiting_connections(count, next_bytes: "GET / HTTP/1.1\r\n")]
+      [responses_kept_by_waiting_connections(count), responses_kept_by_waiting_connections(count, next_bytes: HEAD_BEGUN)]
     end
     assert_operator kept.max, :<=, count / 10, "responses kept alive by #{count} waiting connections (next request, rest of a head): #{kept}"
   end
@@ -254,7 +256,7 @@ class GCPerRequestTest < Minitest::Test
       wait_until("the server accepted #{count} connections") { open_sockets >= 2 * count }
       4.times { GC.start }
       before = [GC.stat(:remembered_wb_unprotected_objects), live_fibers]
-      sockets.each { |s| s.write("GET / HTTP/1.1\r\n") }
+      sockets.each { |s| s.write(HEAD_BEGUN) }
       wait_for_waiting_fibers(count)
       4.times { GC.start } # what stays becomes old
       GC.stat(:remembered_wb_unprotected_objects) - before[0] - (live_fibers - before[1])
