@@ -9,14 +9,14 @@
  * scheduler's io_wait, Fiber#transfer) land where the app's C frames were (JSON.generate's, say)
  * and leave most of their slots as they found them; with YJIT, the app's values also reach the
  * slots where the connection's own interpreter loop enters JIT code, near the fiber's base, where
- * no later scrub reaches. Without a JIT the interpreter does the same once any c_call TracePoint
- * has run in the process (a profiler, a debugger, a test; Ruby keeps the changed call path after
- * the TracePoint is disabled): a plain call kept 0 of 30 responses in a fresh process and 30 of
- * 30 after one TracePoint.new(:c_call) {}.enable { }, so the app is always called through
- * .around (per_core.md, "The scrub for every request again"). A connection waiting in its
- * fiber for its next request so kept about
+ * no later scrub reaches. A connection waiting in its fiber for its next request so kept about
  * 250 objects (its last JSON response's records and String) alive and promoted to the old
- * generation (bench/results/per_core.md, "GC and waiting fibers"). Called through .around,
+ * generation (bench/results/per_core.md, "GC and waiting fibers"). Without a JIT the interpreter
+ * does the same once any c_call TracePoint has run in the process (a profiler, a debugger, a
+ * test; Ruby keeps the changed call path after the TracePoint is disabled): a plain call kept 0
+ * of 30 responses in a fresh process and 30 of 30 after one TracePoint.new(:c_call) {}.enable { },
+ * so the app is always called through .around (per_core.md, "The scrub for every request
+ * again"). Called through .around,
  * rb_yield starts a new interpreter loop below that frame: everything the app touched is below
  * it, and zeroing HERON_STACK_SCRUB_BYTES there afterwards clears what the wait's frames would
  * have been scanned with (down to the stack pointer saved at the switch). How deep that is:
