@@ -17,8 +17,8 @@ module Heron
     # parser within header_timeout and makes the Request the app is given (its env completed, its
     # `rack.input`, the `100 Continue` it may owe, the pace its body must keep, `rack.hijack` and
     # `rack.early_hints`). Made once per connection, when its client is known to speak HTTP/1.1,
-    # it keeps what is reused from one request to the next: the parser, the one empty input, the
-    # early hints writer and the finished request's object.
+    # it keeps what is reused from one request to the next: the parser, the early hints writer
+    # and the finished request's object.
     class RequestReader
       include Clock
 
@@ -142,11 +142,10 @@ module Heron
         request.env["rack.early_hints"] = Response::EarlyHints.new(request, @hint_writer)
       end
 
-      # The request's `rack.input`: for a request without a body, the connection's one empty
-      # input, which has nothing to read, holds neither the socket nor the parser and never
-      # changes (frozen), so one is made per connection instead of one per request.
+      # The request's `rack.input`: for a request without a body, the thread's one empty input
+      # (Server::Context#empty_input), which has nothing to read and never changes.
       def new_input(length, expect)
-        return @empty_input ||= Request::Input.new(nil, nil, 0, @config).freeze if length&.zero?
+        return @context.empty_input if length&.zero?
         Request::Input.new(@socket, @parser, length, @config, continue_hook(expect), @pace, @context.gc_pacer,
                            @context.body_budget)
       end

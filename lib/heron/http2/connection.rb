@@ -125,7 +125,7 @@ module Heron
       def stream_settings
         StreamSettings.new(on_request: method(:start), body_limit: @config.max_body_size, body_timeout: @config.body_timeout,
                            header_limit: @config.max_header_bytes, body_budget: @context.body_budget,
-                           empty_input: Request::Input.new(nil, nil, 0, @config).freeze)
+                           empty_input: @context.empty_input)
       end
 
       # Between streams (none running, the connection open) the read waits as a kept-alive

@@ -29,7 +29,7 @@ module Heron
       attr_reader :request_headers
       # @return [Input, Request::Input, nil] the request body, once the request head came: an
       #   {Input} the stream feeds from DATA frames, or (a request whose HEADERS ended the stream)
-      #   the connection's shared empty one (StreamSettings#empty_input: no Input, Method and Array
+      #   the reactor thread's shared empty one (StreamSettings#empty_input: no Input, Method and Array
       #   per bodiless request).
       def input = @body || (@settings.empty_input if @request_headers)
 

@@ -25,14 +25,21 @@ module Heron
       # @param peer [String, nil] the client's address from a PROXY protocol header, which
       #   replaces the socket's peer.
       def initialize(template, io, config, peer: nil)
+        unix, remote, name, port = addresses(io)
+        proxies = TrustedProxies.cached(config.trusted_proxies)
+        # What #complete reads for every request is set first: Ruby 3.1 keeps the instance
+        # variables in the order first set, so these share a cache line (bench/results/per_core.md,
+        # "Fewer cold lines a request").
         @template = template
-        @trust_proto = config.forwarded_proto
-        @remote_addr, @local_name, @local_port = addresses(io)
+        @proxied = proxies.forwarding?(remote, peer)
+        @remote_addr = peer || remote
         @tls = io.respond_to?(:accept_nonblock) # a TLS socket (TLS::Listener); plain sockets are not listeners
-        @proxies = TrustedProxies.cached(config.trusted_proxies)
-        @proxied = @proxies.forwarding?(@remote_addr, peer)
-        @remote_addr = peer if peer
-        @host = nil
+        @trust_proto = config.forwarded_proto
+        @unix = unix
+        @host = nil # the last Host header's [value, SERVER_NAME, its port or nil] (see #server_name)
+        @proxies = proxies
+        @local_name = name
+        @local_port = port
       end
 
       # @return [Hash] a new env holding the template's entries. `merge` with nothing to merge
@@ -97,18 +104,20 @@ module Heron
       def server_name(env, scheme)
         host = env["HTTP_HOST"]
         return use_local(env) unless host
-        @host = [host, scheme, *split_host(host, scheme)] unless @host && @host[0] == host && @host[1] == scheme
-        env["SERVER_NAME"] = @host[2]
-        env["SERVER_PORT"] = @host[3]
+        @host = split_host(host) unless @host && @host[0] == host
+        env["SERVER_NAME"] = @host[1]
+        env["SERVER_PORT"] = @host[2] || DEFAULT_PORTS[scheme]
       end
 
-      # "example.com:8080" → ["example.com", "8080"]; an empty Host (allowed when the target has
-      # no authority) or an empty port falls back to the listener's name and the scheme's port.
-      def split_host(host, scheme)
+      # "example.com:8080" → ["example.com:8080", "example.com", "8080"]; an empty Host (allowed
+      # when the target has no authority) falls back to the listener's name, an absent or empty
+      # port to the scheme's (nil here). Three elements, which Ruby 3.1 keeps in the Array's own
+      # slot: a fourth would move them to a buffer of their own, a cache line more a request.
+      def split_host(host)
         name, port = host.start_with?("[") ? host.split(/(?<=\]):/, 2) : host.split(":", 2)
         name = @local_name if name.nil? || name.empty?
-        port = DEFAULT_PORTS[scheme] if port.nil? || port.empty?
-        [name, port]
+        port = nil if port&.empty?
+        [host, name, port]
       end
 
       def use_local(env)
@@ -116,13 +125,13 @@ module Heron
         env["SERVER_PORT"] = @local_port
       end
 
+      # [unix?, REMOTE_ADDR, local name, local port] of the socket.
       def addresses(io)
         local = io.local_address
-        @unix = local.unix?
-        return ["127.0.0.1", "localhost", "0"] if local.unix?
-        [io.remote_address.ip_address, local.ip_address, local.ip_port.to_s]
+        return [true, "127.0.0.1", "localhost", "0"] if local.unix?
+        [false, io.remote_address.ip_address, local.ip_address, local.ip_port.to_s]
       rescue SystemCallError
-        ["0.0.0.0", "localhost", "0"]
+        [false, "0.0.0.0", "localhost", "0"]
       end
     end
   end

@@ -8,6 +8,7 @@ require_relative "body_budget"
 require_relative "parser_pool"
 require_relative "../response/app_failure"
 require_relative "../response/writer"
+require_relative "../request/input"
 
 module Heron
   class Server
@@ -42,6 +43,13 @@ module Heron
       attr_reader :body_budget
       # @return [Response::AppFailure] what a request whose app raised is answered (and who is told).
       attr_reader :app_failure
+      # @return [Request::Input] the `rack.input` of every bodiless request on the thread's
+      #   connections, HTTP/1.1 and HTTP/2: frozen, of length 0, it holds neither a socket nor a
+      #   parser and never changes. One for the thread, rather than one per connection, is one
+      #   object (and its table of 13 instance variables) that each request finds in the CPU's
+      #   cache instead of loading from memory at many connections (bench/results/per_core.md,
+      #   "Fewer cold lines a request").
+      attr_reader :empty_input
       # @return [Server::ParserPool] the thread's HTTP/1.1 parsers: a connection takes one for its
       #   first request and gives it back when it parks between requests.
       attr_reader :parsers
@@ -61,6 +69,7 @@ module Heron
         @body_budget = limit && Server::BodyBudget.new(limit, @config.body_spool_threshold)
         @app_failure = Response::AppFailure.new(@logger, @config.lowlevel_error_handler)
         @parsers = Server::ParserPool.new(@config)
+        @empty_input = Request::Input.new(nil, nil, 0, @config).freeze
         freeze
       end
     end

@@ -26,14 +26,14 @@ class HeronConnectionClientWaitTest < Minitest::Test
     wait = client_wait
     assert_equal [@accepted, true, false], [wait.since, wait.idle?, wait.kept_alive_idle?]
     @peer.write("G")
-    Sync { assert_equal @accepted, wait.next_request(true), "the first request's wait began at the accept" }
+    Sync { assert_equal @accepted, wait.next_request(true, @socket), "the first request's wait began at the accept" }
     refute wait.idle?
   end
 
   def test_between_requests_the_connection_is_idle_until_its_next_request_starts
     wait = client_wait
     Sync do |task|
-      waiting = task.async { wait.next_request(false) }
+      waiting = task.async { wait.next_request(false, @socket) }
       task.yield until wait.since != @accepted # the wait for the next request began
       assert wait.kept_alive_idle?, "idle after a request, while nothing has come"
       began = wait.since
@@ -49,7 +49,7 @@ class HeronConnectionClientWaitTest < Minitest::Test
   def test_a_client_that_closes_between_requests_ends_the_wait_idle
     wait = client_wait
     @peer.close
-    Sync { refute wait.next_request(false) }
+    Sync { refute wait.next_request(false, @socket) }
     assert wait.kept_alive_idle?
   end
 
@@ -67,9 +67,9 @@ class HeronConnectionClientWaitTest < Minitest::Test
 
   def client_wait(keepalive_timeout: 5)
     config = Heron::Configuration.new(binds: ["tcp://127.0.0.1:0"], keepalive_timeout: keepalive_timeout)
-    socket = Heron::Connection::BufferedSocket.new(@ours)
+    @socket = socket = Heron::Connection::BufferedSocket.new(@ours)
     spot = Heron::Server::Parking.new(config, Reactor.new).spot(nil, socket, @accepted)
-    ClientWait.new(socket, spot, @accepted)
+    ClientWait.new(spot, @accepted)
   end
 
   def now = Process.clock_gettime(Process::CLOCK_MONOTONIC)

@@ -22,7 +22,7 @@ class KeepaliveTest < Minitest::Test
   end
 
   # A bodiless request on a kept-alive connection makes neither a Heron::Request (the finished
-  # one's object is reused) nor a rack.input (one frozen empty input per connection), unless its
+  # one's object is reused) nor a rack.input (one frozen empty input per reactor thread), unless its
   # after-reply callbacks still hold the last one.
   def test_requests_after_the_first_reuse_the_request_and_share_the_empty_input
     app = lambda do |env|

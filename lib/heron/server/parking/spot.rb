@@ -34,15 +34,17 @@ module Heron
         # @param accepted_at [Float]
         # @param parkable [Boolean] whether it may park at all (see Parking#spot).
         def initialize(parking, connection, socket, accepted_at, parkable:)
-          @parking = parking
-          @connection = connection
+          # Those #wait_for_next reads for every request first: Ruby 3.1 keeps them in the order
+          # first set, so they share a cache line (bench/results/per_core.md, "Fewer cold lines a request").
           @socket = socket
-          @accepted_at = accepted_at
+          @parking = parking
           @parkable = parkable
+          @quick = false # whether its last request came quickly (see #wait_for_next)
+          @connection = connection
+          @accepted_at = accepted_at
           @lane = nil # where it is parked; nil while it has a fiber
           @request = nil # the request whose body it waits for, parked
           @since = nil # when its idle wait or its parked body wait began; the linger's end
-          @quick = false # whether its last request came quickly (see #wait_for_next)
           @evicted = false # see #evict
         end
 
