@@ -2,6 +2,7 @@
  * The Heron core extension (heron/heron_ext.so): its Init defines each C class, one file each,
  * whose header declares the class's Init_ function.
  *
+ *   Heron::Clock            heron_clock.c (the monotonic clock; documented in clock.rb)
  *   Heron::HTTPParser       heron_http_parser.c (the binding; the grammar is http_parser.c)
  *   Heron::Response::Head   heron_response_head.c
  *   Heron::Connection::IdleSet  heron_connection_idle_set.c (epoll, for parked connections)
@@ -20,6 +21,7 @@
  * (heron-profiler/ext/heron_profiler), loaded only when profiling is on.
  */
 #include <ruby.h>
+#include "heron_clock.h"
 #include "heron_http_parser.h"
 #include "heron_response_head.h"
 #include "heron_connection_idle_set.h"
@@ -39,6 +41,7 @@ void Init_heron_ext(void);
 void Init_heron_ext(void)
 {
   VALUE mHeron = rb_define_module("Heron");
+  Init_Heron_Clock(mHeron);
   Init_Heron_HTTPParser(mHeron);
   Init_Heron_Response_Head(mHeron);
   Init_Heron_Connection_IdleSet(mHeron);
