@@ -62,9 +62,13 @@ class HeronConfigPumaDirectivesTest < Minitest::Test
       assert_match(/heron.rb:13: note: plugin :tmp_restart is Puma's: Heron does this itself/, output)
       refute_match(/fork_worker/, output) # Heron reforks too: it sets refork_after, silently
       pidfile = File.join(dir, "server.pid")
-      eventually { File.exist?(pidfile) } # written after the banner: a loaded machine shows the gap
+      state = File.join(dir, "puma.state")
+      # Each written after the banner, the state file by the control listener apart from the
+      # pidfile: a loaded machine shows the gaps (two suites side by side once read the state
+      # file before it was there).
+      eventually { File.exist?(pidfile) && File.exist?(state) }
       assert_equal pid.to_s, File.read(pidfile).strip
-      assert_equal pid, JSON.parse(File.read(File.join(dir, "puma.state")))["pid"], "state_path is where heron ctl finds it"
+      assert_equal pid, JSON.parse(File.read(state))["pid"], "state_path is where heron ctl finds it"
 
       hints, = Open3.capture2e("curl", "-sS", "-v", "--max-time", "30", "http://127.0.0.1:#{port}/")
       assert_match(%r{< HTTP/1.1 103 Early Hints\r?\n< link: </app.css>; rel=preload; as=style}, hints)
