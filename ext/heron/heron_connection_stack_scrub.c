@@ -16,23 +16,27 @@
  * test; Ruby keeps the changed call path after the TracePoint is disabled): a plain call kept 0
  * of 30 responses in a fresh process and 30 of 30 after one TracePoint.new(:c_call) {}.enable { },
  * so the app is always called through .around (per_core.md, "The scrub for every request
- * again"). Called through .around,
- * rb_yield starts a new interpreter loop below that frame: everything the app touched is below
- * it, and zeroing HERON_STACK_SCRUB_BYTES there afterwards clears what the wait's frames would
- * have been scanned with (down to the stack pointer saved at the switch). How deep that is:
- * gc_per_request_test's waiting connections kept their responses with 1 KiB zeroed and none with
- * 2 KiB, YJIT off and on; 4 KiB leaves twice that. It was 8 KiB, and the memset is not free at
- * many connections: each request zeroes its own fiber's stack, which the other connections'
- * requests have pushed out of the L2 cache since, so every line written is a miss. Counted under
- * callgrind's cache simulation with a 1 MiB last level (bench/connections_cache.rb, hello world,
- * 256 connections), 8 KiB cost 108 of the 270 L2 data misses per request (16 connections: 50);
- * with 4 KiB the request has 206. So the zeroing stops at the first line it finds zero already
- * (see Heron_Connection_StackScrub_clear): side by side at 256 connections (bench/builds_ab.rb,
- * hello world), 1.021x the whole 4 KiB's requests per CPU-second, 0.988x no scrub at all; records.ru
- * with YJIT, 0.990x the whole 4 KiB, 1.185x no scrub.
- * Cost: one rb_yield and the zeroing of what the app's call used per request, and one VM entry more on the stack of a
- * fiber whose app is waiting (a sleeping request). Still kept with YJIT (as on main): the header
- * values of the last request of an idle connection (idle_memory_test.rb fails under --yjit).
+ * again").
+ *
+ * Called through .around, rb_yield starts a new interpreter loop below that frame: everything
+ * the app touched is below it, and zeroing HERON_STACK_SCRUB_BYTES there afterwards clears what
+ * the wait's frames would have been scanned with (down to the stack pointer saved at the
+ * switch). How deep that is: gc_per_request_test's waiting connections kept their responses
+ * with 1 KiB zeroed and none with 2 KiB, YJIT off and on; 4 KiB leaves twice that. It was 8 KiB,
+ * and the memset is not free at many connections: each request zeroes its own fiber's stack,
+ * which the other connections' requests have pushed out of the L2 cache since, so every line
+ * written is a miss. Counted under callgrind's cache simulation with a 1 MiB last level
+ * (bench/connections_cache.rb, hello world, 256 connections), 8 KiB cost 108 of the 270 L2 data
+ * misses per request (16 connections: 50); with 4 KiB the request has 206. So the zeroing stops
+ * at the first line it finds zero already (see Heron_Connection_StackScrub_clear): side by side
+ * at 256 connections (bench/builds_ab.rb, hello world), 1.021x the whole 4 KiB's requests per
+ * CPU-second, 0.988x no scrub at all; records.ru with YJIT, 0.990x the whole 4 KiB, 1.185x no
+ * scrub.
+ *
+ * Cost: one rb_yield and the zeroing of what the app's call used, per request, and one VM entry
+ * more on the stack of a fiber whose app is waiting (a sleeping request). Still kept with YJIT:
+ * the header values of the last request of an idle connection (idle_memory_test.rb fails under
+ * --yjit).
  *
  *   Heron::Connection::StackScrub.around { ... } -> the block's value
  */
